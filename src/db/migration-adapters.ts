@@ -1,0 +1,42 @@
+/**
+ * Driver adapters for the Prisma CLI's WebAssembly schema engine (migrate deploy, migrate diff).
+ * The application's own client is built in ./client.ts.
+ */
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { ensureSqliteDirectory, parseDatabaseUrl } from './url.ts';
+
+export function sqliteMigrationAdapter(url: string): PrismaBetterSQLite3 {
+  const target = parseDatabaseUrl(url);
+  ensureSqliteDirectory(target);
+  return new PrismaBetterSQLite3({ url: target.sqliteFile ?? url });
+}
+
+const PG_NAME_OID = 19;
+const PG_TEXT_OID = 25;
+
+/**
+ * @prisma/adapter-pg 6.19 cannot deserialize the catalog type `name` (OID 19), which the schema
+ * engine reads while migrating. Reporting those columns as text (OID 25) is exact: `name` is a
+ * string type. Only migrations need this; application queries never select catalog columns.
+ */
+class CatalogNameAsTextPool extends pg.Pool {
+  // pg's overloads make a precise signature impossible; the result is only post-processed.
+  override query(...args: unknown[]): any {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) {
+      return result.then((res: pg.QueryResult) => {
+        for (const field of res?.fields ?? []) {
+          if (field.dataTypeID === PG_NAME_OID) field.dataTypeID = PG_TEXT_OID;
+        }
+        return res;
+      });
+    }
+    return result;
+  }
+}
+
+export function postgresMigrationAdapter(url: string): PrismaPg {
+  return new PrismaPg(new CatalogNameAsTextPool({ connectionString: url, max: 2 }), { disposeExternalPool: true });
+}

@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+export type Provider = 'sqlite' | 'postgresql';
+
+/** What a DATABASE_URL says: which provider, and for SQLite the file it names. */
+export interface DatabaseTarget {
+  provider: Provider;
+  url: string;
+  /** Absolute path of the SQLite database file (SQLite only). */
+  sqliteFile?: string;
+}
+
+/**
+ * Reads a DATABASE_URL. `file:<path>` is SQLite (a relative path is taken from the working
+ * directory, as Prisma's CLI and client would disagree otherwise); `postgres://` or
+ * `postgresql://` is PostgreSQL. Throws a one-line message for anything else.
+ */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (url.startsWith('file:')) {
+    const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '' || path.includes('?')) {
+      throw new Error('a SQLite URL is file:<path>, e.g. file:./data/master-data.db');
+    }
+    return { provider: 'sqlite', url, sqliteFile: resolve(path) };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      const parsed = new URL(url);
+      if (!parsed.hostname && !parsed.searchParams.get('host')) throw new Error('no host');
+    } catch {
+      throw new Error('not a valid PostgreSQL URL (postgresql://user:password@host:5432/database)');
+    }
+    return { provider: 'postgresql', url };
+  }
+  throw new Error('must start with file: (SQLite) or postgresql:// (PostgreSQL)');
+}
+
+/** SQLite creates the file but not its directory. */
+export function ensureSqliteDirectory(target: DatabaseTarget): void {
+  if (target.sqliteFile) mkdirSync(dirname(target.sqliteFile), { recursive: true });
+}

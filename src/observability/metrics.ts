@@ -1,0 +1,40 @@
+/**
+ * Prometheus metrics of one app instance (a registry of its own, so tests can build many apps).
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from '../db/client.ts';
+
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+}
+
+export function createMetrics(db: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Counter({
+    name: 'db_statements_total',
+    help: 'SQL statements the data layer has sent to the database (transaction control not counted)',
+    registers: [registry],
+    collect() {
+      // The count lives in the database wrapper; mirror it at scrape time.
+      this.reset();
+      this.inc(db.statementCount);
+    },
+  });
+  return { registry, httpRequests, httpDuration };
+}

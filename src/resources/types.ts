@@ -1,0 +1,97 @@
+/**
+ * The shape of a resource description. One description per resource type (src/resources/<group>)
+ * is what both APIs are generated from: names are the spec's, spelled as it spells them.
+ */
+
+/** Value types of attributes. `localized` is `{nl, fr, en, de}`; `object` a small fixed record. */
+export type ScalarType = 'string' | 'integer' | 'decimal' | 'boolean' | 'datetime';
+export type AttributeType = ScalarType | 'localized' | { object: Record<string, ScalarType> };
+
+export interface Attribute {
+  type: AttributeType;
+  /** `client`: written from request bodies. `server`: maintained by the server, ignored in bodies. */
+  write: 'client' | 'server';
+  /** Must be given on ADD. */
+  required: boolean;
+  /** Unique among the resources of this type (where not null). */
+  unique: boolean;
+  /**
+   * Storage: the Prisma field, or for `localized` and `object` types the prefix of the fields
+   * (`<column>_nl`, `<column>_<field>`). Defaults to the attribute's name.
+   */
+  column: string;
+  /** Values observed in the old service, for documentation (the spec lists no others). */
+  observedValues?: readonly string[];
+}
+
+/** Relationship operations of the spec (see ../shared/spec "Conventions"). */
+export type RelationshipOperation = 'get' | 'set' | 'related' | 'add' | 'replace' | 'remove';
+
+/**
+ * Where a relationship lives:
+ * - `foreignKey`: a column of this resource's table (to-one);
+ * - `inverse`: the target holds a unique foreign key to this resource (to-one, e.g. a product's structure);
+ * - `join`: a join table (to-many);
+ * - `children`: the targets hold a foreign key to this resource and belong to it (to-many, structure items).
+ */
+export type RelationshipStorage =
+  | { kind: 'foreignKey'; column: string; relation: string }
+  | { kind: 'inverse'; relation: string; targetColumn: string }
+  | { kind: 'join'; relation: string; joinModel: string; ownColumn: string; targetColumn: string; targetRelation: string }
+  | { kind: 'children'; relation: string; targetColumn: string };
+
+export interface Relationship {
+  target: string;
+  cardinality: 'to-one' | 'to-many';
+  storage: RelationshipStorage;
+  /** To-one: whether it may be set to null (REL-SET with a null identifier). */
+  removable: boolean;
+  /** Must be given on ADD. */
+  required: boolean;
+  /** Operations the spec lists for this relationship; anything else is 405. */
+  operations: readonly RelationshipOperation[];
+  /**
+   * Operations the spec lists only to say they are always refused (403 `forbidden`), with what
+   * to use instead. Changing the relationship inside an UPDATE body is refused the same way.
+   */
+  forbidden?: { operations: readonly RelationshipOperation[]; message: string };
+  /** Deprecation note, e.g. for suppliers' buyer and key_user. */
+  deprecated?: string;
+  /** Extra `include` values REL-GET accepts besides the relationship's name. */
+  includeAliases?: readonly string[];
+}
+
+export type ResourceOperation = 'list' | 'add' | 'get' | 'update';
+
+export type Filter =
+  /** `?param=value`: equality on a string column. */
+  | { kind: 'equals'; column: string }
+  /** `?param=<integer>`: equality on an integer column. */
+  | { kind: 'integer'; column: string }
+  /** `?param=0|1`: a boolean column. */
+  | { kind: 'flag'; column: string }
+  /** `?param=<digits>`: a GTIN, leading zeros optional. */
+  | { kind: 'gtin'; column: string }
+  /** `?param=<reference>`: the related resource's `reference`. */
+  | { kind: 'relatedReference'; relationship: string }
+  /** `?param=<ATOM date-time>`: strictly after. */
+  | { kind: 'after'; column: string };
+
+export interface ResourceDefinition {
+  /** The spec's type name, e.g. `customers`. */
+  type: string;
+  /** The Prisma model (client delegate) name, e.g. `customer`. */
+  model: string;
+  /** The resource group of the spec the type belongs to. */
+  group: 'customers' | 'products' | 'structures' | 'suppliers';
+  attributes: Record<string, Attribute>;
+  relationships: Record<string, Relationship>;
+  /** Operations allowed on the collection and its members. */
+  operations: readonly ResourceOperation[];
+  /** Collection operations always refused (403) with what to use instead, e.g. ADD structures. */
+  forbidden?: { operations: readonly ResourceOperation[]; message: string };
+  /** LIST query parameters, by parameter name as the spec spells it. */
+  filters: Record<string, Filter>;
+  /** Allowed `include` values per operation, and aliases mapping a spelling to a relationship. */
+  includes: { list: readonly string[]; get: readonly string[]; aliases?: Record<string, string> };
+}

@@ -1,0 +1,103 @@
+/**
+ * Writes generated seed data through Prisma, in batches, inside one transaction: a seed that
+ * fails half-way leaves the database as it was.
+ */
+import type { Database, PrismaDb } from '../db/client.ts';
+import { resources } from '../resources/registry.ts';
+import { generateSeed, type SeedTable } from './generate.ts';
+
+type Tx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
+interface Delegate {
+  createMany(args: { data: unknown[] }): Promise<{ count: number }>;
+  deleteMany(args?: object): Promise<{ count: number }>;
+  count(args?: object): Promise<number>;
+}
+function delegate(tx: Tx, model: string): Delegate {
+  return (tx as unknown as Record<string, Delegate>)[model]!;
+}
+
+export class SeedRefusedError extends Error {
+  override name = 'SeedRefusedError';
+}
+
+export interface SeedOptions {
+  scale: number;
+  seed?: number;
+  /** Delete existing master data first (API clients and tokens are kept). */
+  replace?: boolean;
+  /** Called after each batch with rows written so far and the total. */
+  onProgress?: (written: number, total: number) => void;
+}
+
+export interface SeedResult {
+  rows: number;
+  tables: { model: string; rows: number }[];
+}
+
+const BATCH_SIZE = 1000;
+/** Serialises first-start seeding of replicas sharing one PostgreSQL database. */
+const SEED_LOCK_KEY = 4_201_001;
+
+async function lockForSeeding(db: Database, tx: Tx): Promise<void> {
+  if (db.provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
+}
+
+/** Master data rows present, counted over the tables a seed writes to. */
+async function masterDataRows(tx: Tx, tables: SeedTable[]): Promise<number> {
+  let total = 0;
+  for (const { model } of tables) total += await delegate(tx, model).count();
+  return total;
+}
+
+async function writeTables(db: Database, tx: Tx, tables: SeedTable[], onProgress?: SeedOptions['onProgress']) {
+  const total = tables.reduce((n, t) => n + t.rows.length, 0);
+  let written = 0;
+  onProgress?.(0, total);
+  for (const { model, rows } of tables) {
+    for (let start = 0; start < rows.length; start += BATCH_SIZE) {
+      const batch = rows.slice(start, start + BATCH_SIZE);
+      await delegate(tx, model).createMany({ data: batch });
+      written += batch.length;
+      onProgress?.(written, total);
+    }
+  }
+  if (db.provider === 'postgresql') {
+    // Rows were written with explicit ids: move each id sequence past them.
+    for (const { type } of resources) {
+      await tx.$executeRawUnsafe(
+        `SELECT setval(pg_get_serial_sequence('"${type}"', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM "${type}"), false)`,
+      );
+    }
+  }
+  return total;
+}
+
+const TRANSACTION = { maxWait: 60_000, timeout: 15 * 60_000 };
+
+/**
+ * Seeds the database. Refuses (SeedRefusedError) when master data exists, unless `replace`.
+ */
+export async function seedDatabase(db: Database, options: SeedOptions): Promise<SeedResult> {
+  const tables = generateSeed(options.scale, options.seed);
+  const rows = await db.prisma.$transaction(async (tx) => {
+    await lockForSeeding(db, tx);
+    if (options.replace) {
+      for (const { model } of [...tables].reverse()) await delegate(tx, model).deleteMany();
+    } else if ((await masterDataRows(tx, tables)) > 0) {
+      throw new SeedRefusedError('the database already holds master data; pass --replace to delete it and seed anew');
+    }
+    return writeTables(db, tx, tables, options.onProgress);
+  }, TRANSACTION);
+  return { rows, tables: tables.map((t) => ({ model: t.model, rows: t.rows.length })) };
+}
+
+/** First start: seeds the demo data (scale 1) when no master data exists. Returns whether it did. */
+export async function seedIfEmpty(db: Database): Promise<boolean> {
+  try {
+    await seedDatabase(db, { scale: 1 });
+    return true;
+  } catch (error) {
+    if (error instanceof SeedRefusedError) return false;
+    throw error;
+  }
+}
