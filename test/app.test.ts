@@ -1,0 +1,72 @@
+/** Health, readiness, metrics, logs and the base path, through app.fetch (real HTTP semantics, no port). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
+import { testApp } from './support/app.ts';
+
+describe.each(providers)('service endpoints on %s', (provider) => {
+  let database: MigratedDatabase;
+  beforeAll(async () => {
+    database = await migratedDatabase(provider);
+  });
+  afterAll(async () => database?.cleanup());
+
+  it('GET /healthz answers 200 JSON while the process is up', async () => {
+    const res = await testApp(database).request('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz answers 200 when the database is reachable, 503 while draining', async () => {
+    const t = testApp(database);
+    const ready = await t.request('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', database: provider });
+    t.app.startDraining();
+    const draining = await t.request('/readyz');
+    expect(draining.status).toBe(503);
+    expect(await draining.json()).toEqual({ status: 'draining' });
+  });
+
+  it('GET /metrics exposes request counts and durations by route, and the SQL statement count', async () => {
+    const t = testApp(database);
+    const scrape = async () => (await t.request('/metrics')).text();
+    const statements = (text: string) => Number(text.match(/^db_statements_total (\d+)$/m)![1]);
+    const first = await scrape();
+    await t.request('/readyz');
+    await t.request('/readyz');
+    await t.request('/no/such/path');
+    const res = await t.request('/metrics');
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/readyz",status="200"\} 2$/m);
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/readyz"\} 2$/m);
+    // Each readiness check sends exactly one statement.
+    expect(statements(text) - statements(first)).toBe(2);
+  });
+
+  it('writes one JSON log line per request, without query strings or headers', async () => {
+    const t = testApp(database);
+    await t.request('/healthz?token=abc', { headers: { Authorization: 'Bearer secret-token-value' } });
+    const lines = t.logs().filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'info', method: 'GET', path: '/healthz', route: '/healthz', status: 200 });
+    expect(typeof lines[0]!.duration_ms).toBe('number');
+    expect(t.rawLogs()).not.toContain('secret-token-value');
+    expect(t.rawLogs()).not.toContain('token=abc');
+  });
+
+  it('answers unknown paths with a shape-A 404', async () => {
+    const res = await testApp(database).request('/nowhere');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ errors: { status: 404, detail: 'no resource at GET /nowhere' } });
+  });
+
+  it('serves every route under BASE_PATH when one is set', async () => {
+    const t = testApp(database, { basePath: '/md/v1' });
+    expect((await t.request('/md/v1/healthz')).status).toBe(200);
+    expect((await t.request('/md/v1/readyz')).status).toBe(200);
+    expect((await t.request('/healthz')).status).toBe(404);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The resource registry against the spec (every type, attribute and relationship, spelled as
+ * the spec spells them) and against the Prisma model it maps to.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createDatabase } from '../src/db/client.ts';
+import { parseDatabaseUrl } from '../src/db/url.ts';
+import { resourceByType, resources } from '../src/resources/registry.ts';
+import type { Attribute } from '../src/resources/types.ts';
+import { SPEC_PATH, readSpecTypes, type SpecAttribute } from './support/spec.ts';
+
+const specTypes = readSpecTypes();
+
+/** What a registry attribute type must be for a spec type word. */
+function expectedType(attribute: SpecAttribute): Attribute['type'] {
+  const scalar = (word: string) =>
+    ({ string: 'string', number: 'decimal', integer: 'integer', boolean: 'boolean', 'localized text': 'localized' })[word];
+  if (attribute.type === 'object') {
+    return { object: Object.fromEntries(Object.entries(attribute.fields!).map(([k, v]) => [k, scalar(v)!])) } as Attribute['type'];
+  }
+  // The spec types dates as strings; the registry knows they are server-maintained date-times.
+  if (attribute.type === 'string' && attribute.name.endsWith('_date')) return 'datetime';
+  return scalar(attribute.type) as Attribute['type'];
+}
+
+describe('registry against the spec', () => {
+  it('the vendored spec is the shared one', () => {
+    const shared = new URL('../../shared/spec/master-data-api.md', import.meta.url);
+    if (!existsSync(shared)) return; // a clone without shared/ beside it has only the vendored copy
+    expect(readFileSync(SPEC_PATH, 'utf8')).toBe(readFileSync(shared, 'utf8'));
+  });
+
+  it('describes exactly the resource types of the spec', () => {
+    expect(specTypes.length).toBe(21);
+    expect(resources.map((r) => r.type).sort()).toEqual(specTypes.map((t) => t.type).sort());
+  });
+
+  describe.each(specTypes)('$type', (spec) => {
+    const resource = resourceByType(spec.type)!;
+
+    it('has every attribute of the spec, and no other, with the spec type', () => {
+      expect(Object.keys(resource.attributes).sort()).toEqual(spec.attributes.map((a) => a.name).sort());
+      for (const attribute of spec.attributes) {
+        expect(resource.attributes[attribute.name]!.type, attribute.name).toEqual(expectedType(attribute));
+      }
+    });
+
+    it('has every relationship of the spec, and no other, with its target and cardinality', () => {
+      const described = Object.entries(resource.relationships).map(([name, r]) => ({ name, target: r.target, cardinality: r.cardinality }));
+      const sort = (list: { name: string }[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
+      expect(sort(described)).toEqual(sort(spec.relationships));
+    });
+  });
+});
+
+describe('registry against the Prisma model', () => {
+  // Building a client reads the data model; no query is sent.
+  const db = createDatabase(parseDatabaseUrl('file:./data/never-opened.db'));
+  const models = (db.prisma as unknown as { _runtimeDataModel: { models: Record<string, { dbName: string; fields: { name: string; kind: string; type: string }[] }> } })._runtimeDataModel.models;
+  const modelOf = (delegate: string) => {
+    const name = Object.keys(models).find((m) => m[0]!.toLowerCase() + m.slice(1) === delegate);
+    if (!name) throw new Error(`no Prisma model for ${delegate}`);
+    return { name, ...models[name]! };
+  };
+  const PRISMA_TYPE = { string: 'String', integer: 'Int', decimal: 'Decimal', boolean: 'Boolean', datetime: 'DateTime' } as const;
+
+  describe.each(resources.map((r) => [r.type, r] as const))('%s', (_type, resource) => {
+    const model = modelOf(resource.model);
+    const field = (name: string) => model.fields.find((f) => f.name === name);
+
+    it('is stored in the table named after the type', () => {
+      expect(model.dbName).toBe(resource.type);
+    });
+
+    it('stores every attribute in columns of the matching type', () => {
+      for (const [name, attribute] of Object.entries(resource.attributes)) {
+        const columns: [string, string][] =
+          attribute.type === 'localized'
+            ? ['nl', 'fr', 'en', 'de'].map((l) => [`${attribute.column}_${l}`, 'String'])
+            : typeof attribute.type === 'object'
+              ? Object.entries(attribute.type.object).map(([f, t]) => [`${attribute.column}_${f}`, PRISMA_TYPE[t]])
+              : [[attribute.column, PRISMA_TYPE[attribute.type]]];
+        for (const [column, type] of columns) expect(field(column)?.type, `${name} -> ${column}`).toBe(type);
+      }
+    });
+
+    it('stores every relationship where its storage says', () => {
+      for (const [name, relationship] of Object.entries(resource.relationships)) {
+        const target = resourceByType(relationship.target)!;
+        const storage = relationship.storage;
+        expect(field(storage.relation)?.kind, name).toBe('object');
+        if (storage.kind === 'foreignKey') {
+          expect(field(storage.column)?.type, name).toBe('Int');
+          expect(field(storage.relation)?.type).toBe(modelOf(target.model).name);
+        } else if (storage.kind === 'join') {
+          const join = modelOf(storage.joinModel);
+          expect(join.fields.map((f) => f.name)).toEqual(expect.arrayContaining([storage.ownColumn, storage.targetColumn, storage.targetRelation]));
+          expect(join.fields.find((f) => f.name === storage.targetRelation)!.type).toBe(modelOf(target.model).name);
+        } else {
+          expect(modelOf(target.model).fields.find((f) => f.name === storage.targetColumn)?.type, name).toBe('Int');
+        }
+      }
+    });
+
+    it('allows includes only of its own relationships', () => {
+      const names = [...resource.includes.list, ...resource.includes.get, ...Object.values(resource.includes.aliases ?? {})];
+      for (const name of names) expect(resource.relationships, name).toHaveProperty(name);
+    });
+  });
+});

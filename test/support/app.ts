@@ -1,0 +1,33 @@
+/** An app over a real database, with its log lines captured. */
+import { Writable } from 'node:stream';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import type { MigratedDatabase } from './databases.ts';
+
+export interface TestApp {
+  app: App;
+  /** Log lines written so far, parsed. */
+  logs(): Record<string, unknown>[];
+  /** The raw log output, for asserting what must never appear. */
+  rawLogs(): string;
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export function testApp(database: MigratedDatabase, overrides: Partial<Config> = {}): TestApp {
+  let raw = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      raw += chunk;
+      done();
+    },
+  });
+  const config = { ...loadConfig({ DATABASE_URL: database.target.url }), ...overrides };
+  const app = createApp({ config, db: database.db, logger: createLogger('info', sink) });
+  return {
+    app,
+    logs: () => raw.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    rawLogs: () => raw,
+    request: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init))),
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Says loudly which databases the suite runs against. Without TEST_POSTGRES_URL the PostgreSQL
+ * half is skipped with a warning; under CI it is an error, so CI never passes on SQLite alone.
+ */
+export default function setup(): void {
+  if (process.env.TEST_POSTGRES_URL) {
+    console.log(`\n[databases] SQLite and PostgreSQL (${redact(process.env.TEST_POSTGRES_URL)})\n`);
+    return;
+  }
+  const message =
+    'TEST_POSTGRES_URL is not set: PostgreSQL tests are SKIPPED. Set it, e.g. TEST_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres';
+  if (process.env.CI) throw new Error(`${message} (required under CI)`);
+  console.warn(`\n\x1b[33m[databases] ${message}\x1b[0m\n`);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}

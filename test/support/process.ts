@@ -1,0 +1,85 @@
+/** Runs the service (or a script) as a real process, as a user would. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for a child: the parent's, minus anything that would configure the service. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO_DATA']) delete base[key];
+  return { ...base, ...env };
+}
+
+export function runScript(script: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, script, ...args], { cwd: ROOT, env: childEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface RunningService {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Log lines (stdout) so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code and the time it took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/** Starts `src/main.ts` on a free port and resolves once it logs that it listens. */
+export function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, 'src/main.ts'], { cwd: ROOT, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}\n${stdout}\n${stderr}`));
+    });
+    let started = false;
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const url = stdout.match(/"url":"(http:\/\/[^"]+)"/)?.[1];
+      if (url && !started) {
+        started = true;
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({
+          child,
+          baseUrl: url.replace('localhost', '127.0.0.1'),
+          output: () => stdout,
+          stop: (signal = 'SIGTERM') =>
+            new Promise((done) => {
+              const started = Date.now();
+              child.once('exit', (code) => done({ code, ms: Date.now() - started }));
+              child.kill(signal);
+            }),
+        });
+      }
+    });
+  });
+}
