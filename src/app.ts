@@ -3,6 +3,11 @@
  * tests call `app.fetch(new Request(...))` in memory.
  */
 import { Hono } from 'hono';
+import { requireBearer } from './auth/bearer.ts';
+import { FailureThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './auth/throttle.ts';
+import { tokenEndpoints } from './auth/token-endpoint.ts';
+import { TokenService } from './auth/tokens.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { HttpError, shapeA, shapeB } from './http/errors.ts';
@@ -14,10 +19,16 @@ export interface AppOptions {
   config: Config;
   db: Database;
   logger: Logger;
+  /** Time source for token expiry and throttling windows (tests move it). */
+  clock?: Clock;
+  /** Failure throttling of the token endpoints. */
+  throttle?: ThrottleOptions;
 }
 
 export interface App {
-  fetch: (request: Request) => Response | Promise<Response>;
+  /** Hono's fetch handler; the Node server passes its bindings (the socket) as `env`. */
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  tokens: TokenService;
   metrics: Metrics;
   /** Marks the service as draining: /readyz answers 503 so load balancers stop sending work. */
   startDraining(): void;
@@ -25,12 +36,15 @@ export interface App {
 
 const READINESS_TIMEOUT_MS = 2000;
 
-export function createApp({ config, db, logger }: AppOptions): App {
+export function createApp({ config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE }: AppOptions): App {
   const metrics = createMetrics(db);
+  const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl);
   let draining = false;
   const app = new Hono().basePath(config.basePath || '/');
 
   app.use('*', observeRequests(logger, metrics));
+  app.use('*', requireBearer(tokens, config.basePath));
+  app.route('/', tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger }));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
@@ -64,7 +78,8 @@ export function createApp({ config, db, logger }: AppOptions): App {
   });
 
   return {
-    fetch: (request) => app.fetch(request),
+    fetch: (request, env) => app.fetch(request, env),
+    tokens,
     metrics,
     startDraining: () => {
       draining = true;

@@ -14,8 +14,12 @@ export interface Config {
   /** Path prefix of every route, '' or '/something' (no trailing slash). */
   basePath: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Seed demo data when the service starts on an empty database. */
+  /** Seed demo data (and a demo API client) when the service starts on an empty database. */
   seedDemoData: boolean;
+  /** Lifetime of access tokens, seconds. */
+  accessTokenTtl: number;
+  /** Lifetime of each refresh token, seconds (every rotation issues a fresh one). */
+  refreshTokenTtl: number;
 }
 
 export class ConfigError extends Error {
@@ -27,6 +31,11 @@ export const DEFAULT_DATABASE_URL = 'file:./data/master-data.db';
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const seconds = z
+  .string()
+  .regex(/^[1-9]\d*$/, 'must be a whole number of seconds >= 1')
+  .transform(Number);
 
 const schema = z.object({
   PORT: z
@@ -58,6 +67,8 @@ const schema = z.object({
     })
     .default('info'),
   SEED_DEMO_DATA: boolean.default(true),
+  ACCESS_TOKEN_TTL: seconds.default(3600),
+  REFRESH_TOKEN_TTL: seconds.default(30 * 24 * 3600),
 });
 
 /** Reads the configuration from an environment (process.env by default). Empty means unset. */
@@ -82,5 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     basePath: v.BASE_PATH,
     logLevel: v.LOG_LEVEL,
     seedDemoData: v.SEED_DEMO_DATA,
+    accessTokenTtl: v.ACCESS_TOKEN_TTL,
+    refreshTokenTtl: v.REFRESH_TOKEN_TTL,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
+import { createClient, type CreatedClient } from './auth/clients.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
@@ -16,6 +17,24 @@ const DRAIN_TIMEOUT_MS = 8000;
 function fail(message: string): never {
   console.error(message);
   process.exit(1);
+}
+
+/**
+ * The newcomer's way in: the demo client's credentials, once, on the console. Deliberately not
+ * through the logger, which must never carry secrets.
+ */
+function printDemoClient(client: CreatedClient, url: string): void {
+  process.stdout.write(
+    [
+      '',
+      'Demo API client created (its secret is shown only now; create others with `npm run client -- create`):',
+      `  client_id:     ${client.client_id}`,
+      `  client_secret: ${client.client_secret}`,
+      'Get an access token:',
+      `  curl -s -u '${client.client_id}:${client.client_secret}' -d grant_type=client_credentials ${url}/oauth/token.php`,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 function firstLine(error: unknown): string {
@@ -39,9 +58,13 @@ async function start(): Promise<void> {
     fail(`DATABASE_URL: cannot prepare the ${config.database.provider} database: ${firstLine(error)}`);
   }
   const db = createDatabase(config.database);
+  let demoClient: CreatedClient | undefined;
   if (config.seedDemoData) {
     try {
-      if (await seedIfEmpty(db)) logger.info('empty database: demo data seeded (scale 1)');
+      if (await seedIfEmpty(db)) {
+        logger.info('empty database: demo data seeded (scale 1)');
+        demoClient = await createClient(db.prisma, 'demo', ['read', 'write']);
+      }
     } catch (error) {
       fail(`DATABASE_URL: cannot seed the demo data: ${firstLine(error)}`);
     }
@@ -49,7 +72,9 @@ async function start(): Promise<void> {
 
   const app = createApp({ config, db, logger });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info({ url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`, database: db.provider }, 'listening');
+    const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
+    logger.info({ url, database: db.provider }, 'listening');
+    if (demoClient) printDemoClient(demoClient, url);
   });
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') fail(`PORT ${config.port} is already in use on ${config.host}`);

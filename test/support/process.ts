@@ -14,7 +14,7 @@ export interface Finished {
 /** Environment for a child: the parent's, minus anything that would configure the service. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO_DATA']) delete base[key];
+  for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO_DATA', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) delete base[key];
   return { ...base, ...env };
 }
 

@@ -1,0 +1,76 @@
+/**
+ * `npm run client -- <command>`: manage API clients in the database DATABASE_URL names.
+ *
+ *   create --name NAME --scopes read,write [--json]   prints the id and the secret, once
+ *   list [--json]
+ *   revoke CLIENT_ID                                   the client and all its tokens stop working
+ */
+import { parseArgs } from 'node:util';
+import { systemClock } from '../clock.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { createDatabase } from '../db/client.ts';
+import { migrate } from '../db/migrate.ts';
+import { ClientInputError, createClient, listClients, revokeClient } from './clients.ts';
+
+const USAGE = `usage: npm run client -- create --name NAME --scopes read,write [--json]
+       npm run client -- list [--json]
+       npm run client -- revoke CLIENT_ID`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      scopes: { type: 'string', default: 'read' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!['create', 'list', 'revoke'].includes(command)) throw new ClientInputError(`unknown command ${command}\n${USAGE}`);
+  const config = loadConfig();
+  await migrate(config.database);
+  const db = createDatabase(config.database);
+  try {
+    if (command === 'create') {
+      const client = await createClient(db.prisma, values.name ?? '', values.scopes.split(',').map((s) => s.trim()).filter(Boolean));
+      if (values.json) console.log(JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }));
+      else {
+        console.log(`client ${client.name} created with scopes: ${client.scopes}`);
+        console.log(`client_id:     ${client.client_id}`);
+        console.log(`client_secret: ${client.client_secret}`);
+        console.log('The secret is shown only now; only its hash is stored.');
+      }
+    } else if (command === 'list') {
+      const clients = await listClients(db.prisma);
+      if (values.json) console.log(JSON.stringify(clients));
+      else {
+        for (const c of clients) {
+          console.log(`${c.client_id}  ${c.revoked ? 'REVOKED' : 'active '}  ${c.scopes.padEnd(10)}  ${c.created_date.toISOString()}  ${c.name}`);
+        }
+        if (clients.length === 0) console.log('no API clients');
+      }
+    } else {
+      const clientId = rest[0];
+      if (!clientId) throw new ClientInputError('revoke needs a CLIENT_ID');
+      if (!(await revokeClient(db.prisma, clientId, systemClock))) throw new ClientInputError(`no client ${clientId}`);
+      console.log(`client ${clientId} revoked, with all its tokens`);
+    }
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const known = error instanceof ClientInputError || error instanceof ConfigError || (error as Error).name === 'TypeError';
+    console.error(`client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`);
+    process.exit(known ? 2 : 1);
+  },
+);
