@@ -2,11 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
 import { testApp } from './support/app.ts';
+import { createClient } from '../src/auth/clients.ts';
+import { bearer, getTokens } from './support/oauth.ts';
 
 describe.each(providers)('service endpoints on %s', (provider) => {
   let database: MigratedDatabase;
+  let token: string;
   beforeAll(async () => {
     database = await migratedDatabase(provider);
+    const client = await createClient(database.db.prisma, 'test', ['read']);
+    token = (await getTokens(testApp(database), client)).access_token;
   });
   afterAll(async () => database?.cleanup());
 
@@ -35,15 +40,17 @@ describe.each(providers)('service endpoints on %s', (provider) => {
     const first = await scrape();
     await t.request('/readyz');
     await t.request('/readyz');
+    await t.request('/no/such/path', bearer(token));
     await t.request('/no/such/path');
     const res = await t.request('/metrics');
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/readyz",status="200"\} 2$/m);
     expect(text).toMatch(/^http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="unmatched",status="401"\} 1$/m);
     expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/readyz"\} 2$/m);
-    // Each readiness check sends exactly one statement.
-    expect(statements(text) - statements(first)).toBe(2);
+    // Each readiness check sends exactly one statement; the token was validated once (1 more).
+    expect(statements(text) - statements(first)).toBe(3);
   });
 
   it('writes one JSON log line per request, without query strings or headers', async () => {
@@ -57,8 +64,8 @@ describe.each(providers)('service endpoints on %s', (provider) => {
     expect(t.rawLogs()).not.toContain('token=abc');
   });
 
-  it('answers unknown paths with a shape-A 404', async () => {
-    const res = await testApp(database).request('/nowhere');
+  it('answers unknown paths with a shape-A 404 (once authenticated)', async () => {
+    const res = await testApp(database).request('/nowhere', bearer(token));
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ errors: { status: 404, detail: 'no resource at GET /nowhere' } });
   });

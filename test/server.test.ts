@@ -28,6 +28,25 @@ describe.each(providers)('the service on %s', (provider) => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ready', database: provider });
       expect(service.output()).toContain('demo data seeded');
+
+      // The newcomer path: the printed demo client gets a token over real HTTP and calls the APIs.
+      const printed = service.output();
+      const id = printed.match(/client_id: +(\S+)/)![1]!;
+      const secret = printed.match(/client_secret: +(\S+)/)![1]!;
+      expect(printed).toContain(`curl -s -u '${id}:${secret}' -d grant_type=client_credentials ${service.baseUrl}/oauth/token.php`);
+      const token = await fetch(`${service.baseUrl}/oauth/token.php`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      expect(token.status).toBe(200);
+      const { access_token } = await token.json();
+      expect((await fetch(`${service.baseUrl}/graphql`, { method: 'POST' })).status).toBe(401);
+      expect((await fetch(`${service.baseUrl}/graphql`, { method: 'POST', headers: { Authorization: `Bearer ${access_token}` } })).status).not.toBe(401);
+      // Structured log lines never carry the secret or the token.
+      const logLines = printed.split('\n').filter((l) => l.startsWith('{')).join('\n');
+      expect(logLines).not.toContain(secret);
+      expect(logLines).not.toContain(access_token);
     } finally {
       expect((await service.stop()).code).toBe(0);
     }
@@ -45,6 +64,7 @@ describe.each(providers)('the service on %s', (provider) => {
     const again = await startService({ DATABASE_URL: database.target.url });
     expect(again.output()).not.toContain('demo data seeded');
     expect(again.output()).not.toContain('database migrated');
+    expect(again.output()).not.toContain('client_secret');
     expect((await again.stop()).code).toBe(0);
   });
 

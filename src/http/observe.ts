@@ -1,6 +1,6 @@
 /**
  * Per-request log line and metrics. The route label is the matched route pattern (never the
- * raw path) so metric cardinality stays bounded; unmatched requests share one label.
+ * raw path) so metric cardinality stays bounded; requests no route answered share one label.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../observability/logger.ts';
@@ -11,8 +11,8 @@ export function observeRequests(logger: Logger, metrics: Metrics): MiddlewareHan
     const started = performance.now();
     await next();
     const seconds = (performance.now() - started) / 1000;
-    const matched = c.req.routePath;
-    const route = c.res.status === 404 && (matched === '*' || matched === '/*') ? 'unmatched' : matched;
+    // Only middleware matched (a wildcard pattern): no route answered, e.g. a 404 or a 401 on an unknown path.
+    const route = c.req.routePath.endsWith('*') ? 'unmatched' : c.req.routePath;
     const status = String(c.res.status);
     metrics.httpRequests.inc({ method: c.req.method, route, status });
     metrics.httpDuration.observe({ method: c.req.method, route }, seconds);

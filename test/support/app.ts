@@ -1,6 +1,6 @@
 /** An app over a real database, with its log lines captured. */
 import { Writable } from 'node:stream';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { MigratedDatabase } from './databases.ts';
@@ -14,7 +14,11 @@ export interface TestApp {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
-export function testApp(database: MigratedDatabase, overrides: Partial<Config> = {}): TestApp {
+export function testApp(
+  database: MigratedDatabase,
+  overrides: Partial<Config> = {},
+  options: Pick<AppOptions, 'clock' | 'throttle'> = {},
+): TestApp {
   let raw = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -23,7 +27,7 @@ export function testApp(database: MigratedDatabase, overrides: Partial<Config> =
     },
   });
   const config = { ...loadConfig({ DATABASE_URL: database.target.url }), ...overrides };
-  const app = createApp({ config, db: database.db, logger: createLogger('info', sink) });
+  const app = createApp({ config, db: database.db, logger: createLogger('info', sink), ...options });
   return {
     app,
     logs: () => raw.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),

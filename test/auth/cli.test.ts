@@ -1,0 +1,55 @@
+/** `npm run client -- ...` as an operator runs it, against a real database. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyDatabase, type TestDatabase } from '../support/databases.ts';
+import { runScript } from '../support/process.ts';
+import { createDatabase } from '../../src/db/client.ts';
+import { verifySecret } from '../../src/auth/secrets.ts';
+
+describe('client command line', () => {
+  let database: TestDatabase;
+  const run = (...args: string[]) => runScript('src/auth/cli.ts', args, { DATABASE_URL: database.target.url });
+  beforeAll(async () => {
+    database = await emptyDatabase('sqlite');
+  });
+  afterAll(async () => database?.drop());
+
+  it('create --json prints only {client_id, client_secret}; the secret is stored hashed', async () => {
+    const result = await run('create', '--name', 'erp', '--scopes', 'read,write', '--json');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]!);
+    expect(Object.keys(created)).toEqual(['client_id', 'client_secret']);
+    const db = createDatabase(database.target);
+    try {
+      const row = await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: created.client_id } });
+      expect(row.scopes).toBe('read write');
+      expect(row.secret_hash).not.toContain(created.client_secret);
+      expect(await verifySecret(created.client_secret, row.secret_hash)).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('list shows clients without secrets; revoke marks one revoked', async () => {
+    const created = JSON.parse((await run('create', '--name', 'bi', '--scopes', 'read', '--json')).stdout);
+    const revoke = await run('revoke', created.client_id);
+    expect(revoke.code).toBe(0);
+    const list = JSON.parse((await run('list', '--json')).stdout) as { client_id: string; name: string; revoked: boolean }[];
+    expect(list.find((c) => c.client_id === created.client_id)).toMatchObject({ name: 'bi', revoked: true });
+    expect(JSON.stringify(list)).not.toContain(created.client_secret);
+    expect(JSON.stringify(list)).not.toContain('scrypt');
+  });
+
+  it.each([
+    [['create', '--name', 'x', '--scopes', 'admin'], /unknown scope admin/],
+    [['create', '--scopes', 'read'], /needs a name/],
+    [['revoke', 'no-such-client'], /no client no-such-client/],
+    [['explode'], /unknown command explode/],
+  ])('%o fails with a clear message and exit code 2', async (args, message) => {
+    const result = await run(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
