@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** scrypt cost: about 50 ms per verification here; a stolen table cannot be brute-forced cheaply. */
+/** scrypt cost: about 70 ms per verification on these machines; a stolen table cannot be brute-forced cheaply. */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32 };
 
 function scryptAsync(secret: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {

@@ -30,9 +30,7 @@ export class HttpError extends Error {
   }
 }
 
-/** 404 is the spec's shape A; the `detail` names what was not found. */
-export class NotFoundError extends Error {}
-
+/** Shape A, the spec's 404 body; `detail` names what was not found. */
 export function shapeA(status: number, detail: string) {
   return { errors: { status, detail } };
 }

@@ -6,7 +6,7 @@ import * as customerGroup from './customers/index.ts';
 import * as productGroup from './products/index.ts';
 import * as structureGroup from './structures/index.ts';
 import * as supplierGroup from './suppliers/index.ts';
-import type { Relationship, ResourceDefinition } from './types.ts';
+import type { ResourceDefinition } from './types.ts';
 
 export const resources: readonly ResourceDefinition[] = [
   ...Object.values(customerGroup),
@@ -21,9 +21,3 @@ export function resourceByType(type: string): ResourceDefinition | undefined {
   return byType.get(type);
 }
 
-/** Every relationship with the type that declares it. */
-export function allRelationships(): { owner: ResourceDefinition; name: string; relationship: Relationship }[] {
-  return resources.flatMap((owner) =>
-    Object.entries(owner.relationships).map(([name, relationship]) => ({ owner, name, relationship })),
-  );
-}
