@@ -28,7 +28,6 @@ export interface AppOptions {
 export interface App {
   /** Hono's fetch handler; the Node server passes its bindings (the socket) as `env`. */
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
-  tokens: TokenService;
   metrics: Metrics;
   /** Marks the service as draining: /readyz answers 503 so load balancers stop sending work. */
   startDraining(): void;
@@ -79,7 +78,6 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
 
   return {
     fetch: (request, env) => app.fetch(request, env),
-    tokens,
     metrics,
     startDraining: () => {
       draining = true;

@@ -3,7 +3,7 @@
  * those declared open here. Unknown paths are protected too, so a missing token is a 401 before
  * anything else is revealed.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { BearerAuth, TokenService } from './tokens.ts';
 
 /**
@@ -37,36 +37,31 @@ declare module 'hono' {
   }
 }
 
+/**
+ * An RFC 6750 §3 answer: the same error in the body and in the challenge. A request without any
+ * token gets the bare challenge (no error attribute, §3.1).
+ */
+function challenge(c: Context, status: 401 | 403, error: string, description: string, attributes = '') {
+  const header = error === 'invalid_request' ? REALM : `${REALM}, error="${error}", error_description="${description}"${attributes}`;
+  return c.json({ error, error_description: description }, status, { 'WWW-Authenticate': header });
+}
+
 export function requireBearer(tokens: TokenService, basePath: string): MiddlewareHandler {
   return async (c, next) => {
     const path = basePath && c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
     if (isOpenRoute(c.req.method, path)) return next();
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(c.req.header('authorization') ?? '');
+    const authorization = c.req.header('authorization') ?? '';
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
     if (!match) {
-      const presented = /^Bearer\b/i.test(c.req.header('authorization') ?? '');
-      if (presented) {
-        return c.json({ error: 'invalid_token', error_description: 'malformed bearer token' }, 401, {
-          'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="malformed bearer token"`,
-        });
-      }
-      return c.json(
-        { error: 'invalid_request', error_description: 'an access token is required: Authorization: Bearer <token>' },
-        401,
-        { 'WWW-Authenticate': REALM },
-      );
+      return /^Bearer\b/i.test(authorization)
+        ? challenge(c, 401, 'invalid_token', 'malformed bearer token')
+        : challenge(c, 401, 'invalid_request', 'an access token is required: Authorization: Bearer <token>');
     }
     const check = await tokens.checkAccessToken(match[1]!);
-    if (!check.ok) {
-      return c.json({ error: 'invalid_token', error_description: check.reason }, 401, {
-        'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${check.reason}"`,
-      });
-    }
+    if (!check.ok) return challenge(c, 401, 'invalid_token', check.reason);
     const scope = requiredScope(c.req.method, path);
     if (!check.auth.scopes.includes(scope)) {
-      const description = `this operation needs the ${scope} scope`;
-      return c.json({ error: 'insufficient_scope', error_description: description }, 403, {
-        'WWW-Authenticate': `${REALM}, error="insufficient_scope", error_description="${description}", scope="${scope}"`,
-      });
+      return challenge(c, 403, 'insufficient_scope', `this operation needs the ${scope} scope`, `, scope="${scope}"`);
     }
     c.set('auth', check.auth);
     return next();

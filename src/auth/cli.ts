@@ -69,7 +69,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof ClientInputError || error instanceof ConfigError || (error as Error).name === 'TypeError';
+    // parseArgs reports bad options as errors with an ERR_PARSE_ARGS_* code: usage errors too.
+    const usage = String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
+    const known = error instanceof ClientInputError || error instanceof ConfigError || usage;
     console.error(`client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`);
     process.exit(known ? 2 : 1);
   },

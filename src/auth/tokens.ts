@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { PrismaDb } from '../db/client.ts';
+import type { PrismaDb, PrismaTx } from '../db/client.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import { UNKNOWN_CLIENT_HASH, digest, newSecret, verifySecret } from './secrets.ts';
 
@@ -39,8 +39,6 @@ export interface BearerAuth {
 }
 
 export type AccessCheck = { ok: true; auth: BearerAuth } | { ok: false; reason: string };
-
-type Tx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
 
 /** How long a validated access token is trusted without asking the database again. */
 export const VALIDATION_CACHE_MS = 5000;
@@ -83,7 +81,7 @@ export class TokenService {
     return formatScopes(wanted);
   }
 
-  private async issue(tx: Tx | PrismaDb, client: AuthenticatedClient, scope: string, family: string): Promise<TokenResponse> {
+  private async issue(tx: PrismaTx | PrismaDb, client: AuthenticatedClient, scope: string, family: string): Promise<TokenResponse> {
     const now = this.clock.now().getTime();
     const access = newSecret('mda');
     const refresh = newSecret('mdr');

@@ -17,6 +17,9 @@ import { ensureSqliteDirectory, type DatabaseTarget, type Provider } from './url
 export type PrismaDb = SqliteClient;
 export { Prisma } from '../generated/sqlite/client.ts';
 
+/** The client handed to an interactive `$transaction` callback. */
+export type PrismaTx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
+
 export interface Database {
   prisma: PrismaDb;
   provider: Provider;

@@ -2,11 +2,10 @@
  * Writes generated seed data through Prisma, in batches, inside one transaction: a seed that
  * fails half-way leaves the database as it was.
  */
-import type { Database, PrismaDb } from '../db/client.ts';
+import type { Database, PrismaTx as Tx } from '../db/client.ts';
 import { resources } from '../resources/registry.ts';
 import { generateSeed, type SeedTable } from './generate.ts';
 
-type Tx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
 interface Delegate {
   createMany(args: { data: unknown[] }): Promise<{ count: number }>;
   deleteMany(args?: object): Promise<{ count: number }>;
