@@ -1,3 +1,25 @@
-// GraphQL Code Generator configuration. It arrives with the GraphQL API: it will print the
-// committed schema.graphql and the typed test documents. There is no schema to generate from yet.
-export {};
+/**
+ * GraphQL Code Generator (`npm run codegen`): writes the committed SDL (`schema.graphql`, which
+ * a test keeps current) and typed documents for the operations the tests send
+ * (`test/graphql/documents/*.graphql` -> `test/graphql/generated/`).
+ * The schema comes from the code that serves it, printed the way /graphql/schema.graphql shows it.
+ */
+import type { CodegenConfig } from '@graphql-codegen/cli';
+import { printSdl } from './src/graphql/schema.ts';
+
+const config: CodegenConfig = {
+  schema: printSdl(),
+  documents: ['test/graphql/documents/*.graphql'],
+  ignoreNoDocuments: false,
+  generates: {
+    // Exactly what GET /graphql/schema.graphql serves, so that one comparison keeps both honest.
+    'schema.graphql': { plugins: [{ add: { content: printSdl() } }] },
+    'test/graphql/generated/': {
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { scalars: { DateTime: 'string', Decimal: 'number' }, useTypeImports: true },
+    },
+  },
+};
+
+export default config;

@@ -1,6 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // Node loads graphql's CommonJS build for the libraries (Pothos, Yoga, graphql-http); Vite
+    // would give the tests and the sources the ES module build, a second copy whose classes the
+    // first does not recognise. One copy, as in production.
+    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel.

@@ -2,15 +2,23 @@
  * Builds the service as a fetch handler: no side effects, no listening (that is main.ts), so
  * tests call `app.fetch(new Request(...))` in memory.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { requireBearer } from './auth/bearer.ts';
 import { FailureThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './auth/throttle.ts';
+import { demoTokens, isLoopback } from './auth/demo.ts';
 import { tokenEndpoints } from './auth/token-endpoint.ts';
 import { TokenService } from './auth/tokens.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import { HttpError, shapeA, shapeB } from './http/errors.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
+import { DomainError } from './data/errors.ts';
+import { fromDomainError, HttpError, NotFoundError, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
+import { rejectUnstorableUrls } from './http/input.ts';
+import { clientAddress } from './http/address.ts';
+import { graphqlRoutes } from './graphql/http.ts';
+import { restApi } from './rest/api.ts';
+import { apiDocs } from './rest/docs.ts';
 import { observeRequests } from './http/observe.ts';
 import type { Logger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
@@ -29,7 +37,12 @@ export interface App {
   /** Hono's fetch handler; the Node server passes its bindings (the socket) as `env`. */
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
   metrics: Metrics;
-  /** Marks the service as draining: /readyz answers 503 so load balancers stop sending work. */
+  /** Every route the app answers (method and path pattern), middleware left out. */
+  routes(): { method: string; path: string }[];
+  /**
+   * Marks the service as draining: /readyz answers 503 so load balancers stop sending work, and
+   * every response carries `Connection: close` so keep-alive clients leave.
+   */
   startDraining(): void;
 }
 
@@ -42,22 +55,59 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   const app = new Hono().basePath(config.basePath || '/');
 
   app.use('*', observeRequests(logger, metrics));
+  app.use('*', async (c, next) => {
+    await next();
+    if (draining) c.header('Connection', 'close');
+  });
+  app.use('*', rejectUnstorableUrls());
   app.use('*', requireBearer(tokens, config.basePath));
-  app.route('/', tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger }));
+  // Every route that reads a body reads it within its limit (src/http/body.ts): the token
+  // endpoints a few KB, GraphQL and REST MAX_BODY_BYTES.
+  app.route('/', tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }));
+  const demoToken = demoTokens(db.prisma, tokens, clock);
+  app.route(
+    '/',
+    graphqlRoutes({
+      db,
+      logger,
+      metrics,
+      clock,
+      localeChain: config.localeFallback,
+      introspection: config.graphqlIntrospection,
+      maxBodyBytes: config.maxBodyBytes,
+      graphiqlToken: (c) => (config.seedDemoData && isLoopback(clientAddress(c, config.trustProxy)) ? demoToken() : Promise.resolve(undefined)),
+    }),
+  );
+  app.route('/', restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }));
+  app.route('/', apiDocs({ basePath: config.basePath }));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
+  // Readiness is probed every few seconds: log when it changes, not on every probe.
+  let lastReadiness: 'ready' | 'unavailable' = 'ready';
+  const readiness = (state: typeof lastReadiness, error?: unknown) => {
+    if (state === lastReadiness) return;
+    lastReadiness = state;
+    if (state === 'unavailable') logger.warn({ err: (error as Error)?.message }, 'database unavailable: not ready');
+    else logger.info('database available again: ready');
+  };
   app.get('/readyz', async (c) => {
     if (draining) return c.json({ status: 'draining' }, 503);
+    let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
         db.prisma.$queryRawUnsafe('SELECT 1'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS).unref()),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer within the readiness timeout')), READINESS_TIMEOUT_MS);
+        }),
       ]);
+      readiness('ready');
       return c.json({ status: 'ready', database: db.provider });
     } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'readiness check failed');
+      readiness('unavailable', error);
       return c.json({ status: 'unavailable', database: db.provider }, 503);
+    } finally {
+      clearTimeout(timer);
     }
   });
 
@@ -65,20 +115,31 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
   );
 
-  app.notFound((c) => c.json(shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
+  // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer.
+  const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
+    c.body(JSON.stringify(body), status as 400, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+
+  app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 
   app.onError((error, c) => {
-    if (error instanceof HttpError) {
-      return c.json(shapeB(error.status, error.code, error.message), error.status as 400, error.headers);
+    if (error instanceof DomainError) error = fromDomainError(error);
+    if (error instanceof NotFoundError) return errorBody(c, shapeA(404, error.message), 404);
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: (error as Error).message?.split('\n').at(-1) }, 'database unavailable');
+      error = serviceUnavailable();
     }
-    // Anything else is a bug or an outage: log it whole, answer without internals.
+    if (error instanceof HttpError) {
+      return errorBody(c, shapeB(error.status, error.code, error.message), error.status, error.headers);
+    }
+    // Anything else is a bug: log it whole, answer without internals.
     logger.error({ err: error }, 'unhandled error');
-    return c.json(shapeB(500, 'internal_error', 'the server could not complete the request'), 500);
+    return errorBody(c, shapeB(500, 'internal_error', 'the server could not complete the request'), 500);
   });
 
   return {
     fetch: (request, env) => app.fetch(request, env),
     metrics,
+    routes: () => app.routes.filter((r) => !r.path.endsWith('*')).map(({ method, path }) => ({ method, path })),
     startDraining: () => {
       draining = true;
     },

@@ -3,7 +3,8 @@
  * A bad value is a ConfigError whose message is one line naming the variable.
  */
 import { z } from 'zod';
-import { parseDatabaseUrl, type DatabaseTarget } from './db/url.ts';
+import { LOCALES, type Locale } from './data/columns.ts';
+import { parseDatabaseUrl, type DatabaseTarget, type DatabaseTimeouts } from './db/url.ts';
 
 export interface Config {
   /** TCP port to listen on (0 picks a free one). */
@@ -20,6 +21,19 @@ export interface Config {
   accessTokenTtl: number;
   /** Lifetime of each refresh token, seconds (every rotation issues a fresh one). */
   refreshTokenTtl: number;
+  /** Bounds on every wait for the database (see DatabaseTimeouts). */
+  databaseTimeouts: DatabaseTimeouts;
+  /** Largest request body accepted on any route, bytes (the token endpoints accept less). */
+  maxBodyBytes: number;
+  /**
+   * Reverse proxies in front of the service whose X-Forwarded-For entries are trusted. 0: the
+   * client address is the socket's peer; 1: the last X-Forwarded-For entry (what the one proxy saw).
+   */
+  trustProxy: number;
+  /** Whether GraphQL answers introspection (GraphiQL needs it); off also hides field suggestions. */
+  graphqlIntrospection: boolean;
+  /** Order in which localized text falls back to another language. */
+  localeFallback: Locale[];
 }
 
 export class ConfigError extends Error {
@@ -35,6 +49,11 @@ const boolean = z
 const seconds = z
   .string()
   .regex(/^[1-9]\d*$/, 'must be a whole number of seconds >= 1')
+  .transform(Number);
+
+const milliseconds = z
+  .string()
+  .regex(/^[1-9]\d*$/, 'must be a whole number of milliseconds >= 1')
   .transform(Number);
 
 const schema = z.object({
@@ -69,12 +88,33 @@ const schema = z.object({
   SEED_DEMO_DATA: boolean.default(true),
   ACCESS_TOKEN_TTL: seconds.default(3600),
   REFRESH_TOKEN_TTL: seconds.default(30 * 24 * 3600),
+  DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
+  MAX_BODY_BYTES: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a whole number of bytes >= 1')
+    .transform(Number)
+    .default(1024 * 1024),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^\d+$/, 'must be the number of trusted reverse proxies (0 for none)')
+    .transform(Number)
+    .default(0),
+  GRAPHQL_INTROSPECTION: boolean.default(true),
+  LOCALE_FALLBACK: z
+    .string()
+    .transform((text) => text.split(',').map((l) => l.trim().toLowerCase()))
+    .refine((list) => list.length === LOCALES.length && LOCALES.every((l) => list.includes(l)), 'must list nl, fr, en and de once each, e.g. en,nl,fr,de')
+    .default(['en', 'nl', 'fr', 'de']),
 });
+
+/** The environment variables the service reads. */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);
 
 /** Reads the configuration from an environment (process.env by default). Empty means unset. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(schema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
+    CONFIG_VARIABLES.flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
   );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
@@ -95,5 +135,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     seedDemoData: v.SEED_DEMO_DATA,
     accessTokenTtl: v.ACCESS_TOKEN_TTL,
     refreshTokenTtl: v.REFRESH_TOKEN_TTL,
+    databaseTimeouts: { connectMs: v.DATABASE_CONNECT_TIMEOUT_MS, statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS },
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    trustProxy: v.TRUST_PROXY,
+    graphqlIntrospection: v.GRAPHQL_INTROSPECTION,
+    localeFallback: v.LOCALE_FALLBACK as Locale[],
   };
 }

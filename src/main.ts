@@ -2,17 +2,25 @@
  * Starts the service: configuration, migrations, first-start demo data, then listening.
  * Start-up failures print one line naming the cause and exit non-zero; SIGTERM drains.
  */
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
-import { createClient, type CreatedClient } from './auth/clients.ts';
+import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
+import { purgeTokens } from './auth/tokens.ts';
+import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { createLogger } from './observability/logger.ts';
+import { trackConnections } from './http/drain.ts';
+import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
 import { seedIfEmpty } from './seed/write.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
 const DRAIN_TIMEOUT_MS = 8000;
+/** Closing the database pool after the drain; a stalled server must not hold the exit. */
+const DATABASE_CLOSE_TIMEOUT_MS = 1000;
+/** Expired and revoked tokens are deleted this often (each replica; the deletes are idempotent). */
+const TOKEN_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 function fail(message: string): never {
   console.error(message);
@@ -52,18 +60,18 @@ async function start(): Promise<void> {
   const logger = createLogger(config.logLevel);
 
   try {
-    const applied = await migrate(config.database);
+    const applied = await migrate(config.database, config.databaseTimeouts);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   } catch (error) {
     fail(`DATABASE_URL: cannot prepare the ${config.database.provider} database: ${firstLine(error)}`);
   }
-  const db = createDatabase(config.database);
+  const db = createDatabase(config.database, config.databaseTimeouts);
   let demoClient: CreatedClient | undefined;
   if (config.seedDemoData) {
     try {
       if (await seedIfEmpty(db)) {
         logger.info('empty database: demo data seeded (scale 1)');
-        demoClient = await createClient(db.prisma, 'demo', ['read', 'write']);
+        demoClient = await createClient(db.prisma, DEMO_CLIENT_NAME, ['read', 'write']);
       }
     } catch (error) {
       fail(`DATABASE_URL: cannot seed the demo data: ${firstLine(error)}`);
@@ -73,8 +81,10 @@ async function start(): Promise<void> {
   const app = createApp({ config, db, logger });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
-    logger.info({ url, database: db.provider }, 'listening');
+    // Credentials first: whoever waits for the `listening` line finds them already printed.
     if (demoClient) printDemoClient(demoClient, url);
+    logger.info({ url, database: db.provider }, 'listening');
+    logger.flush();
   });
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') fail(`PORT ${config.port} is already in use on ${config.host}`);
@@ -82,25 +92,36 @@ async function start(): Promise<void> {
     fail(`HOST/PORT: cannot listen: ${firstLine(error)}`);
   });
 
+  const connections = trackConnections(server as Server);
+  setInterval(() => logger.flush(), FLUSH_INTERVAL_MS).unref();
+  const purgeExpiredTokens = () =>
+    purgeTokens(db.prisma, systemClock).then(
+      (purged) => purged > 0 && logger.info({ purged }, 'expired and revoked tokens purged'),
+      (error: unknown) => logger.warn({ err: firstLine(error) }, 'token purge failed'),
+    );
+  // Once at start as well: a replica restarted more often than the interval would never purge.
+  void purgeExpiredTokens();
+  const purge = setInterval(purgeExpiredTokens, TOKEN_PURGE_INTERVAL_MS).unref();
+
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests');
+    clearInterval(purge);
     app.startDraining();
-    setTimeout(() => {
-      logger.warn('drain timeout: closing remaining connections');
-      if ('closeAllConnections' in server) server.closeAllConnections();
-    }, DRAIN_TIMEOUT_MS).unref();
-    server.close(async () => {
-      await db.close();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    const drained = await connections.drain(DRAIN_TIMEOUT_MS);
+    if (!drained) logger.warn('drain timeout: remaining connections were closed');
+    const closed = await Promise.race([
+      db.close().then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), DATABASE_CLOSE_TIMEOUT_MS)),
+    ]);
+    if (!closed) logger.warn('the database did not close in time');
+    logger.info('stopped');
+    logger.flush(() => process.exit(0));
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 start().catch((error: unknown) => fail(`start-up failed: ${firstLine(error)}`));

@@ -10,7 +10,7 @@ describe.each(providers)('service endpoints on %s', (provider) => {
   let token: string;
   beforeAll(async () => {
     database = await migratedDatabase(provider);
-    const client = await createClient(database.db.prisma, 'test', ['read']);
+    const client = await createClient(database.db.prisma, 'test', ['read', 'write']);
     token = (await getTokens(testApp(database), client)).access_token;
   });
   afterAll(async () => database?.cleanup());
@@ -68,6 +68,41 @@ describe.each(providers)('service endpoints on %s', (provider) => {
     const res = await testApp(database).request('/nowhere', bearer(token));
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ errors: { status: 404, detail: 'no resource at GET /nowhere' } });
+  });
+
+  it('refuses a body over MAX_BODY_BYTES on any route with 413 shape B, while reading it', async () => {
+    const t = testApp(database, { maxBodyBytes: 1024 });
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 512;
+        controller.enqueue(new Uint8Array(512).fill(0x20));
+      },
+    });
+    const res = await t.request('/customers', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: { code: 'payload_too_large', http_code: 413, message: 'the request body exceeds 1024 bytes' } });
+    expect(pulled).toBeLessThan(8 * 1024);
+  });
+
+  it.each(['/customers/%00', '/customers?filter%5Breference%5D=a%00b', '/customers?x=%E0%A4%A', '/customers?x=%ED%A0%80'])(
+    'refuses %s (NUL or malformed UTF-8 in the URL) with 400 shape B before anything else',
+    async (path) => {
+      const t = testApp(database);
+      const before = database.db.statementCount;
+      const res = await t.request(path, bearer(token));
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', http_code: 400 });
+      expect(database.db.statementCount).toBe(before);
+    },
+  );
+
+  it('while draining, every response carries Connection: close so keep-alive clients leave', async () => {
+    const t = testApp(database);
+    expect((await t.request('/healthz')).headers.get('connection')).toBeNull();
+    t.app.startDraining();
+    expect((await t.request('/healthz')).headers.get('connection')).toBe('close');
+    expect((await t.request('/nowhere', bearer(token))).headers.get('connection')).toBe('close');
   });
 
   it('serves every route under BASE_PATH when one is set', async () => {

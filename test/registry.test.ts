@@ -95,6 +95,7 @@ describe('registry against the Prisma model', () => {
           expect(field(storage.relation)?.type).toBe(modelOf(target.model).name);
         } else if (storage.kind === 'join') {
           const join = modelOf(storage.joinModel);
+          expect(join.dbName, name).toBe(storage.joinTable);
           expect(join.fields.map((f) => f.name)).toEqual(expect.arrayContaining([storage.ownColumn, storage.targetColumn, storage.targetRelation]));
           expect(join.fields.find((f) => f.name === storage.targetRelation)!.type).toBe(modelOf(target.model).name);
         } else {
@@ -103,9 +104,38 @@ describe('registry against the Prisma model', () => {
       }
     });
 
+    it('has reverse links only through to-one foreign keys pointing at it', () => {
+      for (const [name, link] of Object.entries(resource.reverseLinks ?? {})) {
+        const relationship = resourceByType(link.type)?.relationships[link.relationship];
+        expect(relationship?.target, name).toBe(resource.type);
+        expect(relationship?.storage.kind, name).toBe('foreignKey');
+      }
+    });
+
+    it('says an attribute may be null exactly where its column allows it', () => {
+      const block = readFileSync(new URL('../prisma/models.prisma', import.meta.url), 'utf8').split(`model ${model.name} {`)[1]!.split('\n}')[0]!;
+      for (const [name, attribute] of Object.entries(resource.attributes)) {
+        if (typeof attribute.type === 'object' || attribute.type === 'localized') continue;
+        const line = block.split('\n').find((l) => l.trim().split(/\s+/)[0] === attribute.column);
+        expect(line, name).toBeDefined();
+        expect(/^\s*\S+\s+\S+\?/.test(line!), `${name}: ${line!.trim()}`).toBe(attribute.nullable);
+      }
+    });
+
+    it('has owner links only through foreign key columns to their target', () => {
+      for (const [name, link] of Object.entries(resource.ownerLinks ?? {})) {
+        expect(field(link.column)?.type, name).toBe('Int');
+        expect(model.fields.find((f) => f.kind === 'object' && f.type === modelOf(resourceByType(link.target)!.model).name), name).toBeDefined();
+      }
+    });
+
     it('allows includes only of its own relationships', () => {
-      const names = [...resource.includes.list, ...resource.includes.get, ...Object.values(resource.includes.aliases ?? {})];
+      const { list, get, aliases = {}, update = [] } = resource.includes;
+      const names = [...list, ...get, ...update, ...Object.values(aliases.list ?? {}), ...Object.values(aliases.get ?? {})];
       for (const name of names) expect(resource.relationships, name).toHaveProperty(name);
+      for (const [name, rel] of Object.entries(resource.relationships)) {
+        for (const include of rel.relatedIncludes ?? []) expect(resourceByType(rel.target)!.relationships, `${name} -> ${include}`).toHaveProperty(include);
+      }
     });
   });
 });

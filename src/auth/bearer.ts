@@ -10,17 +10,35 @@ import type { BearerAuth, TokenService } from './tokens.ts';
  * Routes anyone may call. New open routes (the published schema and OpenAPI documents, the
  * GraphiQL page) are added here and nowhere else.
  */
-const OPEN_ROUTES: { methods: readonly string[]; path: string }[] = [
+const OPEN_ROUTES: { methods: readonly string[]; path: string; when?: (c: Context) => boolean }[] = [
   { methods: ['GET', 'HEAD'], path: '/healthz' },
   { methods: ['GET', 'HEAD'], path: '/readyz' },
   { methods: ['GET', 'HEAD'], path: '/metrics' },
   // The token endpoints authenticate clients themselves (and answer 405 to other methods).
   { methods: ['*'], path: '/oauth/token.php' },
   { methods: ['*'], path: '/oauth/revoke.php' },
+  // The GraphiQL page itself (the operations it sends carry a token) and the published SDL.
+  { methods: ['GET', 'HEAD'], path: '/graphql', when: isGraphiQLPageRequest },
+  { methods: ['GET', 'HEAD'], path: '/graphql/schema.graphql' },
+  // The REST layer's OpenAPI document and its API reference page with the page's files (src/rest/docs.ts).
+  { methods: ['GET', 'HEAD'], path: '/openapi.json' },
+  { methods: ['GET', 'HEAD'], path: '/docs' },
+  { methods: ['GET', 'HEAD'], path: '/docs/' },
+  { methods: ['GET', 'HEAD'], path: '/docs/swagger-ui.css' },
+  { methods: ['GET', 'HEAD'], path: '/docs/swagger-ui-bundle.js' },
+  { methods: ['GET', 'HEAD'], path: '/docs/favicon-32x32.png' },
+  { methods: ['GET', 'HEAD'], path: '/docs/docs.js' },
+  { methods: ['GET', 'HEAD'], path: '/docs/docs.css' },
 ];
 
-export function isOpenRoute(method: string, path: string): boolean {
-  return OPEN_ROUTES.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)));
+/** A browser asking for the GraphiQL page: HTML preferred, and no operation in the query string. */
+export function isGraphiQLPageRequest(c: Context): boolean {
+  return !c.req.query('query') && /\btext\/html\b/.test(c.req.header('accept') ?? '');
+}
+
+export function isOpenRoute(c: Context, path: string): boolean {
+  const method = c.req.method;
+  return OPEN_ROUTES.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)));
 }
 
 /** `read` for reading methods, `write` for the rest. GraphQL operations are checked by operation type in the GraphQL layer. */
@@ -30,6 +48,8 @@ export function requiredScope(method: string, path: string): 'read' | 'write' {
 }
 
 const REALM = 'Bearer realm="master-data"';
+/** The media type of every REST answer (rest.md "Documents"), auth errors included. */
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -38,26 +58,35 @@ declare module 'hono' {
 }
 
 /**
- * An RFC 6750 §3 answer: the same error in the body and in the challenge. A request without any
- * token gets the bare challenge (no error attribute, §3.1).
+ * An RFC 6750 §3 answer: the same error in the body and in the challenge. A request that sent
+ * no credentials at all gets the bare challenge (no error attribute, §3.1), with auth.md's body.
  */
-function challenge(c: Context, status: 401 | 403, error: string, description: string, attributes = '') {
-  const header = error === 'invalid_request' ? REALM : `${REALM}, error="${error}", error_description="${description}"${attributes}`;
-  return c.json({ error, error_description: description }, status, { 'WWW-Authenticate': header });
+function challenge(c: Context, status: 400 | 401 | 403, error: string, description: string, attributes = '') {
+  return c.body(JSON.stringify({ error, error_description: description }), status, {
+    ...JSON_TYPE,
+    'WWW-Authenticate': `${REALM}, error="${error}", error_description="${description}"${attributes}`,
+  });
+}
+
+function noCredentials(c: Context) {
+  return c.body(JSON.stringify({ error: 'invalid_request', error_description: 'an access token is required: Authorization: Bearer <token>' }), 401, {
+    ...JSON_TYPE,
+    'WWW-Authenticate': REALM,
+  });
 }
 
 export function requireBearer(tokens: TokenService, basePath: string): MiddlewareHandler {
   return async (c, next) => {
     const path = basePath && c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
-    if (isOpenRoute(c.req.method, path)) return next();
+    if (isOpenRoute(c, path)) return next();
     const authorization = c.req.header('authorization') ?? '';
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
-    if (!match) {
-      return /^Bearer\b/i.test(authorization)
-        ? challenge(c, 401, 'invalid_token', 'malformed bearer token')
-        : challenge(c, 401, 'invalid_request', 'an access token is required: Authorization: Bearer <token>');
-    }
-    const check = await tokens.checkAccessToken(match[1]!);
+    const scheme = /^Bearer(?:\s+|$)/i.exec(authorization);
+    if (!scheme) return noCredentials(c);
+    const token = authorization.slice(scheme[0].length).trim();
+    // RFC 6750 §3.1: a request missing a required parameter is invalid_request, 400.
+    if (token === '') return challenge(c, 400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return challenge(c, 401, 'invalid_token', 'malformed bearer token');
+    const check = await tokens.checkAccessToken(token);
     if (!check.ok) return challenge(c, 401, 'invalid_token', check.reason);
     const scope = requiredScope(c.req.method, path);
     if (!check.auth.scopes.includes(scope)) {

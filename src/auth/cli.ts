@@ -10,6 +10,7 @@ import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
+import { describeDatabase } from '../db/url.ts';
 import { ClientInputError, createClient, listClients, revokeClient } from './clients.ts';
 
 const USAGE = `usage: npm run client -- create --name NAME --scopes read,write [--json]
@@ -33,8 +34,11 @@ async function main(): Promise<number> {
   }
   if (!['create', 'list', 'revoke'].includes(command)) throw new ClientInputError(`unknown command ${command}\n${USAGE}`);
   const config = loadConfig();
-  await migrate(config.database);
-  const db = createDatabase(config.database);
+  // The CLI writes wherever DATABASE_URL points (the SQLite default when unset), which need not
+  // be where a running service reads: say which, on stderr so --json output stays clean.
+  console.error(`client: using the ${describeDatabase(config.database)}${process.env.DATABASE_URL ? '' : ' (DATABASE_URL is not set)'}`);
+  await migrate(config.database, config.databaseTimeouts);
+  const db = createDatabase(config.database, config.databaseTimeouts);
   try {
     if (command === 'create') {
       const client = await createClient(db.prisma, values.name ?? '', values.scopes.split(',').map((s) => s.trim()).filter(Boolean));

@@ -14,6 +14,9 @@ export interface CreatedClient {
 
 export class ClientInputError extends Error {}
 
+/** The client the embedded default creates on first start (src/main.ts). */
+export const DEMO_CLIENT_NAME = 'demo';
+
 export async function createClient(prisma: PrismaDb, name: string, scopes: string[]): Promise<CreatedClient> {
   if (!name.trim()) throw new ClientInputError('a client needs a name (--name)');
   if (scopes.length === 0) throw new ClientInputError('a client needs at least one scope (--scopes read,write)');
@@ -21,7 +24,7 @@ export async function createClient(prisma: PrismaDb, name: string, scopes: strin
   if (unknown.length > 0) throw new ClientInputError(`unknown scope ${unknown.join(', ')}: the scopes are read and write`);
   const secret = newSecret('mds');
   const client = await prisma.apiClient.create({
-    data: { client_id: randomUUID(), name: name.trim(), scopes: formatScopes(scopes), secret_hash: await hashSecret(secret) },
+    data: { client_id: randomUUID(), name: name.trim(), scopes: formatScopes(scopes), secret_hash: hashSecret(secret) },
   });
   return { client_id: client.client_id, client_secret: secret, name: client.name, scopes: client.scopes };
 }

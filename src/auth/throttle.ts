@@ -1,76 +1,126 @@
 /**
- * Throttling of repeated authentication failures at the token endpoints, per remote address and
- * per client id: after a few failures answers are slowed down, after more they are refused with
- * 429 until the window has passed. In-process: each replica counts its own.
+ * Throttling of client authentication at the token endpoints (auth.md: "counted per address
+ * and per (address, client)").
+ *
+ * - Per address: attempts that have not proven themselves (failed, or still in flight) are
+ *   limited. An attempt counts from the moment it starts, so a burst of simultaneous requests
+ *   cannot all pass the check before the first of them fails.
+ * - Per (address, client id): failed client authentications are slowed down, then refused.
+ *
+ * There is deliberately no limit per client id alone: client ids are not secrets (RFC 6749
+ * §2.2), and such a limit would let anyone who knows one lock its owner out. Correct
+ * credentials from an address that has not misbehaved are never refused. Only a failed client
+ * authentication counts as a failure: a client that authenticated and then lost a refresh race
+ * (`invalid_grant`) has proven itself.
+ *
+ * Counts live in the process: each replica counts its own (the checks cost no I/O).
  */
 import type { Clock } from '../clock.ts';
 
 export interface ThrottleOptions {
-  /** Failures within the window before answers are delayed. */
+  /** Unproven attempts (failed or in flight) per address and window before refusing with 429. */
+  addressLimit: number;
+  /** Failed client authentications per (address, client id) and window before refusing with 429. */
+  clientLimit: number;
+  /** Failures per (address, client id) before answers are delayed. */
   slowAfter: number;
-  /** Failures within the window before requests are refused. */
-  blockAfter: number;
-  windowMs: number;
   /** Delay added per failure beyond `slowAfter`, capped at one second. */
   delayStepMs: number;
+  windowMs: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottleOptions = { slowAfter: 5, blockAfter: 10, windowMs: 60_000, delayStepMs: 200 };
+export const DEFAULT_THROTTLE: ThrottleOptions = { addressLimit: 30, clientLimit: 10, slowAfter: 5, delayStepMs: 200, windowMs: 60_000 };
+
+/** Bound on remembered keys per map; the oldest window is forgotten first. */
 const MAX_TRACKED_KEYS = 10_000;
+const MAX_DELAY_MS = 1000;
 
 interface Window {
-  failures: number;
   startedAt: number;
+  failures: number;
+  /** Attempts started and not yet settled. */
+  inFlight: number;
 }
 
+/** How an admitted attempt ended. */
+export type Outcome =
+  /** The client proved its secret (whatever the grant's fate). */
+  | 'authenticated'
+  /** Client authentication failed, or the attempt broke in an unexpected way. */
+  | 'failed'
+  /** The attempt could not be judged (the database was unavailable): it counts for nothing. */
+  | 'abandoned';
+
+export type Admission =
+  | { admitted: false; retryAfterSeconds: number }
+  | { admitted: true; delayMs: number; settle(outcome: Outcome): void };
+
 export class FailureThrottle {
-  private readonly windows = new Map<string, Window>();
+  private readonly byAddress = new Map<string, Window>();
+  private readonly byClient = new Map<string, Window>();
 
   constructor(
     private readonly clock: Clock,
     private readonly options: ThrottleOptions = DEFAULT_THROTTLE,
   ) {}
 
-  private current(key: string): Window | undefined {
-    const window = this.windows.get(key);
-    if (window && this.clock.now().getTime() - window.startedAt >= this.options.windowMs) {
-      this.windows.delete(key);
-      return undefined;
+  /**
+   * Decides on an attempt and, when admitted, counts it at once; the caller must settle it.
+   */
+  begin(address: string, clientId: string): Admission {
+    const now = this.clock.now().getTime();
+    const addressWindow = this.window(this.byAddress, address, now);
+    const clientKey = `${address}\n${clientId}`;
+    const clientWindow = this.byClient.get(clientKey);
+    const clientCurrent = clientWindow && !this.expired(clientWindow, now) ? clientWindow : undefined;
+
+    if (clientCurrent && clientCurrent.failures >= this.options.clientLimit) {
+      return { admitted: false, retryAfterSeconds: this.secondsLeft(clientCurrent, now) };
     }
-    return window;
-  }
-
-  /** Seconds until the caller may try again, or 0 when not blocked. */
-  retryAfter(keys: string[]): number {
-    let seconds = 0;
-    for (const key of keys) {
-      const window = this.current(key);
-      if (window && window.failures >= this.options.blockAfter) {
-        const left = window.startedAt + this.options.windowMs - this.clock.now().getTime();
-        seconds = Math.max(seconds, Math.ceil(left / 1000));
-      }
+    if (addressWindow.failures + addressWindow.inFlight >= this.options.addressLimit) {
+      // Refused for attempts still in flight only: those may yet succeed, so try again soon.
+      const seconds = addressWindow.failures >= this.options.addressLimit ? this.secondsLeft(addressWindow, now) : 1;
+      return { admitted: false, retryAfterSeconds: seconds };
     }
-    return seconds;
+
+    addressWindow.inFlight += 1;
+    const failures = clientCurrent?.failures ?? 0;
+    const delayMs = Math.min(MAX_DELAY_MS, Math.max(0, failures - this.options.slowAfter) * this.options.delayStepMs);
+    let settled = false;
+    return {
+      admitted: true,
+      delayMs,
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        addressWindow.inFlight -= 1;
+        if (outcome === 'failed') {
+          addressWindow.failures += 1;
+          this.window(this.byClient, clientKey, this.clock.now().getTime()).failures += 1;
+        } else if (outcome === 'authenticated') {
+          this.byClient.delete(clientKey);
+        }
+      },
+    };
   }
 
-  /** How long to hold an answer back for these keys. */
-  delayMs(keys: string[]): number {
-    const failures = Math.max(0, ...keys.map((k) => this.current(k)?.failures ?? 0));
-    return Math.min(1000, Math.max(0, failures - this.options.slowAfter) * this.options.delayStepMs);
+  private expired(window: Window, now: number): boolean {
+    return now - window.startedAt >= this.options.windowMs;
   }
 
-  fail(keys: string[]): void {
-    for (const key of keys) {
-      const window = this.current(key);
-      if (window) window.failures += 1;
-      else {
-        if (this.windows.size >= MAX_TRACKED_KEYS) this.windows.delete(this.windows.keys().next().value!);
-        this.windows.set(key, { failures: 1, startedAt: this.clock.now().getTime() });
-      }
-    }
+  private secondsLeft(window: Window, now: number): number {
+    return Math.max(1, Math.ceil((window.startedAt + this.options.windowMs - now) / 1000));
   }
 
-  succeed(keys: string[]): void {
-    for (const key of keys) this.windows.delete(key);
+  /** The current window of a key, started afresh when the last one has passed. */
+  private window(map: Map<string, Window>, key: string, now: number): Window {
+    const existing = map.get(key);
+    if (existing && !this.expired(existing, now)) return existing;
+    // An expired window may still have attempts in flight; they settle on the old object.
+    map.delete(key);
+    if (map.size >= MAX_TRACKED_KEYS) map.delete(map.keys().next().value!);
+    const fresh = { startedAt: now, failures: 0, inFlight: 0 };
+    map.set(key, fresh);
+    return fresh;
   }
 }

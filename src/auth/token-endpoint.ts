@@ -2,13 +2,17 @@
  * POST /oauth/token.php (RFC 6749: client_credentials and refresh_token grants) and
  * POST /oauth/revoke.php (RFC 7009), as auth.md fixes them.
  */
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { readBody } from '../http/body.ts';
+import { decodeComponent, decodeUtf8, unstorableText } from '../http/input.ts';
+import { clientAddress } from '../http/address.ts';
 import type { Logger } from '../observability/logger.ts';
-import { FailureThrottle } from './throttle.ts';
+import { FailureThrottle, type Outcome } from './throttle.ts';
 import { OAuthError, type AuthenticatedClient, type TokenService } from './tokens.ts';
 
-const MAX_FORM_BYTES = 16 * 1024;
+/** Token requests are a few hundred bytes; more is refused while the body is read (413). */
+export const MAX_FORM_BYTES = 16 * 1024;
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="master-data"' };
 
@@ -17,38 +21,46 @@ function oauthError(c: Context, error: OAuthError) {
   return c.json({ error: error.error, error_description: error.message }, error.status, headers);
 }
 
-/** Form parameters, refusing repeats; empty values count as absent (RFC 6749 §3.1). */
+/** One form-encoded name or value, refused unless it decodes to storable text. */
+function formText(encoded: string, what: string): string {
+  const decoded = decodeComponent(encoded);
+  const problem = decoded === undefined ? 'is not valid percent-encoded UTF-8' : unstorableText(decoded);
+  if (problem) throw new OAuthError(400, 'invalid_request', `${what} ${problem}`);
+  return decoded!;
+}
+
+/**
+ * Form parameters, decoded strictly (URLSearchParams would turn malformed input into U+FFFD
+ * silently), refusing repeats; empty values count as absent (RFC 6749 §3.1).
+ */
 async function readForm(c: Context): Promise<Map<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
     throw new OAuthError(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
   }
-  const text = await c.req.text();
-  if (text.length > MAX_FORM_BYTES) throw new OAuthError(400, 'invalid_request', 'the body is too large');
+  const text = decodeUtf8(await readBody(c, MAX_FORM_BYTES));
+  if (text === undefined) throw new OAuthError(400, 'invalid_request', 'the body is not valid UTF-8');
   const form = new Map<string, string>();
-  for (const [key, value] of new URLSearchParams(text)) {
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const key = formText(equals < 0 ? pair : pair.slice(0, equals), 'a parameter name');
+    const value = equals < 0 ? '' : formText(pair.slice(equals + 1), `parameter ${key}`);
     if (form.has(key)) throw new OAuthError(400, 'invalid_request', `parameter ${key} is repeated`);
     if (value !== '') form.set(key, value);
   }
   return form;
 }
 
-/** client_id and client_secret from HTTP Basic (RFC 6749 §2.3.1) and/or the form. */
+/** client_id and client_secret from HTTP Basic (RFC 6749 §2.3.1: each form-encoded) and/or the form. */
 function clientCredentials(c: Context, form: Map<string, string>): { id: string; secret: string } {
   let basic: { id: string; secret: string } | undefined;
   const header = c.req.header('authorization');
   if (header && /^basic /i.test(header)) {
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
-    const decode = (s: string) => {
-      try {
-        return decodeURIComponent(s.replace(/\+/g, ' '));
-      } catch {
-        throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
-      }
-    };
-    basic = { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
+    const decoded = decodeUtf8(Buffer.from(header.slice(6).trim(), 'base64'));
+    const colon = decoded?.indexOf(':') ?? -1;
+    if (decoded === undefined || colon < 0) throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
+    basic = { id: formText(decoded.slice(0, colon), 'client_id'), secret: formText(decoded.slice(colon + 1), 'client_secret') };
   }
   const formId = form.get('client_id');
   const formSecret = form.get('client_secret');
@@ -63,54 +75,49 @@ function clientCredentials(c: Context, form: Map<string, string>): { id: string;
   return { id, secret };
 }
 
-function remoteAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown'; // in-memory requests (tests) have no socket
-  }
-}
-
 export interface TokenEndpointOptions {
   tokens: TokenService;
   throttle: FailureThrottle;
   logger: Logger;
+  /** Reverse proxies whose X-Forwarded-For entries are trusted (Config.trustProxy). */
+  trustProxy: number;
 }
 
-export function tokenEndpoints({ tokens, throttle, logger }: TokenEndpointOptions): Hono {
+export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEndpointOptions): Hono {
   const app = new Hono();
 
   /**
-   * Runs a client-authenticated OAuth request with failure throttling: failed client
-   * authentication and bad grants count against the address and the client id.
+   * Runs a client-authenticated OAuth request under the failure throttle (./throttle.ts): the
+   * attempt counts from its start and is settled by how client authentication went.
    */
   async function guarded(c: Context, handle: (form: Map<string, string>, client: AuthenticatedClient) => Promise<Response>) {
-    let keys = [`address:${remoteAddress(c)}`];
+    let outcome: Outcome = 'failed';
+    let settle: ((outcome: Outcome) => void) | undefined;
     try {
       const form = await readForm(c);
       const credentials = clientCredentials(c, form);
-      keys = [...keys, `client:${credentials.id}`];
-      const retryAfter = throttle.retryAfter(keys);
-      if (retryAfter > 0) {
-        return c.json(
-          { error: 'rate_limited', error_description: `too many failed attempts; retry in ${retryAfter} s` },
-          429,
-          { ...NO_STORE, 'Retry-After': String(retryAfter) },
-        );
+      const admission = throttle.begin(clientAddress(c, trustProxy), credentials.id);
+      if (!admission.admitted) {
+        const seconds = admission.retryAfterSeconds;
+        return c.json({ error: 'rate_limited', error_description: `too many failed attempts; retry in ${seconds} s` }, 429, {
+          ...NO_STORE,
+          'Retry-After': String(seconds),
+        });
       }
-      const delay = throttle.delayMs(keys);
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      settle = admission.settle;
+      if (admission.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.delayMs));
       const client = await tokens.authenticateClient(credentials.id, credentials.secret);
-      const response = await handle(form, client);
-      throttle.succeed(keys.slice(1));
-      return response;
+      outcome = 'authenticated';
+      return await handle(form, client);
     } catch (error) {
+      if (isDatabaseUnavailable(error)) outcome = 'abandoned';
       if (!(error instanceof OAuthError)) throw error;
       if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
-        throttle.fail(keys);
         logger.warn({ oauth_error: error.error, reason: error.message }, 'token request refused');
       }
       return oauthError(c, error);
+    } finally {
+      settle?.(outcome);
     }
   }
 

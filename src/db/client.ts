@@ -5,9 +5,12 @@
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type Sqlite from 'better-sqlite3';
+import pg from 'pg';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.ts';
-import { ensureSqliteDirectory, type DatabaseTarget, type Provider } from './url.ts';
+import { postgresReads, sqliteReads, type DataSource } from './reads.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, ensureSqliteDirectory, type DatabaseTarget, type DatabaseTimeouts, type Provider } from './url.ts';
 
 /**
  * Both generated clients come from the same models (prisma/models.prisma), so their model APIs
@@ -21,12 +24,18 @@ export { Prisma } from '../generated/sqlite/client.ts';
 export type PrismaTx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
 
 export interface Database {
+  /** Writes, transactions, and everything outside the data layer's hot reads. */
   prisma: PrismaDb;
   provider: Provider;
+  /** The data layer's reads, on the same pool or connection as Prisma (see ./reads.ts). */
+  reads: DataSource;
   /** SQL statements sent since start (queries and writes; transaction control not counted). */
   readonly statementCount: number;
   close(): Promise<void>;
 }
+
+/** Connections per replica to PostgreSQL. */
+const POOL_SIZE = 10;
 
 const COUNTED_METHODS = new Set<PropertyKey>(['queryRaw', 'executeRaw', 'executeScript']);
 
@@ -50,34 +59,161 @@ function countStatements<T extends object>(target: T, onStatement: () => void): 
   });
 }
 
-function countingFactory(factory: SqlDriverAdapterFactory, onStatement: () => void): SqlDriverAdapterFactory {
+/**
+ * SQLite has one connection, shared by every request. While an interactive transaction is open
+ * on it, a statement from another request would run inside that transaction: committed or
+ * rolled back with it, and seeing its uncommitted rows. Statements outside the transaction wait
+ * until it ends. (The Prisma adapter serialises transactions among themselves, not this.)
+ */
+class TransactionGate {
+  private open: Promise<void> | null = null;
+
+  /** Resolves when no transaction holds the connection. */
+  async whenIdle(): Promise<void> {
+    while (this.open) await this.open;
+  }
+
+  wrap<T extends object>(adapter: T): T {
+    const gate = this;
+    const outside = (run: (...args: unknown[]) => unknown) => async (...args: unknown[]) => {
+      await gate.whenIdle();
+      return run(...args);
+    };
+    return new Proxy(adapter, {
+      get(object, property) {
+        const value = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        if (property === 'queryRaw' || property === 'executeRaw' || property === 'executeScript') return outside(value.bind(object));
+        if (property !== 'startTransaction') return value.bind(object);
+        return async (...args: unknown[]) => {
+          await gate.whenIdle();
+          // Closed before BEGIN runs, so that nothing slips in between.
+          let end!: () => void;
+          gate.open = new Promise((resolve) => (end = resolve));
+          const finish = () => {
+            gate.open = null;
+            end();
+          };
+          let transaction: { commit(): Promise<void>; rollback(): Promise<void> };
+          try {
+            transaction = await value.apply(object, args);
+          } catch (error) {
+            finish();
+            throw error;
+          }
+          return new Proxy(transaction, {
+            get(tx, name) {
+              const member = Reflect.get(tx, name, tx);
+              if (name !== 'commit' && name !== 'rollback') return typeof member === 'function' ? member.bind(tx) : member;
+              return async () => {
+                try {
+                  await member.call(tx);
+                } finally {
+                  finish();
+                }
+              };
+            },
+          });
+        };
+      },
+    });
+  }
+}
+
+/**
+ * Wraps a driver adapter factory so that its connections count statements, and runs a
+ * connection's set-up script (not counted) right after connecting.
+ */
+function countingFactory(
+  factory: SqlDriverAdapterFactory,
+  onStatement: () => void,
+  { setUp, gate, onConnect }: { setUp?: string; gate?: TransactionGate; onConnect?: (adapter: object) => void } = {},
+): SqlDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => countStatements(await factory.connect(), onStatement),
+    connect: async () => {
+      const adapter = await factory.connect();
+      if (setUp) await adapter.executeScript(setUp);
+      onConnect?.(adapter);
+      const counted = countStatements(adapter, onStatement);
+      return gate ? gate.wrap(counted) : counted;
+    },
   };
 }
 
-export function createDatabase(target: DatabaseTarget): Database {
+/**
+ * PostgreSQL pool settings that bound every wait: connecting and waiting for a pooled
+ * connection, the server-side statement timeout, and a client-side read timeout a little longer
+ * than it, which only fires when the server itself stops answering.
+ */
+export function postgresPoolOptions(timeouts: DatabaseTimeouts) {
+  return {
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + 1000,
+    idle_in_transaction_session_timeout: timeouts.statementMs * 2,
+    keepAlive: true,
+  };
+}
+
+/**
+ * SQLite runs in WAL mode (set by the migrator; it persists in the file), where NORMAL
+ * synchronisation is safe against corruption and spares an fsync per commit: a crash of the
+ * machine (not of the process) may lose the last commits.
+ */
+const SQLITE_CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL';
+
+export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
   let statements = 0;
   const onStatement = () => {
     statements += 1;
   };
-  let prisma: PrismaDb;
+  // Waiting to start an interactive transaction is waiting for a connection.
+  const transactionOptions = { maxWait: timeouts.connectMs };
   if (target.provider === 'sqlite') {
     ensureSqliteDirectory(target);
-    const adapter = new PrismaBetterSQLite3({ url: target.sqliteFile!, timeout: 5000 });
-    prisma = new SqliteClient({ adapter: countingFactory(adapter, onStatement) });
-  } else {
-    const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
-    prisma = new PostgresClient({ adapter: countingFactory(adapter, onStatement) }) as unknown as PrismaDb;
+    const gate = new TransactionGate();
+    let connection: Sqlite.Database | undefined;
+    const adapter = new PrismaBetterSQLite3({ url: target.sqliteFile!, timeout: timeouts.statementMs });
+    const prisma = new SqliteClient({
+      adapter: countingFactory(adapter, onStatement, {
+        setUp: SQLITE_CONNECTION_SETUP,
+        gate,
+        // The adapter's better-sqlite3 connection: the data layer reads on it too.
+        onConnect: (a) => (connection = (a as { client: Sqlite.Database }).client),
+      }),
+      transactionOptions,
+    });
+    const connected = async () => {
+      if (!connection) await prisma.$connect();
+      return connection!;
+    };
+    return database(prisma, 'sqlite', sqliteReads(connected, () => gate.whenIdle(), onStatement), () => prisma.$disconnect());
   }
-  return {
-    prisma,
-    provider: target.provider,
-    get statementCount() {
-      return statements;
-    },
-    close: () => prisma.$disconnect(),
-  };
+  // One pool for Prisma and the data layer's reads: one connection budget per replica.
+  const pool = new pg.Pool({ connectionString: target.url, max: POOL_SIZE, ...postgresPoolOptions(timeouts) });
+  // An idle connection that the server ends (a restart, a failover, pg_terminate_backend) is
+  // dropped from the pool by pg, and the next request opens a new one. pg re-emits the error on
+  // the pool, where an unheard 'error' is an uncaught exception that ends the process. Prisma's
+  // adapter listens only while connected: between its $disconnect and the end of pool.end()
+  // (connections closing during shutdown) nobody else would.
+  pool.on('error', () => undefined);
+  const prisma = new PostgresClient({ adapter: countingFactory(new PrismaPg(pool), onStatement), transactionOptions }) as unknown as PrismaDb;
+  return database(prisma, 'postgresql', postgresReads(pool, onStatement), async () => {
+    await prisma.$disconnect();
+    await pool.end();
+  });
+
+  function database(prisma: PrismaDb, provider: Provider, reads: DataSource, close: () => Promise<void>): Database {
+    return {
+      prisma,
+      provider,
+      reads,
+      get statementCount() {
+        return statements;
+      },
+      close,
+    };
+  }
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { ensureSqliteDirectory, type DatabaseTarget, type Provider } from './url.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, ensureSqliteDirectory, type DatabaseTarget, type DatabaseTimeouts, type Provider } from './url.ts';
 
 const PRISMA_ADVISORY_LOCK_KEY = 72707369;
 
@@ -67,16 +67,48 @@ function pendingMigrations(all: Migration[], applied: AppliedMigration[]): Migra
   return all.filter((m) => !done.has(m.name));
 }
 
-/** Applies pending migrations; returns the names of those it applied. */
-export async function migrate(target: DatabaseTarget): Promise<string[]> {
+/**
+ * Applies pending migrations and checks that the database takes writes; returns the names of
+ * the migrations it applied. Every wait is bounded by `timeouts` except the migration
+ * statements themselves, which may legitimately take long on a large database.
+ */
+export async function migrate(target: DatabaseTarget, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Promise<string[]> {
   const migrations = readMigrations(target.provider);
-  return target.provider === 'sqlite' ? migrateSqlite(target, migrations) : migratePostgres(target.url, migrations);
+  try {
+    return target.provider === 'sqlite' ? migrateSqlite(target, migrations, timeouts) : await migratePostgres(target.url, migrations, timeouts);
+  } catch (error) {
+    throw notWritable(error, target.provider) ?? error;
+  }
 }
 
-function migrateSqlite(target: DatabaseTarget, migrations: Migration[]): string[] {
+/** A failure that means the database cannot be written to, said plainly; undefined for any other failure. */
+function notWritable(error: unknown, provider: Provider): DatabaseNotWritableError | undefined {
+  if (error instanceof DatabaseNotWritableError) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  if (provider === 'sqlite' && /^SQLITE_(READONLY|CANTOPEN|PERM)/.test(code ?? '')) {
+    return new DatabaseNotWritableError(`the database does not take writes (${message}): the file and its directory must be writable`);
+  }
+  if (provider === 'postgresql' && code === '25006') return new DatabaseNotWritableError(`the database does not take writes (${message})`);
+  return undefined;
+}
+
+/**
+ * A write that is rolled back: a read-only file, directory or server fails here, at start-up,
+ * rather than on the first request that writes. Any table would do; this one always exists.
+ */
+const WRITE_PROBE = `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, applied_steps_count) VALUES ('write-probe', '', 'write-probe', 0)`;
+
+export class DatabaseNotWritableError extends Error {
+  override name = 'DatabaseNotWritableError';
+}
+
+function migrateSqlite(target: DatabaseTarget, migrations: Migration[], timeouts: DatabaseTimeouts): string[] {
   ensureSqliteDirectory(target);
-  const db = new Sqlite(target.sqliteFile!, { timeout: 10_000 });
+  const db = new Sqlite(target.sqliteFile!, { timeout: Math.max(timeouts.statementMs, 10_000) });
   try {
+    // WAL: readers never wait for the writer, and commits cost no fsync at synchronous=NORMAL
+    // (see db/client.ts). The mode is stored in the file; it needs a writable directory.
+    db.pragma('journal_mode = WAL');
     db.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
       "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
@@ -104,6 +136,14 @@ function migrateSqlite(target: DatabaseTarget, migrations: Migration[]): string[
         applied.push(migration.name);
       }
     }).immediate();
+    try {
+      db.transaction(() => {
+        db.exec(WRITE_PROBE);
+        throw new RolledBack();
+      })();
+    } catch (error) {
+      if (!(error instanceof RolledBack)) throw notWritable(error, 'sqlite') ?? new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`);
+    }
     return applied;
   } finally {
     db.pragma('foreign_keys = ON');
@@ -111,11 +151,29 @@ function migrateSqlite(target: DatabaseTarget, migrations: Migration[]): string[
   }
 }
 
-async function migratePostgres(url: string, migrations: Migration[]): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+class RolledBack extends Error {}
+
+/** One migration's SQL may rewrite big tables: bounded, but generously. */
+const MIGRATION_TIMEOUT_MS = 10 * 60 * 1000;
+
+async function migratePostgres(url: string, migrations: Migration[], timeouts: DatabaseTimeouts): Promise<string[]> {
+  // Another replica may be migrating: wait for its lock, but not forever.
+  const lockWaitMs = Math.max(timeouts.statementMs, 30_000);
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeouts.connectMs,
+    keepAlive: true,
+    // A server that stops answering half-way must not hang start-up: every statement has a
+    // client-side bound (the lock wait is the longest; a migration's own SQL has its own, below).
+    query_timeout: lockWaitMs + timeouts.statementMs,
+  });
+  // pg's connection timeout covers only the TCP and start-up exchange; the first statement is
+  // bounded tighter than the rest, so that a stalled server fails start-up quickly.
+  await withTimeout(client.connect(), timeouts.connectMs, 'connecting timed out');
   try {
+    await withTimeout(client.query(`SET lock_timeout = ${lockWaitMs}`), timeouts.statementMs, 'the server does not answer');
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
+    await client.query('SET lock_timeout = 0');
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
       "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
@@ -126,7 +184,8 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<st
       try {
         await client.query('BEGIN');
         const startedAt = new Date();
-        await client.query(migration.sql);
+        // pg reads a per-statement query_timeout that its types do not declare.
+        await client.query({ text: migration.sql, query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig);
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
            VALUES ($1, $2, now(), $3, $4, 1)`,
@@ -139,9 +198,25 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<st
         throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
       }
     }
+    await client.query('BEGIN');
+    try {
+      await client.query(WRITE_PROBE);
+    } catch (error) {
+      throw notWritable(error, 'postgresql') ?? new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`);
+    } finally {
+      await client.query('ROLLBACK');
+    }
     return applied;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]).catch(() => undefined);
-    await client.end();
+    await withTimeout(client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]), timeouts.statementMs, '').catch(() => undefined);
+    await withTimeout(client.end(), timeouts.statementMs, '').catch(() => undefined);
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -3,6 +3,16 @@ import { dirname, resolve } from 'node:path';
 
 export type Provider = 'sqlite' | 'postgresql';
 
+/** Bounds on waiting for the database; nothing the service does waits longer than these. */
+export interface DatabaseTimeouts {
+  /** Opening a connection, or waiting for a free one from the pool (PostgreSQL). */
+  connectMs: number;
+  /** One statement: PostgreSQL's statement_timeout (and a client-side read timeout), SQLite's busy wait for a lock. */
+  statementMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5000, statementMs: 5000 };
+
 /** What a DATABASE_URL says: which provider, and for SQLite the file it names. */
 export interface DatabaseTarget {
   provider: Provider;
@@ -34,6 +44,14 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
     return { provider: 'postgresql', url };
   }
   throw new Error('must start with file: (SQLite) or postgresql:// (PostgreSQL)');
+}
+
+/** Where a target points, for people (never with credentials). */
+export function describeDatabase(target: DatabaseTarget): string {
+  if (target.provider === 'sqlite') return `SQLite file ${target.sqliteFile}`;
+  const url = new URL(target.url);
+  const host = url.hostname || url.searchParams.get('host') || 'localhost';
+  return `PostgreSQL database ${decodeURIComponent(url.pathname.slice(1)) || '(default)'} on ${host}:${url.port || 5432}`;
 }
 
 /** SQLite creates the file but not its directory. */

@@ -1,3 +1,5 @@
+import type { DomainError } from '../data/errors.ts';
+
 /**
  * Errors that carry their HTTP answer, turned into a response in one place (app.onError).
  * Body shapes are those of the REST contract (rest.md "Error bodies").
@@ -17,6 +19,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'service_unavailable'
   | 'internal_error';
 
 export class HttpError extends Error {
@@ -30,6 +33,28 @@ export class HttpError extends Error {
   }
 }
 
+/** A 404: answered with shape A, its message the `detail`. */
+export class NotFoundError extends Error {}
+
+/**
+ * A data-layer error as the REST layer answers it (rest.md "Error bodies"): not found is shape A,
+ * everything else shape B with the contract's code.
+ */
+export function fromDomainError(error: DomainError): HttpError | NotFoundError {
+  switch (error.kind) {
+    case 'not_found':
+      return new NotFoundError(error.message);
+    case 'bad_input':
+      return new HttpError(400, error.reason ?? 'invalid_attribute', error.message);
+    case 'conflict':
+      return new HttpError(409, 'conflict', error.message);
+    case 'bom_cycle':
+      return new HttpError(409, 'bom_cycle', error.message);
+    case 'forbidden':
+      return new HttpError(403, 'forbidden', error.message);
+  }
+}
+
 /** Shape A, the spec's 404 body; `detail` names what was not found. */
 export function shapeA(status: number, detail: string) {
   return { errors: { status, detail } };
@@ -37,4 +62,22 @@ export function shapeA(status: number, detail: string) {
 
 export function shapeB(status: number, code: ErrorCode, message: string) {
   return { error: { code, http_code: status, message } };
+}
+
+/**
+ * A body over the limit. The connection is closed after the answer: the rest of the body is
+ * never read, so an oversized upload costs no more than the limit.
+ */
+export function payloadTooLarge(maxBytes: number): never {
+  throw new HttpError(413, 'payload_too_large', `the request body exceeds ${maxBytes} bytes`, { Connection: 'close' });
+}
+
+/** Seconds a client is told to wait when the database is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** The answer to a request that met a database outage (db/errors.ts decides what is one). */
+export function serviceUnavailable(): HttpError {
+  return new HttpError(503, 'service_unavailable', 'the database is unavailable; retry later', {
+    'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  });
 }

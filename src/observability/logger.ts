@@ -8,8 +8,19 @@ import type { Config } from '../config.ts';
 
 export type { Logger };
 
+/** Log lines are written in blocks of this size (and at least every FLUSH_INTERVAL_MS): one write per request line cost about a twentieth of a small request. */
+const BUFFER_BYTES = 4096;
+export const FLUSH_INTERVAL_MS = 1000;
+
 export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
-  const stream = destination ?? (process.stdout.isTTY ? pretty({ sync: true, colorize: true }) : pino.destination({ sync: true }));
+  let stream = destination;
+  if (!stream && process.stdout.isTTY) stream = pretty({ sync: true, colorize: true });
+  if (!stream) {
+    const buffered = pino.destination({ sync: false, minLength: BUFFER_BYTES });
+    // Whatever way the process ends, the last lines are written out.
+    process.once('exit', () => buffered.flushSync());
+    stream = buffered;
+  }
   return pino(
     {
       level,

@@ -8,6 +8,8 @@ export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
+  graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
+  graphqlDuration: Histogram<'operation' | 'type'>;
 }
 
 export function createMetrics(db: Database): Metrics {
@@ -26,6 +28,19 @@ export function createMetrics(db: Database): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  const graphqlOperations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations, by operation name, type (query, mutation; unknown when refused unparsed) and outcome (ok, error, rejected before running)',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers: [registry],
+  });
+  const graphqlDuration = new Histogram({
+    name: 'graphql_operation_duration_seconds',
+    help: 'Time to execute GraphQL operations (parse, validate, execute), by operation name and type',
+    labelNames: ['operation', 'type'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
   new Counter({
     name: 'db_statements_total',
     help: 'SQL statements the data layer has sent to the database (transaction control not counted)',
@@ -36,5 +51,5 @@ export function createMetrics(db: Database): Metrics {
       this.inc(db.statementCount);
     },
   });
-  return { registry, httpRequests, httpDuration };
+  return { registry, httpRequests, httpDuration, graphqlOperations, graphqlDuration };
 }

@@ -6,7 +6,8 @@ import type { Attribute, AttributeType, Relationship, RelationshipOperation, Res
 type AttributeOptions = Partial<Omit<Attribute, 'type'>>;
 
 function attribute(type: AttributeType, options: AttributeOptions = {}): Omit<Attribute, 'column'> & { column?: string } {
-  return { type, write: 'client', required: false, unique: false, ...options };
+  const nullable = !options.required && type !== 'boolean' && options.write !== 'server';
+  return { type, write: 'client', required: false, unique: false, nullable, ...options };
 }
 
 export const attr = {
@@ -17,7 +18,7 @@ export const attr = {
   localized: (o?: AttributeOptions) => attribute('localized', o),
   object: (fields: Record<string, 'string' | 'decimal' | 'boolean'>, o?: AttributeOptions) => attribute({ object: fields }, o),
   /** `modified_date` / `created_date`: set by the server on every write (or on create). */
-  serverDate: () => attribute('datetime', { write: 'server' }),
+  serverDate: () => attribute('datetime', { write: 'server', nullable: false }),
 };
 
 /** Fills in each attribute's storage column (its own name unless given). */
@@ -25,7 +26,7 @@ export function attributes(defs: Record<string, ReturnType<typeof attribute>>): 
   return Object.fromEntries(Object.entries(defs).map(([name, a]) => [name, { ...a, column: a.column ?? name }]));
 }
 
-type RelOptions = Partial<Pick<Relationship, 'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases'>>;
+type RelOptions = Partial<Pick<Relationship, 'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases' | 'relatedIncludes'>>;
 
 const TO_ONE_OPS: readonly RelationshipOperation[] = ['get', 'set', 'related'];
 const TO_MANY_OPS: readonly RelationshipOperation[] = ['get', 'add', 'replace', 'remove', 'related'];
@@ -52,7 +53,7 @@ export function toOne(
 export function toManyJoin(
   name: string,
   target: string,
-  join: { model: string; ownColumn: string; targetColumn: string; targetRelation: string },
+  join: { model: string; table: string; ownColumn: string; targetColumn: string; targetRelation: string },
   operations: readonly RelationshipOperation[] = TO_MANY_OPS,
   options: RelOptions = {},
 ): Relationship {
@@ -63,6 +64,7 @@ export function toManyJoin(
       kind: 'join',
       relation: name,
       joinModel: join.model,
+      joinTable: join.table,
       ownColumn: join.ownColumn,
       targetColumn: join.targetColumn,
       targetRelation: join.targetRelation,

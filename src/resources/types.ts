@@ -15,6 +15,10 @@ export interface Attribute {
   required: boolean;
   /** Unique among the resources of this type (where not null). */
   unique: boolean;
+  /** May be null (the column allows it). Flags are never null: they have a default. */
+  nullable: boolean;
+  /** Must be greater than zero (a structure's batch quantity, which explosions divide by). */
+  positive?: boolean;
   /**
    * Storage: the Prisma field, or for `localized` and `object` types the prefix of the fields
    * (`<column>_nl`, `<column>_<field>`). Defaults to the attribute's name.
@@ -37,7 +41,7 @@ export type RelationshipOperation = 'get' | 'set' | 'related' | 'add' | 'replace
 export type RelationshipStorage =
   | { kind: 'foreignKey'; column: string; relation: string }
   | { kind: 'inverse'; relation: string; targetColumn: string }
-  | { kind: 'join'; relation: string; joinModel: string; ownColumn: string; targetColumn: string; targetRelation: string }
+  | { kind: 'join'; relation: string; joinModel: string; joinTable: string; ownColumn: string; targetColumn: string; targetRelation: string }
   | { kind: 'children'; relation: string; targetColumn: string };
 
 export interface Relationship {
@@ -55,10 +59,12 @@ export interface Relationship {
    * to use instead. Changing the relationship inside an UPDATE body is refused the same way.
    */
   forbidden?: { operations: readonly RelationshipOperation[]; message: string };
-  /** Deprecation note, e.g. for suppliers' buyer and key_user. */
-  deprecated?: string;
+  /** Deprecated by the spec (suppliers' buyer and key_user), with the relationship that replaces it. */
+  deprecated?: { replacedBy: string };
   /** Extra `include` values REL-GET accepts besides the relationship's name. */
   includeAliases?: readonly string[];
+  /** `include` values RELATED-GET takes (relationships of the target), where the spec documents any. */
+  relatedIncludes?: readonly string[];
 }
 
 export type ResourceOperation = 'list' | 'add' | 'get' | 'update';
@@ -92,6 +98,38 @@ export interface ResourceDefinition {
   forbidden?: { operations: readonly ResourceOperation[]; message: string };
   /** LIST query parameters, by parameter name as the spec spells it. */
   filters: Record<string, Filter>;
-  /** Allowed `include` values per operation, and aliases mapping a spelling to a relationship. */
-  includes: { list: readonly string[]; get: readonly string[]; aliases?: Record<string, string> };
+  /**
+   * Allowed `include` values of LIST and of GET (ADD and UPDATE answer like GET), with the other
+   * spellings the spec documents for one operation, mapped to the relationship they name; and
+   * the relationships an UPDATE answer always includes (the spec shows a structure's items).
+   */
+  includes: {
+    list: readonly string[];
+    get: readonly string[];
+    aliases?: { list?: Record<string, string>; get?: Record<string, string> };
+    update?: readonly string[];
+  };
+  /**
+   * Links the spec does not list but a user expects from this side: the resources of another type
+   * whose to-one relationship points here (a product's structure items elsewhere, a group's
+   * products). GraphQL only; by name (snake_case, as the spec would spell it).
+   */
+  reverseLinks?: Record<string, ReverseLink>;
+  /**
+   * The resource this one belongs to, through a foreign key the spec does not list as a
+   * relationship: a structure's product, an item's structure. GraphQL only, by name.
+   */
+  ownerLinks?: Record<string, OwnerLink>;
+}
+
+/** A to-one link to the owning resource, stored in `column` of this resource's table. */
+export interface OwnerLink {
+  target: string;
+  column: string;
+}
+
+/** The resources of `type` whose to-one `relationship` (a foreign key) points at this resource. */
+export interface ReverseLink {
+  type: string;
+  relationship: string;
 }

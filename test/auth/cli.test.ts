@@ -13,6 +13,12 @@ describe('client command line', () => {
   });
   afterAll(async () => database?.drop());
 
+  it('says which database it uses, never with its credentials', async () => {
+    const result = await runScript('src/auth/cli.ts', ['list'], { DATABASE_URL: 'postgresql://user:pw@db.example:6543/masterdata', DATABASE_CONNECT_TIMEOUT_MS: '200' });
+    expect(result.stderr).toContain('client: using the PostgreSQL database masterdata on db.example:6543');
+    expect(result.stderr).not.toContain('pw');
+  });
+
   it('create --json prints only {client_id, client_secret}; the secret is stored hashed', async () => {
     const result = await run('create', '--name', 'erp', '--scopes', 'read,write', '--json');
     expect(result.code).toBe(0);
@@ -20,12 +26,14 @@ describe('client command line', () => {
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]!);
     expect(Object.keys(created)).toEqual(['client_id', 'client_secret']);
+    // Which database it wrote to goes to stderr, so --json output stays machine-readable.
+    expect(result.stderr).toContain(`client: using the SQLite file ${database.target.sqliteFile}`);
     const db = createDatabase(database.target);
     try {
       const row = await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: created.client_id } });
       expect(row.scopes).toBe('read write');
       expect(row.secret_hash).not.toContain(created.client_secret);
-      expect(await verifySecret(created.client_secret, row.secret_hash)).toBe(true);
+      expect(await verifySecret(created.client_secret, row.secret_hash)).toBe('valid');
     } finally {
       await db.close();
     }

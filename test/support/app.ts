@@ -1,5 +1,5 @@
 /** An app over a real database, with its log lines captured. */
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -12,6 +12,8 @@ export interface TestApp {
   /** The raw log output, for asserting what must never appear. */
   rawLogs(): string;
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** A request as if from a socket at `address` (the in-memory request has none of its own). */
+  requestFrom(address: string, path: string, init?: RequestInit): Promise<Response>;
 }
 
 export function testApp(
@@ -33,5 +35,11 @@ export function testApp(
     logs: () => raw.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
     rawLogs: () => raw,
     request: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init))),
+    requestFrom: (address, path, init) => {
+      // What the Node server hands the app: the incoming message (a stream of the body) and its socket.
+      const body = init?.body === undefined || init.body === null ? [] : [Buffer.from(String(init.body))];
+      const incoming = Object.assign(Readable.from(body), { socket: { remoteAddress: address } });
+      return Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init), { incoming }));
+    },
   };
 }

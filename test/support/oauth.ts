@@ -15,12 +15,13 @@ export class TestClock implements Clock {
 
 export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
-export function postForm(t: TestApp, path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  return t.request(path, {
+export function postForm(t: TestApp, path: string, form: Record<string, string>, headers: Record<string, string> = {}, address?: string) {
+  const init = {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form).toString(),
-  });
+  };
+  return address ? t.requestFrom(address, path, init) : t.request(path, init);
 }
 
 export interface Client {
@@ -28,8 +29,8 @@ export interface Client {
   client_secret: string;
 }
 
-export function tokenRequest(t: TestApp, client: Client, form: Record<string, string>) {
-  return postForm(t, '/oauth/token.php', form, { Authorization: basic(client.client_id, client.client_secret) });
+export function tokenRequest(t: TestApp, client: Client, form: Record<string, string>, address?: string) {
+  return postForm(t, '/oauth/token.php', form, { Authorization: basic(client.client_id, client.client_secret) }, address);
 }
 
 export async function getTokens(t: TestApp, client: Client, scope?: string) {

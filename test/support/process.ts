@@ -1,6 +1,7 @@
 /** Runs the service (or a script) as a real process, as a user would. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CONFIG_VARIABLES } from '../../src/config.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -14,7 +15,7 @@ export interface Finished {
 /** Environment for a child: the parent's, minus anything that would configure the service. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO_DATA', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) delete base[key];
+  for (const key of CONFIG_VARIABLES) delete base[key];
   return { ...base, ...env };
 }
 
@@ -45,10 +46,17 @@ export interface RunningService {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Starts `src/main.ts` on a free port and resolves once it logs that it listens. */
-export function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+/**
+ * Starts the service on a free port and resolves once it logs that it listens: `src/main.ts`
+ * directly, or with `viaNpm` through `npm start`, the README's run command (signals then go to npm).
+ */
+export function startService(env: Record<string, string>, { timeoutMs = 60_000, viaNpm = false } = {}): Promise<RunningService> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, 'src/main.ts'], { cwd: ROOT, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
+    // As `npm start` runs it: node with tsx's loader, one process. (tsx's CLI would put a process
+    // of its own in between, which SIGKILLs the service when it does not confirm a relayed
+    // signal within 60 ms: a busy machine then sees exit code 143 instead of a drain.)
+    const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+    const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {

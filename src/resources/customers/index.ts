@@ -33,18 +33,21 @@ export const customers: ResourceDefinition = {
     address: toOne('address', 'addresses', operations.toOne, CANNOT_BE_REMOVED),
     commercial_resolve_responsible_users: toManyJoin('commercial_resolve_responsible_users', 'users', {
       model: 'customerCommercialResolveResponsibleUser',
+      table: 'customer_commercial_resolve_responsible_users',
       ownColumn: 'customer_id',
       targetColumn: 'user_id',
       targetRelation: 'user',
     }),
     inform_on_complaint_users: toManyJoin('inform_on_complaint_users', 'users', {
       model: 'customerInformOnComplaintUser',
+      table: 'customer_inform_on_complaint_users',
       ownColumn: 'customer_id',
       targetColumn: 'user_id',
       targetRelation: 'user',
     }),
     inform_on_complaint_functions: toManyJoin('inform_on_complaint_functions', 'function_corporate_groups', {
       model: 'customerInformOnComplaintFunction',
+      table: 'customer_inform_on_complaint_functions',
       ownColumn: 'customer_id',
       targetColumn: 'function_corporate_group_id',
       targetRelation: 'function_corporate_group',
@@ -65,9 +68,10 @@ export const customers: ResourceDefinition = {
       'inform_on_complaint_functions',
     ],
     get: ['customer_type', 'language', 'currency', 'account_manager', 'customer_service_manager', 'address'],
-    // The spec's LIST operation spells it so; accepted as a synonym.
-    aliases: { customer_service_mananger: 'customer_service_manager' },
+    // The spec's LIST operation spells it so; accepted there as a synonym.
+    aliases: { list: { customer_service_mananger: 'customer_service_manager' } },
   },
+  reverseLinks: { customer_products: { type: 'customer_products', relationship: 'customer' } },
 };
 
 export const customerProducts: ResourceDefinition = {

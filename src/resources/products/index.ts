@@ -32,7 +32,8 @@ export const products: ResourceDefinition = {
   relationships: {
     // The spec lists no REL-SET for unit: it is set on ADD and UPDATE only.
     unit: toOne('unit', 'units', ['get', 'related'], { removable: false, required: true }),
-    product_group: toOne('product_group', 'product_groups'),
+    // RELATED-GET documents `include` = type: the group with its type.
+    product_group: toOne('product_group', 'product_groups', operations.toOne, { relatedIncludes: ['type'] }),
     product_structure: {
       target: 'product_structures',
       cardinality: 'to-one',
@@ -40,10 +41,12 @@ export const products: ResourceDefinition = {
       removable: false,
       required: false,
       operations: ['get', 'related'],
+      // RELATED-GET documents `include` = items: the structure with its items.
+      relatedIncludes: ['items'],
       forbidden: {
         operations: ['set'],
         message:
-          "a product's structure cannot be linked; add one with POST /products/{id}/product_structure and change its items through /product_structures/{id}",
+          "a product's structure cannot be linked: add one through the product (POST /products/{id}/product_structure, or createProductStructure in GraphQL) and change its items through the structure",
       },
     },
     brand: toOne('brand', 'brands'),
@@ -65,6 +68,10 @@ export const products: ResourceDefinition = {
   includes: {
     list: ['unit', 'product_group', 'product_structure', 'brand', 'production_line', 'preferred_supplier'],
     get: ['unit', 'product_group', 'product_structure', 'brand', 'production_line'],
+  },
+  reverseLinks: {
+    customer_products: { type: 'customer_products', relationship: 'product' },
+    used_in: { type: 'product_structure_items', relationship: 'product' },
   },
 };
 
@@ -106,6 +113,7 @@ export const productGroups: ResourceDefinition = {
     product_group_type_id: { kind: 'integer', column: 'type_id' },
   },
   includes: { list: ['type'], get: ['type'] },
+  reverseLinks: { products: { type: 'products', relationship: 'product_group' } },
 };
 
 export const productGroupTypes = lookup(

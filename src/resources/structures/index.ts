@@ -1,5 +1,5 @@
 /** Bills of material: product structures, their items, item types and calculation methods. */
-import { ALL_RESOURCE_OPERATIONS, attr, attributes, lookup, operations, toOne } from '../define.ts';
+import { attr, attributes, lookup, operations, toOne } from '../define.ts';
 import type { ResourceDefinition } from '../types.ts';
 
 export const productStructures: ResourceDefinition = {
@@ -7,7 +7,7 @@ export const productStructures: ResourceDefinition = {
   model: 'productStructure',
   group: 'structures',
   attributes: attributes({
-    quantity: attr.decimal(),
+    quantity: attr.decimal({ nullable: false, positive: true }),
     modified_date: attr.serverDate(),
   }),
   relationships: {
@@ -22,18 +22,20 @@ export const productStructures: ResourceDefinition = {
       operations: ['get', 'replace', 'remove', 'related'],
       forbidden: {
         operations: ['add'],
-        message: 'items cannot be linked by identifier; add them with POST /product_structures/{id}/items',
+        message: 'items cannot be linked by identifier: add them through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
       },
     },
   },
   operations: ['list', 'get', 'update'],
   forbidden: {
     operations: ['add'],
-    message: "a product structure is added through its product: POST /products/{id}/product_structure",
+    message: 'a product structure is added through its product (POST /products/{id}/product_structure, or createProductStructure in GraphQL)',
   },
   filters: { modified_after: { kind: 'after', column: 'modified_date' } },
-  // GET documents `type` as an include value; it is taken as a harmless alias of `items`.
-  includes: { list: ['items'], get: ['items'], aliases: { type: 'items' } },
+  // GET documents `type` as an include value; it is taken as a harmless alias of `items`. The
+  // spec shows UPDATE answering with the items included.
+  includes: { list: ['items'], get: ['items'], aliases: { get: { type: 'items' } }, update: ['items'] },
+  ownerLinks: { product: { target: 'products', column: 'product_id' } },
 };
 
 export const productStructureItems: ResourceDefinition = {
@@ -70,13 +72,14 @@ export const productStructureItems: ResourceDefinition = {
   operations: ['list', 'get', 'update'],
   forbidden: {
     operations: ['add'],
-    message: 'structure items are added through their structure: POST /product_structures/{id}/items',
+    message: 'structure items are added through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
   },
   filters: {},
   includes: {
     list: ['product', 'unit', 'type', 'calculation_method'],
     get: ['product', 'unit', 'type', 'calculation_method'],
   },
+  ownerLinks: { product_structure: { target: 'product_structures', column: 'product_structure_id' } },
 };
 
 export const productStructureItemTypes = lookup(

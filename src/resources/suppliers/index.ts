@@ -2,7 +2,7 @@
 import { ALL_RESOURCE_OPERATIONS, attr, attributes, lookup, operations, toManyJoin, toOne } from '../define.ts';
 import type { ResourceDefinition } from '../types.ts';
 
-const DEPRECATED = 'deprecated: use evaluation_role_users';
+const DEPRECATED = { replacedBy: 'evaluation_role_users' };
 
 export const suppliers: ResourceDefinition = {
   type: 'suppliers',
@@ -27,6 +27,7 @@ export const suppliers: ResourceDefinition = {
   relationships: {
     types: toManyJoin('types', 'supplier_types', {
       model: 'supplierTypeLink',
+      table: 'supplier_supplier_types',
       ownColumn: 'supplier_id',
       targetColumn: 'supplier_type_id',
       targetRelation: 'supplier_type',
@@ -40,6 +41,7 @@ export const suppliers: ResourceDefinition = {
       'supplier_evaluation_role_users',
       {
         model: 'supplierEvaluationRoleUserLink',
+      table: 'supplier_evaluation_role_user_links',
         ownColumn: 'supplier_id',
         targetColumn: 'supplier_evaluation_role_user_id',
         targetRelation: 'supplier_evaluation_role_user',
@@ -52,13 +54,13 @@ export const suppliers: ResourceDefinition = {
     commercial_resolve_responsible_users: toManyJoin(
       'commercial_resolve_responsible_users',
       'users',
-      { model: 'supplierCommercialResolveResponsibleUser', ownColumn: 'supplier_id', targetColumn: 'user_id', targetRelation: 'user' },
+      { model: 'supplierCommercialResolveResponsibleUser', table: 'supplier_commercial_resolve_responsible_users', ownColumn: 'supplier_id', targetColumn: 'user_id', targetRelation: 'user' },
       [],
     ),
     inform_on_complaint_users: toManyJoin(
       'inform_on_complaint_users',
       'users',
-      { model: 'supplierInformOnComplaintUser', ownColumn: 'supplier_id', targetColumn: 'user_id', targetRelation: 'user' },
+      { model: 'supplierInformOnComplaintUser', table: 'supplier_inform_on_complaint_users', ownColumn: 'supplier_id', targetColumn: 'user_id', targetRelation: 'user' },
       [],
     ),
   },
@@ -68,6 +70,7 @@ export const suppliers: ResourceDefinition = {
     list: ['types', 'currency', 'buyer', 'key_user', 'address', 'commercial_resolve_responsible_users', 'inform_on_complaint_users'],
     get: ['types', 'currency', 'buyer', 'key_user', 'address', 'commercial_resolve_responsible_users', 'inform_on_complaint_users'],
   },
+  reverseLinks: { products: { type: 'products', relationship: 'preferred_supplier' } },
 };
 
 export const supplierTypes = lookup(

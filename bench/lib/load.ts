@@ -1,0 +1,112 @@
+/**
+ * One timed run: autocannon (as a library, in this process) against one server with one request,
+ * plus what the server did meanwhile: SQL statements (delta of db_statements_total) and peak RSS.
+ */
+import autocannon from 'autocannon';
+import type { HttpRequest } from './targets.ts';
+import { statementCount, watchMemory, type RunningServer } from './servers.ts';
+
+export interface LoadOptions {
+  server: RunningServer;
+  request: HttpRequest;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  bodyOk?: (body: string) => boolean;
+}
+
+export interface RunResult {
+  /** Responses received. */
+  requests: number;
+  durationS: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  /** Connection errors and timeouts, non-2xx responses, and bodies that failed the body check. */
+  errors: number;
+  non2xx: number;
+  mismatches: number;
+  /** db_statements_total delta / requests sent (in-flight requests included, see timedRun). */
+  statementsPerRequest: number;
+  /** MB; undefined where /proc cannot be read. */
+  peakRssMb: number | undefined;
+}
+
+export async function timedRun({ server, request, connections, duration, bodyOk }: LoadOptions): Promise<RunResult> {
+  const statementsBefore = await statementCount(server);
+  const memory = watchMemory(server.pid);
+  const result = await autocannon({
+    url: `${server.baseUrl}${request.path}`,
+    connections,
+    duration,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    // Body checks are only for GraphQL (see Target.bodyOk).
+    ...(bodyOk ? { verifyBody: (body: string | Buffer | undefined) => bodyOk(String(body ?? '')) } : {}),
+  });
+  const peakRssMb = memory.stop();
+  // Requests still in flight when autocannon stops are sent but never counted as responses; the
+  // server finishes them anyway. Wait for the counter to settle and divide by requests sent.
+  let statementsAfter = await statementCount(server);
+  for (let settled = false, tries = 0; !settled && tries < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await statementCount(server);
+    settled = now === statementsAfter;
+    statementsAfter = now;
+  }
+  const requests = result.requests.total;
+  const sent = result.requests.sent;
+  return {
+    requests,
+    durationS: result.duration,
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.mismatches,
+    non2xx: result.non2xx,
+    mismatches: result.mismatches,
+    statementsPerRequest: sent > 0 ? (statementsAfter - statementsBefore) / sent : 0,
+    peakRssMb,
+  };
+}
+
+export interface FetchedAnswer {
+  status: number;
+  bytes: number;
+  body: unknown;
+  text: string;
+}
+
+export async function fetchOnce(server: RunningServer, request: HttpRequest): Promise<FetchedAnswer> {
+  const res = await fetch(`${server.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, bytes: Buffer.byteLength(text), body, text };
+}
+
+/**
+ * Statements per request measured exactly: `count` requests one after another, nothing else
+ * running, divided into the counter's delta.
+ */
+export async function statementProbe(server: RunningServer, request: HttpRequest, count: number): Promise<number> {
+  const before = await statementCount(server);
+  for (let i = 0; i < count; i++) {
+    const answer = await fetchOnce(server, request);
+    if (answer.status < 200 || answer.status > 299) throw new Error(`statement probe: status ${answer.status}`);
+  }
+  return ((await statementCount(server)) - before) / count;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

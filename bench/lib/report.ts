@@ -1,0 +1,140 @@
+/**
+ * The run's results: one record per (dataset, case, target), printed as a table, written as JSON
+ * and drawn as an SVG chart (hand-written: one row of bars per case, each row scaled to its own
+ * fastest target, since W0 and W2 differ by two orders of magnitude).
+ */
+import type { RunResult } from './load.ts';
+import type { TargetName } from './targets.ts';
+
+export interface Measurement {
+  dataset: string;
+  case: string;
+  title: string;
+  target: TargetName;
+  /**
+   * verified (answers checked, not timed: --verify-only); measured; skipped (the case does not
+   * apply to the target); failed (verification or a run failed).
+   */
+  status: 'verified' | 'measured' | 'skipped' | 'failed';
+  reason?: string;
+  /** Size of one answer, bytes. */
+  responseBytes?: number;
+  /** Statements per request, exact: sequential requests, counter delta / requests. */
+  statementsPerRequest?: number;
+  rounds: RunResult[];
+  /** Medians over the rounds (peak RSS: the maximum); errors: summed. */
+  summary?: {
+    rps: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    statementsPerRequestUnderLoad: number;
+    peakRssMb: number | undefined;
+  };
+  /** Our median req/s over the peer's on the same dataset and case (> 1: we are faster). */
+  ratioToPeer?: number;
+}
+
+export interface Report {
+  meta: Record<string, unknown>;
+  datasets: { id: string; provider: string; scale: number; database: string; cases: { key: string; title: string; params: unknown }[] }[];
+  measurements: Measurement[];
+}
+
+const fmt = (value: number | undefined, digits = 0) =>
+  value === undefined || Number.isNaN(value) ? '-' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** Fixed-width text table, one line per measurement. */
+export function formatTable(measurements: Measurement[]): string {
+  const header = ['dataset', 'case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'stmts/req', 'peak RSS MB', 'KB/resp', 'vs peer'];
+  const rows = measurements.map((m) => {
+    if (m.status === 'skipped' || m.status === 'failed') return [m.dataset, m.case, m.target, `${m.status}: ${m.reason ?? ''}`];
+    const s = m.summary;
+    const stmts = m.statementsPerRequest;
+    return [
+      m.dataset,
+      m.case,
+      m.target,
+      fmt(s?.rps, s && s.rps < 100 ? 1 : 0),
+      fmt(s?.p50, 1),
+      fmt(s?.p99, 1),
+      fmt(s?.errors),
+      fmt(stmts, stmts !== undefined && Number.isInteger(stmts) ? 0 : 2),
+      fmt(s?.peakRssMb),
+      fmt(m.responseBytes === undefined ? undefined : m.responseBytes / 1024, 1),
+      m.ratioToPeer === undefined ? '' : `${m.ratioToPeer.toFixed(2)}x`,
+    ];
+  });
+  // Status rows (skipped, failed) hold a reason in the fourth cell: it does not size that column.
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.filter((r) => i < 3 || r.length > 4).map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.length <= 4
+      ? cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join('  ')
+      : cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const COLOURS: Record<TargetName, string> = { postgraphile: '#7a7a7a', graphql: '#2f6db5', rest: '#d9822b' };
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+}
+
+/** Grouped horizontal bars: one group per (dataset, case), one bar per measured target. */
+export function renderSvg(report: Report, subtitle: string): string {
+  const measured = report.measurements.filter((m) => m.status === 'measured' && m.summary);
+  const groups = new Map<string, Measurement[]>();
+  for (const m of measured) {
+    const key = `${m.dataset} ${m.case}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  const width = 1100;
+  const labelWidth = 240;
+  const barMax = 280;
+  const textX = labelWidth + barMax + 10;
+  const barHeight = 16;
+  const gap = 4;
+  const groupGap = 18;
+  let y = 78;
+  const parts: string[] = [];
+  for (const [key, members] of groups) {
+    const top = y;
+    const best = Math.max(...members.map((m) => m.summary!.rps));
+    parts.push(`<text x="12" y="${top + 12}" class="group">${escapeXml(key)}</text>`);
+    // The workload's title, wrapped into lines of about 38 characters.
+    const words = members[0]!.title.split(' ');
+    const lines: string[] = [''];
+    for (const word of words) {
+      if (`${lines.at(-1)} ${word}`.trim().length > 38) lines.push(word);
+      else lines[lines.length - 1] = `${lines.at(-1)} ${word}`.trim();
+    }
+    lines.forEach((line, i) => parts.push(`<text x="12" y="${top + 27 + i * 13}" class="title">${escapeXml(line)}</text>`));
+    for (const m of members) {
+      const s = m.summary!;
+      const length = Math.max(1, (s.rps / best) * barMax);
+      const stmts = m.statementsPerRequest === undefined ? '' : `, ${fmt(m.statementsPerRequest, Number.isInteger(m.statementsPerRequest) ? 0 : 2)} stmt/req`;
+      const ratio = m.ratioToPeer === undefined ? '' : `, ${m.ratioToPeer.toFixed(2)}x peer`;
+      const rss = s.peakRssMb === undefined ? '' : `, ${fmt(s.peakRssMb)} MB`;
+      const label = `${m.target}: ${fmt(s.rps, s.rps < 100 ? 1 : 0)} req/s, p50 ${fmt(s.p50, 1)} ms, p99 ${fmt(s.p99, 1)} ms${stmts}${rss}${ratio}${s.errors ? `, ${s.errors} errors` : ''}`;
+      parts.push(`<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" fill="${COLOURS[m.target]}"/>`);
+      parts.push(`<text x="${textX}" y="${y + 12}">${escapeXml(label)}</text>`);
+      y += barHeight + gap;
+    }
+    y = Math.max(y, top + 27 + lines.length * 13) + groupGap;
+  }
+  const legend = (Object.keys(COLOURS) as TargetName[])
+    .filter((t) => measured.some((m) => m.target === t))
+    .map((t, i) => `<rect x="${12 + i * 140}" y="48" width="12" height="12" fill="${COLOURS[t]}"/><text x="${30 + i * 140}" y="58">${t}</text>`)
+    .join('');
+  const height = y + 10;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    '<style>.group{font-weight:bold;font-size:12px}.title{fill:#555}.head{font-size:15px;font-weight:bold}</style>',
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="12" y="22" class="head">Throughput per workload (bars scaled to the fastest target of each row)</text>`,
+    `<text x="12" y="38" class="title">${escapeXml(subtitle)}</text>`,
+    legend,
+    ...parts,
+    '</svg>',
+  ].join('\n');
+}

@@ -1,0 +1,239 @@
+/**
+ * The servers under test, each a child process of the runner started with the same Node binary:
+ * the PostGraphile peer (peer/postgraphile.mjs) and our server (src/main.ts, as production runs
+ * it). Both expose `db_statements_total` on GET /metrics; memory is read from /proc/<pid>.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { BENCH_DIR, ROOT_DIR, type Dataset } from './databases.ts';
+
+export type ServerKind = 'postgraphile' | 'ours';
+
+export interface RunningServer {
+  kind: ServerKind;
+  dataset: Dataset;
+  baseUrl: string;
+  /** The server's own process (not a wrapper): its memory is what is measured. */
+  pid: number;
+  /** Headers every request to this server carries (ours: the bearer token). */
+  headers: Record<string, string>;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  dataset: Dataset;
+  /** Directory for the server's stdout and stderr. */
+  logDir: string;
+  poolSize: number;
+}
+
+/** A free TCP port on 127.0.0.1 (asked of the OS, then released for the child to take). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function tail(file: string, lines = 15): string {
+  if (!existsSync(file)) return '';
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/** Spawns `node <args>` with output to a log file; rejects if it exits before `ready` resolves. */
+async function launch(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  ready: () => Promise<boolean>,
+): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited: string | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = `exited (${signal ?? code})`;
+      resolve();
+    }),
+  );
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (exited) throw new Error(`${name} ${exited} while starting; ${logFile}:\n${tail(logFile)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} not ready after 120 s; ${logFile}:\n${tail(logFile)}`);
+    }
+    if (await ready().catch(() => false)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const stop = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exit;
+    clearTimeout(timer);
+  };
+  return { child, stop };
+}
+
+/** PostGraphile 5 on a PostgreSQL dataset, production mode, NODE_ENV=production. */
+export async function startPostGraphile({ dataset, logDir, poolSize }: StartOptions): Promise<RunningServer> {
+  if (dataset.provider !== 'postgresql') throw new Error('PostGraphile serves PostgreSQL only');
+  const entry = join(BENCH_DIR, 'peer', 'postgraphile.mjs');
+  if (!existsSync(join(BENCH_DIR, 'node_modules', 'postgraphile'))) {
+    throw new Error('PostGraphile is not installed: run `npm --prefix bench ci` first');
+  }
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const logFile = join(logDir, `${dataset.id}-postgraphile.log`);
+  const { child, stop } = await launch(
+    'PostGraphile',
+    ['--require', join(BENCH_DIR, 'polyfill.cjs'), entry, '--database-url', dataset.url, '--port', String(port), '--pool-size', String(poolSize)],
+    { ...process.env, NODE_ENV: 'production' },
+    logFile,
+    async () => {
+      const res = await fetch(`${baseUrl}/graphql`, {
+        signal: AbortSignal.timeout(5000),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      return res.ok;
+    },
+  );
+  return { kind: 'postgraphile', dataset, baseUrl, pid: child.pid!, headers: {}, logFile, stop };
+}
+
+/** Runs one of the project's CLIs (`node --import tsx <script> ...`) and returns its stdout. */
+function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} ${args[0]} exited with ${code}: ${err.trim()}`))));
+  });
+}
+
+/**
+ * Our server as production runs it: `node --import tsx src/main.ts` (what `npm start` runs, without
+ * the tsx wrapper process, so that the measured pid is the server), auth on with a real token from
+ * the token endpoint, logs at info (to a file), metrics on, no demo data. The API client is created
+ * with the project's CLI for this run and revoked when the server stops.
+ */
+export async function startOurs({ dataset, logDir }: StartOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: dataset.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    SEED_DEMO_DATA: 'false',
+  };
+  const created = JSON.parse(await runCli('src/auth/cli.ts', ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read', '--json'], env)) as {
+    client_id: string;
+    client_secret: string;
+  };
+  const revoke = () => runCli('src/auth/cli.ts', ['revoke', created.client_id], env).then(() => undefined);
+  const logFile = join(logDir, `${dataset.id}-ours.log`);
+  let launched: Awaited<ReturnType<typeof launch>>;
+  try {
+    launched = await launch('our server', ['--import', 'tsx', 'src/main.ts'], env, logFile, async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok);
+  } catch (error) {
+    await revoke().catch(() => undefined);
+    throw error;
+  }
+  const stop = async () => {
+    await launched.stop();
+    await revoke().catch((e: Error) => console.error(`could not revoke bench API client: ${e.message}`));
+  };
+  try {
+    const res = await fetch(`${baseUrl}/oauth/token.php`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${created.client_id}:${created.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    const token = (await res.json()) as { access_token?: string };
+    if (!res.ok || !token.access_token) throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
+    return { kind: 'ours', dataset, baseUrl, pid: launched.child.pid!, headers: { authorization: `Bearer ${token.access_token}` }, logFile, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export function startServer(kind: ServerKind, options: StartOptions): Promise<RunningServer> {
+  mkdirSync(options.logDir, { recursive: true });
+  return kind === 'postgraphile' ? startPostGraphile(options) : startOurs(options);
+}
+
+/** `db_statements_total` from GET /metrics (summed over label sets, if any). */
+export async function statementCount(server: RunningServer): Promise<number> {
+  const res = await fetch(`${server.baseUrl}/metrics`);
+  if (!res.ok) throw new Error(`${server.kind}: GET /metrics answered ${res.status}`);
+  const text = await res.text();
+  let total = 0;
+  let found = false;
+  for (const match of text.matchAll(/^db_statements_total(?:\{[^}]*\})?\s+([0-9.e+-]+)\s*$/gm)) {
+    total += Number(match[1]);
+    found = true;
+  }
+  if (!found) throw new Error(`${server.kind}: no db_statements_total in /metrics`);
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory of a server process (Linux /proc)
+// ---------------------------------------------------------------------------------------------
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Peak resident memory of a process over a period. Resets the kernel's high-water mark (VmHWM)
+ * at the start where allowed (writing 5 to /proc/<pid>/clear_refs), and samples VmRSS every
+ * 100 ms as well, so that the peak is that of the period, not of the process's life.
+ */
+export function watchMemory(pid: number): { stop(): number | undefined } {
+  let hwmReset = false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    hwmReset = true;
+  } catch {
+    // not Linux, or not allowed: sampling alone
+  }
+  let peak = statusKb(pid, 'VmRSS') ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, statusKb(pid, 'VmRSS') ?? 0);
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      if (hwmReset) peak = Math.max(peak, statusKb(pid, 'VmHWM') ?? 0);
+      return peak > 0 ? peak / 1024 : undefined;
+    },
+  };
+}

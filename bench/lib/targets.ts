@@ -1,0 +1,93 @@
+/**
+ * Targets: a server, a protocol and what it makes of each case. `postgraphile` is the peer;
+ * `graphql` and `rest` are our server's two APIs (one process serves both), through bench/ours.ts.
+ */
+import { firstLevel, OURS } from '../ours.ts';
+import { normalisePeer, peerRequest } from '../peer/queries.ts';
+import type { ResolvedCase } from '../workloads.ts';
+import type { Provider } from './databases.ts';
+import { fromJsonApi, type JsonApiDocument, type Neutral, type Selection } from './neutral.ts';
+import type { RunningServer, ServerKind } from './servers.ts';
+
+export type TargetName = 'postgraphile' | 'graphql' | 'rest';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What a target does with a case; `undefined` from `request` means the case does not apply. */
+export interface CaseBinding {
+  request: HttpRequest;
+  /** The part of the case's selection the answer holds (the peer's answer is cut to it). */
+  selection: Selection;
+  normalise(body: unknown): Neutral;
+}
+
+export interface Target {
+  name: TargetName;
+  server: ServerKind;
+  providers: readonly Provider[];
+  /** The binding for a case, or a reason it does not apply (shown as a skip). */
+  bind(c: ResolvedCase, server: RunningServer): CaseBinding | string;
+  /**
+   * Checks each body under load. GraphQL servers answer many errors with status 200, so for
+   * GraphQL a body carrying a top-level `"errors":` key counts as an error (autocannon reads every
+   * body anyway; the check is a substring search).
+   */
+  bodyOk?: (body: string) => boolean;
+}
+
+const graphqlBodyOk = (body: string) => !body.includes('"errors":');
+
+function post(server: RunningServer, body: unknown): HttpRequest {
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  };
+}
+
+export const TARGETS: Record<TargetName, Target> = {
+  postgraphile: {
+    name: 'postgraphile',
+    server: 'postgraphile',
+    providers: ['postgresql'],
+    bind: (c, server) => ({
+      request: post(server, peerRequest(c)),
+      selection: c.workload.include,
+      normalise: (body) => normalisePeer(c, body),
+    }),
+    bodyOk: graphqlBodyOk,
+  },
+  graphql: {
+    name: 'graphql',
+    server: 'ours',
+    providers: ['postgresql', 'sqlite'],
+    bind(c, server) {
+      const slot = OURS[c.workload.name];
+      return { request: post(server, slot.graphql(c)), selection: c.workload.include, normalise: (body) => slot.normaliseGraphql(c, body) };
+    },
+    bodyOk: graphqlBodyOk,
+  },
+  rest: {
+    name: 'rest',
+    server: 'ours',
+    providers: ['postgresql', 'sqlite'],
+    bind(c, server) {
+      const slot = OURS[c.workload.name];
+      const path = slot.rest(c);
+      if (path === undefined) return `REST cannot express ${c.key} (per_page is at most 50)`;
+      const selection = slot.restSelection ?? firstLevel(c.workload.include);
+      const normalise = slot.normaliseRest ?? ((_: ResolvedCase, body: unknown) => fromJsonApi(body as JsonApiDocument, selection));
+      return {
+        request: { method: 'GET', path, headers: { ...server.headers, accept: 'application/json' } },
+        selection,
+        normalise: (body) => normalise(c, body),
+      };
+    },
+  },
+};

@@ -1,0 +1,401 @@
+/**
+ * `tsx bench/run.ts`: our server against PostGraphile 5 on the same PostgreSQL data.
+ *
+ * 1. Prepares the databases (seed scale 20 on PostgreSQL and SQLite, scale 1 on PostgreSQL for the
+ *    growth cases), reusing them when already seeded.
+ * 2. Starts the servers the chosen targets need, as child processes (same Node, pool size 10).
+ * 3. Verifies before timing: every target answers every case, the page holds the ids the database
+ *    says it should, and all answers are equal in the neutral shape.
+ * 4. Counts SQL statements per request exactly (sequential requests, counter delta).
+ * 5. Times: warm-up for every target, then rounds A B A B ..., autocannon with 10 connections.
+ * 6. Prints a table and writes results/latest.json and results/latest.svg.
+ *
+ * Run `tsx bench/run.ts --help` for the options.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH_DIR, ROOT_DIR, datasetFor, describe, openReader, prepareDataset, type Dataset } from './lib/databases.ts';
+import { fetchOnce, median, statementProbe, timedRun, type RunResult } from './lib/load.ts';
+import { census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
+import { formatTable, renderSvg, type Measurement, type Report } from './lib/report.ts';
+import { startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
+import { TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
+import { OURS } from './ours.ts';
+import { peerRequest } from './peer/queries.ts';
+import { resolveCases, workloadCase, type ResolvedCase, type WorkloadCase } from './workloads.ts';
+
+const USAGE = `usage: tsx bench/run.ts [options]
+
+  --targets LIST       postgraphile,graphql,rest (default: every target that is plugged in)
+  --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
+  --workloads LIST     W0,W1,W2,W3,W4 (default: all)
+  --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
+  --duration S         seconds per timed run (default 5)
+  --warmup S           seconds of warm-up per target and case (default 2)
+  --rounds N           timed rounds per target and case, alternating targets (default 3)
+  --connections N      autocannon connections (default 10)
+  --pool-size N        database pool of the PostGraphile peer (default 10, as ours)
+  --probe N            sequential requests for the statement count (default 10)
+  --postgres-url URL   a PostgreSQL URL whose user may create databases
+                       (default $BENCH_POSTGRES_URL or postgresql://postgres@127.0.0.1:5432/postgres)
+  --out DIR            results directory (default bench/results)
+  --prepare-only       prepare the databases and stop
+  --verify-only        prepare, start, verify and count statements; no timing
+  --print-queries      print each case's PostGraphile query, variables and REST path, and stop`;
+
+function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      targets: { type: 'string' },
+      datasets: { type: 'string' },
+      workloads: { type: 'string' },
+      'no-growth': { type: 'boolean', default: false },
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '10' },
+      'pool-size': { type: 'string', default: '10' },
+      probe: { type: 'string', default: '10' },
+      'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+      out: { type: 'string', default: join(BENCH_DIR, 'results') },
+      'prepare-only': { type: 'boolean', default: false },
+      'verify-only': { type: 'boolean', default: false },
+      'print-queries': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const count = (name: string, value: string, min: number) => {
+    if (!/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} must be a whole number >= ${min} (got ${value})`);
+    return Number(value);
+  };
+  const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+
+  const targets: Target[] =
+    list(values.targets)?.map((name) => {
+      const target = TARGETS[name as TargetName];
+      if (!target) throw new Error(`unknown target ${name} (known: ${Object.keys(TARGETS).join(', ')})`);
+      return target;
+    }) ?? Object.values(TARGETS);
+  const workloads = list(values.workloads)?.map((w) => workloadCase(w).workload.name);
+  return {
+    targets,
+    datasetIds: list(values.datasets),
+    workloads,
+    growth: !values['no-growth'],
+    duration: count('duration', values.duration, 1),
+    warmup: count('warmup', values.warmup, 0),
+    rounds: count('rounds', values.rounds, 1),
+    connections: count('connections', values.connections, 1),
+    poolSize: count('pool-size', values['pool-size'], 1),
+    probe: count('probe', values.probe, 1),
+    postgresUrl: values['postgres-url'],
+    out: resolve(values.out),
+    prepareOnly: values['prepare-only'],
+    verifyOnly: values['verify-only'],
+    printQueries: values['print-queries'],
+  };
+}
+
+type Options = ReturnType<typeof parseCli>;
+
+interface Plan {
+  dataset: Dataset;
+  cases: WorkloadCase[];
+  targets: Target[];
+}
+
+/**
+ * What runs where: the five workloads on the scale-20 databases; the growth cases (W2 with pages
+ * of 10 and 100 at scale 20; W0 and W2 at scale 1) on PostgreSQL, beside the peer.
+ */
+const DATASETS = ['pg20', 'pg1', 'sqlite20'];
+
+function plan(options: Options): Plan[] {
+  const MAIN = ['W0', 'W1', 'W2', 'W3', 'W4'];
+  const byDataset: Record<string, string[]> = {
+    pg20: [...MAIN, ...(options.growth ? ['W2/10', 'W2/100'] : [])],
+    pg1: options.growth ? ['W0', 'W2'] : [],
+    sqlite20: MAIN,
+  };
+  const ids = options.datasetIds ?? DATASETS;
+  const plans: Plan[] = [];
+  for (const id of ids) {
+    const dataset = datasetFor(id, options.postgresUrl);
+    const targets = options.targets.filter((t) => t.providers.includes(dataset.provider));
+    const keys = (byDataset[id] ?? MAIN).filter((k) => !options.workloads || options.workloads.includes(workloadCase(k).workload.name));
+    if (targets.length === 0 || keys.length === 0) {
+      if (options.datasetIds) console.log(`note: ${id} left out: no chosen target or workload runs on it`);
+      continue;
+    }
+    plans.push({ dataset, cases: keys.map(workloadCase), targets });
+  }
+  return plans;
+}
+
+function log(line: string): void {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+}
+
+interface Bound {
+  target: Target;
+  server: RunningServer;
+  binding: CaseBinding;
+  measurement: Measurement;
+}
+
+/** The relationships two selections both follow. */
+function intersect(a: Selection, b: Selection): Selection {
+  return Object.fromEntries(Object.keys(a).filter((name) => name in b).map((name) => [name, intersect(a[name]!, b[name]!)]));
+}
+
+/**
+ * Fetches every target's answer to the case once and compares them: each must hold the expected
+ * ids, and equal the first target's answer (the peer's, when it runs) on the part it covers.
+ */
+async function verify(c: ResolvedCase, bound: Bound[], probe: number): Promise<void> {
+  let reference: { name: TargetName; neutral: Neutral; selection: Selection } | undefined;
+  for (const b of bound) {
+    const m = b.measurement;
+    try {
+      const answer = await fetchOnce(b.server, b.binding.request);
+      if (answer.status < 200 || answer.status > 299) throw new Error(`status ${answer.status}: ${answer.text.slice(0, 200)}`);
+      const neutral = b.binding.normalise(answer.body);
+      const ids = Array.isArray(neutral) ? neutral.map((r) => r.id) : [neutral?.id];
+      const expected = c.params.shape === 'one' ? [c.params.id] : c.params.expectedIds;
+      if (JSON.stringify(ids) !== JSON.stringify(expected)) {
+        throw new Error(`ids ${JSON.stringify(ids).slice(0, 80)} instead of ${JSON.stringify(expected).slice(0, 80)}`);
+      }
+      if (!reference) {
+        reference = { name: b.target.name, neutral, selection: b.binding.selection };
+        const counts = Object.entries(census(neutral)).map(([type, n]) => `${type} ${n.total}${n.distinct < n.total ? ` (${n.distinct} distinct)` : ''}`);
+        log(`  ${c.key}: ${counts.join(', ')}; ${(answer.bytes / 1024).toFixed(1)} KB from ${b.target.name}`);
+      } else {
+        // Compared on what both answers hold (REST includes one level only).
+        const common = intersect(reference.selection, b.binding.selection);
+        const difference = firstDifference(project(reference.neutral, common), project(neutral, common));
+        if (difference) throw new Error(`differs from ${reference.name}: ${difference}`);
+      }
+      m.responseBytes = answer.bytes;
+      m.statementsPerRequest = await statementProbe(b.server, b.binding.request, probe);
+    } catch (error) {
+      m.status = 'failed';
+      m.reason = `verification: ${(error as Error).message}`;
+      log(`  ${c.key} ${b.target.name}: FAILED ${m.reason}`);
+    }
+  }
+}
+
+function summarise(rounds: RunResult[]): Measurement['summary'] {
+  const rss = rounds.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    statementsPerRequestUnderLoad: median(rounds.map((r) => r.statementsPerRequest)),
+    peakRssMb: rss.length ? Math.max(...rss) : undefined,
+  };
+}
+
+async function runDataset(p: Plan, options: Options, measurements: Measurement[], report: Report, servers: Set<RunningServer>) {
+  const reader = await openReader(p.dataset);
+  const cases = await resolveCases(reader, p.cases).finally(() => reader.close());
+  report.datasets.push({
+    id: p.dataset.id,
+    provider: p.dataset.provider,
+    scale: p.dataset.scale,
+    database: describe(p.dataset),
+    cases: cases.map((c) => ({ key: c.key, title: c.workload.title, params: c.params })),
+  });
+
+  const running = new Map<ServerKind, RunningServer>();
+  try {
+    for (const kind of new Set(p.targets.map((t) => t.server))) {
+      log(`${p.dataset.id}: starting ${kind}`);
+      const server = await startServer(kind, { dataset: p.dataset, logDir: join(options.out, 'logs'), poolSize: options.poolSize });
+      servers.add(server);
+      running.set(kind, server);
+    }
+
+    log(`${p.dataset.id}: verifying answers and counting statements`);
+    const perCase: { c: ResolvedCase; bound: Bound[] }[] = [];
+    for (const c of cases) {
+      const bound: Bound[] = [];
+      for (const target of p.targets) {
+        const server = running.get(target.server)!;
+        const measurement: Measurement = { dataset: p.dataset.id, case: c.key, title: c.workload.title, target: target.name, status: 'verified', rounds: [] };
+        measurements.push(measurement);
+        const binding = target.bind(c, server);
+        if (typeof binding === 'string') {
+          measurement.status = 'skipped';
+          measurement.reason = binding;
+          log(`  ${c.key} ${target.name}: skipped (${binding})`);
+          continue;
+        }
+        bound.push({ target, server, binding, measurement });
+      }
+      await verify(c, bound, options.probe);
+      perCase.push({ c, bound: bound.filter((b) => b.measurement.status === 'verified') });
+    }
+    if (options.verifyOnly) return;
+
+    for (const { c, bound } of perCase) {
+      if (bound.length === 0) continue;
+      log(`${p.dataset.id} ${c.key}: warm-up ${options.warmup} s each, then ${options.rounds} x ${options.duration} s alternating ${bound.map((b) => b.target.name).join(' / ')}`);
+      // A run that throws (a server died, say) fails its target for this case; the others go on.
+      const run = async (b: Bound, duration: number) => {
+        if (b.measurement.status === 'failed') return undefined;
+        try {
+          return await timedRun({ server: b.server, request: b.binding.request, connections: options.connections, duration, bodyOk: b.target.bodyOk });
+        } catch (error) {
+          b.measurement.status = 'failed';
+          b.measurement.reason = `run: ${(error as Error).message}`;
+          log(`  ${b.target.name}: FAILED ${b.measurement.reason}`);
+          return undefined;
+        }
+      };
+      if (options.warmup > 0) for (const b of bound) await run(b, options.warmup);
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const b of bound) {
+          const result = await run(b, options.duration);
+          if (!result) continue;
+          b.measurement.rounds.push(result);
+          log(
+            `  round ${round} ${b.target.name.padEnd(12)} ${result.rps.toFixed(1).padStart(8)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  ` +
+              `errors ${result.errors}  stmts/req ${result.statementsPerRequest.toFixed(2)}  peak ${result.peakRssMb?.toFixed(0) ?? '-'} MB`,
+          );
+        }
+      }
+      const measured = bound.filter((b) => b.measurement.status === 'verified');
+      for (const b of measured) {
+        b.measurement.status = 'measured';
+        b.measurement.summary = summarise(b.measurement.rounds);
+      }
+      const peer = measured.find((b) => b.target.name === 'postgraphile')?.measurement.summary;
+      if (peer) for (const b of measured) if (b.target.server === 'ours') b.measurement.ratioToPeer = b.measurement.summary!.rps / peer.rps;
+    }
+  } finally {
+    for (const server of running.values()) {
+      await server.stop();
+      servers.delete(server);
+    }
+  }
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function packageVersion(dir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+async function printQueries(plans: Plan[]): Promise<void> {
+  for (const p of plans) {
+    const reader = await openReader(p.dataset);
+    const cases = await resolveCases(reader, p.cases).finally(() => reader.close());
+    for (const c of cases) {
+      const request = peerRequest(c);
+      console.log(`# ${p.dataset.id} ${c.key}: ${c.workload.title}`);
+      console.log(request.query);
+      console.log(`# variables: ${JSON.stringify(request.variables)}`);
+      console.log(`# REST (rest.md): GET ${OURS[c.workload.name].rest?.(c) ?? '(not expressible)'}\n`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseCli();
+  if (options.prepareOnly) {
+    // Every chosen dataset, whether or not a chosen target would run on it.
+    for (const id of options.datasetIds ?? DATASETS) await prepareDataset(datasetFor(id, options.postgresUrl), options.postgresUrl, log);
+    return;
+  }
+  const plans = plan(options);
+  if (plans.length === 0) throw new Error('nothing to run: no chosen target runs on a chosen dataset');
+  const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
+  const seconds = runs * (options.warmup + options.rounds * options.duration + 1.5);
+  log(`plan: ${plans.map((p) => `${p.dataset.id} [${p.cases.map((c) => c.key).join(' ')}] x [${p.targets.map((t) => t.name).join(' ')}]`).join('; ')}`);
+
+  for (const p of plans) await prepareDataset(p.dataset, options.postgresUrl, log);
+  if (options.printQueries) return printQueries(plans);
+  if (!options.verifyOnly) log(`timing: about ${Math.ceil(seconds / 60)} min for ${runs} target x case pairs (plus server starts)`);
+
+  const servers = new Set<RunningServer>();
+  const stopAll = async () => {
+    await Promise.allSettled([...servers].map((s) => s.stop()));
+    process.exit(130);
+  };
+  process.once('SIGINT', stopAll);
+  process.once('SIGTERM', stopAll);
+
+  const started = new Date();
+  const loadBefore = loadavg();
+  const measurements: Measurement[] = [];
+  const report: Report = { meta: {}, datasets: [], measurements };
+  for (const p of plans) await runDataset(p, options, measurements, report, servers);
+
+  const cpu = cpus();
+  const machine = `${cpu.length} x ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux ${release()}`;
+  report.meta = {
+    started: started.toISOString(),
+    finished: new Date().toISOString(),
+    machine,
+    loadAverage: { before: loadBefore, after: loadavg() },
+    node: process.version,
+    commit: gitCommit(),
+    postgraphile: packageVersion(join(BENCH_DIR, 'node_modules', 'postgraphile')),
+    autocannon: packageVersion(join(ROOT_DIR, 'node_modules', 'autocannon')),
+    options: {
+      targets: options.targets.map((t) => t.name),
+      duration: options.duration,
+      warmup: options.warmup,
+      rounds: options.rounds,
+      connections: options.connections,
+      poolSize: options.poolSize,
+      probe: options.probe,
+    },
+    notes: [
+      'req/s, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
+      'stmts/req: sequential requests, db_statements_total delta / requests (exact); summary.statementsPerRequestUnderLoad is the same over the timed runs.',
+      'vs peer: our median req/s over PostGraphile median req/s on the same dataset and case.',
+    ],
+  };
+
+  const table = formatTable(measurements);
+  console.log(`\n${table}\n`);
+  mkdirSync(options.out, { recursive: true });
+  const jsonFile = join(options.out, 'latest.json');
+  const svgFile = join(options.out, 'latest.svg');
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  if (!options.verifyOnly) {
+    const subtitle = `${machine}; Node ${process.version}; ${options.connections} connections, ${options.rounds} x ${options.duration} s rounds, medians; ${started.toISOString().slice(0, 16)}Z`;
+    writeFileSync(svgFile, renderSvg(report, subtitle));
+  }
+  log(`wrote ${relative(process.cwd(), jsonFile)}${options.verifyOnly ? '' : ` and ${relative(process.cwd(), svgFile)}`}`);
+  const failed = measurements.filter((m) => m.status === 'failed');
+  if (failed.length > 0) {
+    console.error(`${failed.length} target x case pairs failed verification or a run; see the table`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${(error as Error).message}`);
+  process.exit(1);
+});

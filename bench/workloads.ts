@@ -1,0 +1,200 @@
+/**
+ * The workloads, as data: what each one reads (root type, one or a page, the relationships it
+ * follows), and how its parameters are found in a prepared database. Each server turns a resolved
+ * case into its own request: PostGraphile in peer/queries.ts, ours in ours.ts.
+ */
+import { dateTimeMillis, type Selection } from './lib/neutral.ts';
+import type { SqlReader } from './lib/databases.ts';
+
+export type WorkloadName = 'W0' | 'W1' | 'W2' | 'W3' | 'W4';
+
+export interface Workload {
+  name: WorkloadName;
+  title: string;
+  /** The spec type at the root. */
+  type: 'products' | 'customers' | 'suppliers';
+  /** One resource by id, or one page of a list ordered by id. */
+  shape: 'one' | 'list';
+  /** Relationships followed (all attributes of every resource are read). */
+  include: Selection;
+  /** Default page size of a list workload. */
+  pageSize?: number;
+  /** List filters, in the spec's terms (REST `active=1`, `modified_after=`). */
+  filters?: { active?: true; modifiedAfter?: true };
+}
+
+export const WORKLOADS: Record<WorkloadName, Workload> = {
+  W0: {
+    name: 'W0',
+    title: 'one product by id, all scalars',
+    type: 'products',
+    shape: 'one',
+    include: {},
+  },
+  W1: {
+    name: 'W1',
+    title: '50 customers + address, customer type, language, currency, two to-many user lists',
+    type: 'customers',
+    shape: 'list',
+    pageSize: 50,
+    include: {
+      address: {},
+      customer_type: {},
+      language: {},
+      currency: {},
+      commercial_resolve_responsible_users: {},
+      inform_on_complaint_users: {},
+    },
+  },
+  W2: {
+    name: 'W2',
+    title: 'products with structures + unit, product group, structure, items, item product and unit',
+    type: 'products',
+    shape: 'list',
+    pageSize: 50,
+    include: {
+      unit: {},
+      product_group: {},
+      product_structure: { items: { product: {}, unit: {} } },
+    },
+  },
+  W3: {
+    name: 'W3',
+    title: '50 suppliers + types, currency, address',
+    type: 'suppliers',
+    shape: 'list',
+    pageSize: 50,
+    include: { types: {}, currency: {}, address: {} },
+  },
+  W4: {
+    name: 'W4',
+    title: 'active products modified after a date, by id, page 3 of 50',
+    type: 'products',
+    shape: 'list',
+    pageSize: 50,
+    include: {},
+    filters: { active: true, modifiedAfter: true },
+  },
+};
+
+/** One measured thing: a workload at one page size. `W2/10` is W2 with pages of 10. */
+export interface WorkloadCase {
+  key: string;
+  workload: Workload;
+  pageSize?: number;
+}
+
+export function workloadCase(key: string): WorkloadCase {
+  const [name, size] = key.split('/');
+  const workload = WORKLOADS[name as WorkloadName];
+  if (!workload) throw new Error(`unknown workload ${name} (known: ${Object.keys(WORKLOADS).join(', ')})`);
+  if (size !== undefined && (workload.shape !== 'list' || !/^[1-9]\d*$/.test(size))) throw new Error(`bad case ${key}`);
+  return { key, workload, pageSize: workload.shape === 'list' ? Number(size ?? workload.pageSize) : undefined };
+}
+
+/** Parameters of a case in one database, in terms every protocol can use. */
+export type CaseParams = OneParams | ListParams;
+
+export interface OneParams {
+  shape: 'one';
+  id: number;
+}
+
+export interface ListParams {
+  shape: 'list';
+  pageSize: number;
+  /** 1-based page number (REST `page`, with `per_page` = pageSize). */
+  page: number;
+  /** Rows before the page in the filtered, id-ordered list (SQL/GraphQL `offset`). */
+  offset: number;
+  /** Id of the last row before the page, 0 on the first page (keyset: `id > afterId`). */
+  afterId: number;
+  /** Only active products (W4). */
+  active?: boolean;
+  /** Only rows with modified_date strictly after this ATOM date-time (W4). */
+  modifiedAfter?: string;
+  /** The ids the page must hold, in order (checked against every answer). */
+  expectedIds: number[];
+}
+
+export interface ResolvedCase extends WorkloadCase {
+  params: CaseParams;
+}
+
+/** ATOM (`YYYY-MM-DDTHH:MM:SS+00:00`), as the REST filter `modified_after` takes it. */
+function atom(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+function page(ids: number[], pageSize: number, pageIndex: number, extra: Partial<ListParams> = {}): ListParams {
+  const offset = pageIndex * pageSize;
+  const expectedIds = ids.slice(offset, offset + pageSize);
+  if (expectedIds.length < pageSize) throw new Error(`page ${pageIndex + 1} of ${pageSize} is not full (${expectedIds.length} rows)`);
+  return { shape: 'list', pageSize, page: pageIndex + 1, offset, afterId: offset === 0 ? 0 : ids[offset - 1]!, expectedIds, ...extra };
+}
+
+/**
+ * Finds each case's parameters in the database. The seed is deterministic, but modified_date is
+ * the time of seeding, so W4's date is taken from the data rather than written down.
+ */
+export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promise<ResolvedCase[]> {
+  const products = (await sql.all('SELECT id, is_active, is_sales, gtin, brand_id, modified_date FROM products ORDER BY id')).map((r) => ({
+    id: Number(r.id),
+    active: Boolean(r.is_active),
+    sales: Boolean(r.is_sales),
+    gtin: r.gtin as string | null,
+    brand: r.brand_id as number | null,
+    modified: dateTimeMillis(r.modified_date),
+  }));
+  const structured = new Set((await sql.all('SELECT product_id FROM product_structures')).map((r) => Number(r.product_id)));
+  const idsOf = async (table: string) => (await sql.all(`SELECT id FROM ${table} ORDER BY id`)).map((r) => Number(r.id));
+
+  const resolved: ResolvedCase[] = [];
+  for (const c of cases) {
+    const size = c.pageSize!;
+    let params: CaseParams;
+    switch (c.workload.name) {
+      case 'W0': {
+        // A finished good with a GTIN and a brand: most of its scalars are set.
+        const product = products.find((p) => p.sales && p.gtin && p.brand);
+        if (!product) throw new Error('W0: no finished product with a GTIN and a brand');
+        params = { shape: 'one', id: product.id };
+        break;
+      }
+      case 'W1':
+        params = page(await idsOf('customers'), size, 0);
+        break;
+      case 'W3':
+        params = page(await idsOf('suppliers'), size, 0);
+        break;
+      case 'W2': {
+        // The first page (of this size, in id order) on which every product has a structure:
+        // the first products by id are raw materials, which have none.
+        const ids = products.map((p) => p.id);
+        let index = -1;
+        for (let p = 0; (p + 1) * size <= ids.length; p++) {
+          if (ids.slice(p * size, (p + 1) * size).every((id) => structured.has(id))) {
+            index = p;
+            break;
+          }
+        }
+        if (index < 0) throw new Error(`W2: no page of ${size} products that all have a structure`);
+        params = page(ids, size, index);
+        break;
+      }
+      case 'W4': {
+        // The modified_date of the middle product, to the second: the seed writes products in
+        // batches of 1,000 with one timestamp each, so this keeps roughly the later half. Where
+        // that leaves fewer than three pages (scale 1 is a single batch), every product qualifies.
+        const middle = products[Math.floor(products.length / 2)]!;
+        let after = Math.floor(middle.modified / 1000) * 1000;
+        const qualifying = (t: number) => products.filter((p) => p.active && p.modified > t).map((p) => p.id);
+        if (qualifying(after).length < 3 * size) after = Math.floor(Math.min(...products.map((p) => p.modified)) / 1000) * 1000 - 1000;
+        params = page(qualifying(after), size, 2, { active: true, modifiedAfter: atom(after) });
+        break;
+      }
+    }
+    resolved.push({ ...c, params });
+  }
+  return resolved;
+}

@@ -1,0 +1,151 @@
+/**
+ * Which columns hold which registry field, and the select lists that read only the fields a
+ * request needs. Rows come back keyed by column name (`name_en`, `unit_id`, `shelf_life_value`).
+ */
+import { resourceByType } from '../resources/registry.ts';
+import type { Attribute, ResourceDefinition, ScalarType } from '../resources/types.ts';
+import type { Provider } from '../db/url.ts';
+import { decimalAsNumber, id } from './sql.ts';
+
+export const LOCALES = ['nl', 'fr', 'en', 'de'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export interface Column {
+  name: string;
+  type: ScalarType;
+  /** The key the row gets instead of `name` (GraphQL reads plain attributes under its field names). */
+  alias?: string;
+  /** A computed column: its SQL expression over the row's table alias (a relationship's ids). */
+  expression?: (provider: Provider, alias: string) => string;
+}
+
+/** The columns one attribute is stored in. */
+export function attributeColumns(attribute: Attribute): Column[] {
+  const { type, column } = attribute;
+  if (type === 'localized') return LOCALES.map((locale) => ({ name: `${column}_${locale}`, type: 'string' }));
+  if (typeof type === 'object') return Object.entries(type.object).map(([field, t]) => ({ name: `${column}_${field}`, type: t }));
+  return [{ name: column, type }];
+}
+
+export function definition(type: string): ResourceDefinition {
+  const found = resourceByType(type);
+  if (!found) throw new Error(`no resource type ${type}`);
+  return found;
+}
+
+/** Registry fields of one type to read: attributes, and relationships (a name may be both, as a supplier's currency). */
+export interface Fields {
+  attributes: Iterable<string>;
+  relationships: Iterable<string>;
+  /** Owner links (the registry's `ownerLinks`): their foreign key columns. */
+  ownerLinks?: Iterable<string>;
+}
+
+/**
+ * The columns of the given fields (to-one relationships read their foreign key on this table);
+ * `id` always. Unknown names are a programming error.
+ */
+export function columnsOf(
+  type: string,
+  { attributes, relationships, ownerLinks = [] }: Fields,
+  /** A key for a plain attribute's column (one column, not localized nor an object). */
+  aliasOf?: (attribute: string, column: string) => string,
+): Column[] {
+  const def = definition(type);
+  const columns = new Map<string, Column>([['id', { name: 'id', type: 'integer' }]]);
+  for (const name of attributes) {
+    const attribute = def.attributes[name];
+    if (!attribute) throw new Error(`${type} has no attribute ${name}`);
+    const plain = typeof attribute.type === 'string' && attribute.type !== 'localized';
+    for (const column of attributeColumns(attribute)) {
+      columns.set(column.name, plain && aliasOf ? { ...column, alias: aliasOf(name, column.name) } : column);
+    }
+  }
+  for (const name of relationships) {
+    const relationship = def.relationships[name];
+    if (!relationship) throw new Error(`${type} has no relationship ${name}`);
+    if (relationship.storage.kind === 'foreignKey') columns.set(relationship.storage.column, { name: relationship.storage.column, type: 'integer' });
+  }
+  for (const name of ownerLinks) {
+    const link = def.ownerLinks?.[name];
+    if (!link) throw new Error(`${type} has no owner link ${name}`);
+    columns.set(link.column, { name: link.column, type: 'integer' });
+  }
+  return [...columns.values()];
+}
+
+/** Every attribute and relationship of a type: what a REST document shows. */
+export function allFields(type: string): Fields {
+  const def = definition(type);
+  return { attributes: Object.keys(def.attributes), relationships: Object.keys(def.relationships) };
+}
+
+/** `t."a", CAST(t."b" AS REAL) AS "b", ...` for a select list. */
+export function selectList(provider: Provider, columns: readonly Column[], alias: string): string {
+  return columns
+    .map((c) => {
+      const key = c.alias ?? c.name;
+      if (c.expression) return `${c.expression(provider, alias)} AS ${id(key)}`;
+      if (c.type === 'decimal') return decimalAsNumber(provider, `${alias}.${id(c.name)}`, key);
+      return c.alias ? `${alias}.${id(c.name)} AS ${id(key)}` : `${alias}.${id(c.name)}`;
+    })
+    .join(', ');
+}
+
+/** The row key holding a relationship's ids (see relationshipIdColumns). */
+export function idsKey(relationship: string): string {
+  return `__ids_${relationship}`;
+}
+
+/**
+ * The ids `column` holds in the rows of `from` that `where` keeps, as one value: an array on
+ * PostgreSQL, JSON array text on SQLite (which orders an aggregate only by chance:
+ * relationshipIds() sorts).
+ */
+function aggregateIds(provider: Provider, column: string, from: string, where: string): string {
+  return provider === 'postgresql'
+    ? `ARRAY(SELECT ${column} FROM ${from} WHERE ${where} ORDER BY 1)`
+    : `(SELECT json_group_array(${column}) FROM ${from} WHERE ${where})`;
+}
+
+/**
+ * Computed columns with the ids of the relationships that are not a foreign key on the row (a
+ * product's structure, a structure's items, links in join tables), so that one statement reads
+ * a resource with all its relationship data. Read them back with relationshipIds().
+ */
+export function relationshipIdColumns(type: string, names: readonly string[]): Column[] {
+  const def = definition(type);
+  return names.flatMap((name): Column[] => {
+    const rel = def.relationships[name]!;
+    const storage = rel.storage;
+    const key = idsKey(name);
+    switch (storage.kind) {
+      case 'foreignKey':
+        return [];
+      case 'inverse':
+        return [{ name: key, type: 'integer', expression: (_p, a) => `(SELECT s."id" FROM ${id(rel.target)} s WHERE s.${id(storage.targetColumn)} = ${a}."id")` }];
+      case 'children':
+        return [{ name: key, type: 'integer', expression: (p, a) => aggregateIds(p, 'c."id"', `${id(rel.target)} c`, `c.${id(storage.targetColumn)} = ${a}."id"`) }];
+      case 'join':
+        return [
+          {
+            name: key,
+            type: 'integer',
+            expression: (p, a) => aggregateIds(p, `j.${id(storage.targetColumn)}`, `${id(storage.joinTable)} j`, `j.${id(storage.ownColumn)} = ${a}."id"`),
+          },
+        ];
+    }
+  });
+}
+
+/** A relationship's ids as relationshipIdColumns() read them: one id or null, or ids ascending. */
+export function relationshipIds(row: Record<string, unknown>, relationship: string): number | null | number[] {
+  const value = row[idsKey(relationship)];
+  if (typeof value === 'string') return (JSON.parse(value) as number[]).sort((a, b) => a - b);
+  return value as number | null | number[];
+}
+
+/** A stable key for a column set, for caching loaders and statements per selection. */
+export function columnsKey(columns: readonly Column[]): string {
+  return columns.map((c) => c.name).join(',');
+}

@@ -1,0 +1,38 @@
+/**
+ * What can go wrong with a request to the data layer, independent of the surface that asked.
+ * Each surface maps these to its own shape in one place: GraphQL to `extensions.code`
+ * (src/graphql/errors.ts), REST to its status codes and error bodies.
+ */
+export type DomainErrorKind =
+  /** A resource named by id (the primary one, or a relationship target) does not exist. */
+  | 'not_found'
+  /** An operation the API always refuses; the message says what to use instead. */
+  | 'forbidden'
+  /** A uniqueness rule (reference, gtin, username, language and currency codes, one structure per product). */
+  | 'conflict'
+  /** A structure item would make a product part of itself. */
+  | 'bom_cycle'
+  /** A value of the wrong type or out of range, an unknown or missing field. */
+  | 'bad_input';
+
+/** What is wrong with bad input, for surfaces that say it in a code (REST's error codes). */
+export type BadInputReason = 'missing_field' | 'unknown_field' | 'invalid_attribute' | 'invalid_relationship';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    message: string,
+    /** The field at fault, by its registry name (`reference`, `items[2].product`). */
+    readonly field?: string,
+    /** For not_found: the resource type and id. */
+    readonly resource?: { type: string; id: number },
+    /** For bad_input: what is wrong. */
+    readonly reason?: BadInputReason,
+  ) {
+    super(message);
+  }
+}
+
+export function notFound(type: string, id: number, field?: string): DomainError {
+  return new DomainError('not_found', `${type} ${id} not found`, field, { type, id });
+}

@@ -1,0 +1,84 @@
+/**
+ * List queries: filters, order and pagination over one resource type, shared by GraphQL
+ * connections and REST LIST. Conditions are data, so each surface maps its own parameters to
+ * them and the SQL is written once.
+ */
+import { definition, selectList, type Column } from './columns.ts';
+import type { DataSource, Row } from './load.ts';
+import { Sql, countValue, id } from './sql.ts';
+
+export type Condition =
+  /** `column = value`, or `IS NULL` for null. */
+  | { kind: 'equals'; column: string; value: string | number | boolean | null }
+  | { kind: 'in'; column: string; values: readonly (string | number)[] }
+  /** Strictly after / before a date-time. */
+  | { kind: 'after' | 'before'; column: string; value: Date }
+  /** A GTIN given as digits: stored with or without leading zeros (a GTIN has at most 14 digits). */
+  | { kind: 'gtin'; column: string; digits: string }
+  /** The to-one relationship's target has this `reference`. */
+  | { kind: 'relatedReference'; relationship: string; reference: string };
+
+export interface Order {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface ListQuery {
+  conditions: readonly Condition[];
+  /** `id` is always added last, so that pages are stable. */
+  orderBy: readonly Order[];
+  limit: number;
+  offset: number;
+}
+
+function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
+  conditions.forEach((condition, i) => {
+    sql.text(i === 0 ? ' WHERE ' : ' AND ');
+    switch (condition.kind) {
+      case 'equals':
+        if (condition.value === null) sql.text(`t.${id(condition.column)} IS NULL`);
+        else sql.text(`t.${id(condition.column)} = `).value(condition.value);
+        break;
+      case 'in':
+        if (condition.values.length === 0) sql.text('1 = 0');
+        else sql.text(`t.${id(condition.column)} IN `).list(condition.values);
+        break;
+      case 'after':
+        sql.text(`t.${id(condition.column)} > `).value(condition.value);
+        break;
+      case 'before':
+        sql.text(`t.${id(condition.column)} < `).value(condition.value);
+        break;
+      case 'gtin': {
+        const digits = condition.digits.replace(/^0+/, '');
+        const candidates = Array.from({ length: Math.max(1, 15 - digits.length) }, (_, zeros) => '0'.repeat(zeros) + digits);
+        sql.text(`t.${id(condition.column)} IN `).list(candidates);
+        break;
+      }
+      case 'relatedReference': {
+        const rel = definition(type).relationships[condition.relationship];
+        if (rel?.storage.kind !== 'foreignKey') throw new Error(`${type}.${condition.relationship} is not a foreign key`);
+        sql.text(`t.${id(rel.storage.column)} IN (SELECT r."id" FROM ${id(rel.target)} r WHERE r."reference" = `).value(condition.reference).text(')');
+        break;
+      }
+    }
+  });
+}
+
+/** One page of rows, in order. */
+export async function listRows(db: DataSource, type: string, query: ListQuery, columns: readonly Column[]): Promise<Row[]> {
+  const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t`);
+  where(sql, type, query.conditions);
+  const order = [...query.orderBy.filter((o) => o.column !== 'id'), query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' }];
+  // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
+  const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
+  sql.text(` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`);
+  sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
+  return db.query<Row>(sql);
+}
+
+export async function countRows(db: DataSource, type: string, conditions: readonly Condition[]): Promise<number> {
+  const sql = new Sql(db.provider).text(`SELECT COUNT(*) AS "n" FROM ${id(type)} t`);
+  where(sql, type, conditions);
+  return countValue((await db.query<{ n: unknown }>(sql))[0]);
+}

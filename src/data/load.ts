@@ -1,0 +1,97 @@
+/**
+ * Batch loads generated from the registry: each takes many keys and sends one statement, and
+ * answers in key order, ready to be a DataLoader's batch function. Both API surfaces load
+ * through these: GraphQL for every relationship, REST for `include`.
+ */
+import type { DataSource } from '../db/reads.ts';
+import { selectList, type Column } from './columns.ts';
+import { Sql, id } from './sql.ts';
+
+/** A row keyed by column name; `id` always present. */
+export type Row = { id: number } & Record<string, unknown>;
+
+export type { DataSource } from '../db/reads.ts';
+
+/** Groups rows by the value of `key`, in the order of `keys`. */
+function groupBy<K>(rows: Row[], key: string, keys: readonly K[]): Row[][] {
+  const groups = new Map<unknown, Row[]>();
+  for (const row of rows) {
+    const k = row[key];
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return keys.map((k) => groups.get(k) ?? []);
+}
+
+/** Rows of `type` by id, `null` where there is none. */
+export async function rowsByIds(db: DataSource, type: string, ids: readonly number[], columns: readonly Column[]): Promise<(Row | null)[]> {
+  const sql = new Sql(db.provider)
+    .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id" IN `)
+    .list(ids);
+  const byId = new Map((await db.query<Row>(sql)).map((row) => [row.id, row]));
+  return ids.map((key) => byId.get(key) ?? null);
+}
+
+/**
+ * Rows of `type` whose `column` holds each key, ordered by id: the children of a parent (a
+ * structure's items) or the resources whose foreign key points at one (reverse links).
+ */
+export async function rowsByColumn(
+  db: DataSource,
+  type: string,
+  column: string,
+  keys: readonly number[],
+  columns: readonly Column[],
+): Promise<Row[][]> {
+  const withKey = columns.some((c) => c.name === column) ? columns : [...columns, { name: column, type: 'integer' as const }];
+  const sql = new Sql(db.provider)
+    .text(`SELECT ${selectList(db.provider, withKey, 't')} FROM ${id(type)} t WHERE t.${id(column)} IN `)
+    .list(keys)
+    .text(` ORDER BY t.${id(column)}, t."id"`);
+  return groupBy(await db.query<Row>(sql), column, keys);
+}
+
+/** A page of rows per key: at most `first` after skipping `offset`, and how many there are in all when asked. */
+export interface KeyedPage {
+  rows: Row[];
+  /** One more row than `first` exists (the caller asked for `first + 1`). */
+  hasMore: boolean;
+}
+
+/**
+ * A page of the rows of `type` whose `column` holds each key, in one statement: the rows are
+ * numbered per key by a window function and cut to the page, so the cost does not grow with
+ * the rows that are not shown.
+ */
+export async function pageByColumn(
+  db: DataSource,
+  type: string,
+  column: string,
+  keys: readonly number[],
+  columns: readonly Column[],
+  { first, offset }: { first: number; offset: number },
+): Promise<KeyedPage[]> {
+  const withKey = columns.some((c) => c.name === column) ? columns : [...columns, { name: column, type: 'integer' as const }];
+  const names = withKey.map((c) => id(c.name)).join(', ');
+  const sql = new Sql(db.provider)
+    .text(`SELECT ${names} FROM (SELECT ${selectList(db.provider, withKey, 't')}, `)
+    .text(`ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)} IN `)
+    .list(keys)
+    .text(`) p WHERE "__n" > `)
+    .value(offset)
+    .text(` AND "__n" <= `)
+    .value(offset + first + 1)
+    .text(` ORDER BY ${id(column)}, "id"`);
+  return groupBy(await db.query<Row>(sql), column, keys).map((rows) => ({ rows: rows.slice(0, first), hasMore: rows.length > first }));
+}
+
+/** How many rows of `type` have each key in `column`. */
+export async function countByColumn(db: DataSource, type: string, column: string, keys: readonly number[]): Promise<number[]> {
+  const sql = new Sql(db.provider)
+    .text(`SELECT t.${id(column)} AS "k", COUNT(*) AS "n" FROM ${id(type)} t WHERE t.${id(column)} IN `)
+    .list(keys)
+    .text(` GROUP BY t.${id(column)}`);
+  const counts = new Map((await db.query<{ k: number; n: unknown }>(sql)).map((r) => [r.k, Number(r.n)]));
+  return keys.map((k) => counts.get(k) ?? 0);
+}

@@ -1,0 +1,61 @@
+/**
+ * Per-request DataLoaders over the batch loads (./load.ts), for surfaces that need whole
+ * resources rather than a selection: the REST layer's documents and `include`. Every load of a
+ * type made while a request is answered at one level is one statement, whatever the number of
+ * resources, and reads the resources with the ids of all their relationships. (GraphQL wraps the
+ * same batch loads in Pothos's loaders, with only the selected columns.)
+ */
+import DataLoader from 'dataloader';
+import { allFields, columnsOf, definition, relationshipIdColumns, type Column } from './columns.ts';
+import { rowsByIds, type DataSource, type Row } from './load.ts';
+
+export class RequestLoaders {
+  private readonly loaders = new Map<string, DataLoader<number, unknown>>();
+
+  constructor(readonly source: DataSource) {}
+
+  private loader<V>(key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
+    let loader = this.loaders.get(key);
+    if (!loader) this.loaders.set(key, (loader = new DataLoader<number, V>(batch) as DataLoader<number, unknown>));
+    return loader as DataLoader<number, V>;
+  }
+
+  /**
+   * Every column of a type and the ids of every relationship (what a document shows), so that one
+   * statement reads whole resources.
+   */
+  static columns(type: string): Column[] {
+    let columns = allColumns.get(type);
+    if (!columns) {
+      const fields = allFields(type);
+      allColumns.set(type, (columns = [...columnsOf(type, fields), ...relationshipIdColumns(type, [...fields.relationships])]));
+    }
+    return columns;
+  }
+
+  /** A whole resource by id, or null. */
+  byId(type: string): DataLoader<number, Row | null> {
+    return this.loader(`id:${type}`, (ids) => rowsByIds(this.source, type, ids, RequestLoaders.columns(type)));
+  }
+
+  /** Puts rows loaded some other way (a list page) where the id loader finds them. */
+  prime(type: string, rows: readonly Row[]): void {
+    const loader = this.byId(type);
+    for (const row of rows) loader.prime(row.id, row);
+  }
+}
+
+const allColumns = new Map<string, Column[]>();
+
+/** The related type of a relationship, checked. */
+export function targetOf(type: string, relationship: string): string {
+  return definition(type).relationships[relationship]!.target;
+}
+
+/** DataLoader.loadMany, rejecting with the first failure instead of returning it in place. */
+export async function loadAll<V>(loader: DataLoader<number, V>, keys: readonly number[]): Promise<V[]> {
+  const values = await loader.loadMany(keys);
+  const failed = values.find((v): v is Error => v instanceof Error);
+  if (failed) throw failed;
+  return values as V[];
+}

@@ -1,0 +1,60 @@
+/**
+ * Building parameterised SQL for both providers. Identifiers come only from the resource
+ * registry (never from a request) and are quoted; every value is a parameter.
+ */
+import type { Provider } from '../db/url.ts';
+
+/** A statement under construction: text with placeholders, and the values they stand for. */
+export class Sql {
+  readonly values: unknown[] = [];
+  private readonly parts: string[] = [];
+
+  constructor(readonly provider: Provider) {}
+
+  /** Appends SQL text (identifiers from the registry only, quoted with `id`). */
+  text(sql: string): this {
+    this.parts.push(sql);
+    return this;
+  }
+
+  /** Appends a placeholder for `value`. */
+  value(value: unknown): this {
+    this.values.push(value);
+    this.parts.push(this.provider === 'postgresql' ? `$${this.values.length}` : '?');
+    return this;
+  }
+
+  /** Appends `(p1, p2, ...)` for the values, for `IN`. */
+  list(values: readonly unknown[]): this {
+    this.parts.push('(');
+    values.forEach((v, i) => {
+      if (i > 0) this.parts.push(', ');
+      this.value(v);
+    });
+    this.parts.push(')');
+    return this;
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
+/** A quoted identifier. Only ever called with names from the registry or this module. */
+export function id(name: string): string {
+  return `"${name}"`;
+}
+
+/**
+ * A decimal column read as a double, which the driver hands over as a JS number without a
+ * Decimal object. Exact for the values this service stores: decimals are limited to 15
+ * significant digits on write, and every such value survives the round trip through a double.
+ */
+export function decimalAsNumber(provider: Provider, column: string, alias: string): string {
+  return provider === 'postgresql' ? `${column}::float8 AS ${id(alias)}` : `CAST(${column} AS REAL) AS ${id(alias)}`;
+}
+
+/** `COUNT(*)` comes back as a bigint: numbers of rows here are far below 2^53. */
+export function countValue(row: { n: unknown } | undefined): number {
+  return Number(row?.n ?? 0);
+}

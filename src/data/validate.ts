@@ -1,0 +1,125 @@
+/**
+ * Attribute values checked against the registry with zod, for both surfaces: a value of the
+ * wrong type, out of range, or not storable (NUL, invalid Unicode) is a `bad_input` error naming
+ * the attribute. Dates the server maintains are not writable.
+ */
+import { z } from 'zod';
+import { unstorableText } from '../http/input.ts';
+import type { Attribute, ResourceDefinition, ScalarType } from '../resources/types.ts';
+import { attributeColumns, LOCALES } from './columns.ts';
+import { DecimalInputError, parseDecimal } from './decimal.ts';
+import { DomainError } from './errors.ts';
+
+/** Longest text accepted in a string attribute (the spec gives none; this keeps master data sane). */
+export const MAX_TEXT_LENGTH = 4000;
+const INT32 = { min: -2147483648, max: 2147483647 };
+
+const text = z
+  .string()
+  .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`)
+  .superRefine((value, ctx) => {
+    const problem = unstorableText(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+const decimal = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  try {
+    return parseDecimal(value);
+  } catch (error) {
+    if (!(error instanceof DecimalInputError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+    return z.NEVER;
+  }
+});
+
+function scalar(type: ScalarType): z.ZodType {
+  switch (type) {
+    case 'string':
+      return text;
+    case 'integer':
+      return z.number().int('must be an integer').min(INT32.min).max(INT32.max);
+    case 'decimal':
+      return decimal;
+    case 'boolean':
+      return z.boolean();
+    case 'datetime':
+      return z.date();
+  }
+}
+
+/** The schema of one attribute's value (null allowed: it clears the attribute). */
+function attributeSchema(attribute: Attribute): z.ZodType {
+  if (attribute.type === 'localized') {
+    return z.strictObject(Object.fromEntries(LOCALES.map((l) => [l, text.nullable().optional()])));
+  }
+  if (typeof attribute.type === 'object') {
+    return z.strictObject(Object.fromEntries(Object.entries(attribute.type.object).map(([f, t]) => [f, scalar(t).nullable().optional()])));
+  }
+  return scalar(attribute.type);
+}
+
+const schemas = new Map<Attribute, z.ZodType>();
+
+/** A client-written attribute value, checked and converted (decimals to canonical strings). */
+export function checkAttribute(resource: ResourceDefinition, name: string, value: unknown, field = name): unknown {
+  const attribute = resource.attributes[name]!;
+  if (value === null) {
+    if (!attribute.nullable) throw new DomainError('bad_input', `${field} cannot be null`, field, undefined, 'invalid_attribute');
+    return null;
+  }
+  let schema = schemas.get(attribute);
+  if (!schema) schemas.set(attribute, (schema = attributeSchema(attribute)));
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
+    const expected = attribute.type === 'localized' ? 'localized text' : typeof attribute.type === 'object' ? 'object' : attribute.type;
+    const message = issue.code === 'invalid_type' ? `must be ${article(expected)}` : issue.message;
+    throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
+  }
+  if (attribute.positive && !(Number(parsed.data) > 0)) {
+    throw new DomainError('bad_input', `${field} must be greater than 0 (got ${parsed.data})`, field, undefined, 'invalid_attribute');
+  }
+  return parsed.data;
+}
+
+function article(type: string): string {
+  const expected: Record<string, string> = {
+    string: 'a string',
+    integer: 'an integer',
+    decimal: 'a number',
+    boolean: 'true or false',
+    datetime: 'a date-time',
+    'localized text': 'an object with keys nl, fr, en, de',
+    object: 'an object',
+  };
+  return expected[type] ?? type;
+}
+
+/**
+ * The columns to write for checked attribute values. Localized text and small objects are
+ * merged key by key with `current` (the stored row, on update): keys given are set, others kept.
+ */
+export function attributeData(
+  resource: ResourceDefinition,
+  values: Record<string, unknown>,
+  current?: Record<string, unknown>,
+): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const attribute = resource.attributes[name]!;
+    const columns = attributeColumns(attribute);
+    if (attribute.type === 'localized' || typeof attribute.type === 'object') {
+      const prefix = `${attribute.column}_`;
+      for (const column of columns) {
+        const key = column.name.slice(prefix.length);
+        const given = value === null ? null : (value as Record<string, unknown>)[key];
+        if (given !== undefined) data[column.name] = given;
+        else if (current === undefined) data[column.name] = null;
+      }
+    } else {
+      data[columns[0]!.name] = value;
+    }
+  }
+  return data;
+}

@@ -1,0 +1,66 @@
+/**
+ * Tells a database outage (unreachable, timed out, overloaded, read-only, locked) from a bug.
+ * An outage is the client's cue to retry later (503 with Retry-After); a bug is a 500. Both
+ * API surfaces and the token endpoints answer through this one test.
+ */
+
+/** Driver-adapter error kinds (Prisma 6.19 adapters) that mean the database cannot serve now. */
+const UNAVAILABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout', // PostgreSQL socket timeout; SQLite's SQLITE_BUSY (a lock held past the busy timeout)
+  'TooManyConnections',
+  'TlsConnectionError',
+  'DatabaseDoesNotExist',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+  'TransactionWriteConflict',
+]);
+
+/**
+ * PostgreSQL SQLSTATEs of the same meaning: connection exceptions (08), statement timeout or
+ * cancel (57014), shutdown and start-up (57P0x), insufficient resources (53), a read-only server
+ * (25006), serialization failure and deadlock (40001, 40P01: retrying succeeds).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57014|57P0.|53...|25006|40001|40P01)$/;
+
+/** Prisma error codes: cannot reach, timed out, connection closed, pool timeout, transaction timeout, write conflict. */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2034']);
+
+/** SQLite result codes (extended codes start with these): locked, read-only, I/O, full disk, cannot open. */
+const UNAVAILABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL)/;
+
+/**
+ * node-postgres raises plain errors for its own timeouts and broken connections, which the
+ * adapter passes through unmapped; these are its messages (pg 8).
+ */
+const PG_CLIENT_FAILURES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'is not queryable',
+];
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string; originalCode?: string } } };
+  cause?: unknown;
+}
+
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  const e = error as ErrorLike;
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (cause) {
+    if (cause.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
+    const code = cause.code ?? cause.originalCode;
+    if (code && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SQLITE.test(code))) return true;
+  }
+  if (typeof e.code === 'string') {
+    if (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SQLITE.test(e.code) || UNAVAILABLE_SQLSTATE.test(e.code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(e.code)) return true;
+  }
+  if (typeof e.message === 'string' && PG_CLIENT_FAILURES.some((m) => (e.message as string).includes(m))) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}

@@ -1,0 +1,32 @@
+/**
+ * The Pothos schema builder: the one place that lists plugins and scalars. The schema itself is
+ * generated from the resource registry (./schema.ts).
+ */
+import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import type { GraphQLContext } from './context.ts';
+import { DateTimeScalar, DecimalScalar } from './scalars.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    Decimal: { Input: string; Output: number | string };
+  };
+  DefaultFieldNullability: true;
+}>({
+  plugins: [ComplexityPlugin, DataloaderPlugin],
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    // The plugin gives each field its cost; the limits are checked before execution, with the
+    // other request limits (./http.ts), so that a breach is a request error like theirs.
+    disabled: true,
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeScalar);
+builder.addScalarType('Decimal', DecimalScalar);
+
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -1,0 +1,90 @@
+/**
+ * Relay connections (`edges { cursor node }`, `nodes`, `pageInfo`, `totalCount`) over offset
+ * cursors. Master data changes rarely and pages are small, so an offset is a stable enough
+ * position, and the same position REST's `page` speaks. `totalCount` costs a statement only
+ * when it is selected.
+ */
+import { GraphQLError } from 'graphql';
+import type { Row } from '../data/load.ts';
+import { builder } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import type { RowRef } from './objects.ts';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface ConnectionShape {
+  rows: Row[];
+  /** Position of the first row in the whole list. */
+  offset: number;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  count(context: GraphQLContext): Promise<number>;
+}
+
+export function encodeCursor(position: number): string {
+  return Buffer.from(`offset:${position}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, argument: string): number {
+  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw badInput(`${argument} is not a cursor this API issued`, argument);
+  return Number(match[1]);
+}
+
+export function badInput(message: string, field: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', field } });
+}
+
+export function checkPageSize(value: number | null | undefined, argument: string): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (value < 0 || value > MAX_PAGE_SIZE) throw badInput(`${argument} must be between 0 and ${MAX_PAGE_SIZE} (got ${value})`, argument);
+  return value;
+}
+
+export const PageInfo = builder.objectRef<ConnectionShape>('PageInfo').implement({
+  description: 'Where a page sits in the whole list (Relay cursor connections).',
+  fields: (t) => ({
+    hasNextPage: t.boolean({ nullable: false, resolve: (c) => c.hasNextPage }),
+    hasPreviousPage: t.boolean({ nullable: false, resolve: (c) => c.hasPreviousPage }),
+    startCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? encodeCursor(c.offset) : null) }),
+    endCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? encodeCursor(c.offset + c.rows.length - 1) : null) }),
+  }),
+});
+
+const connections = new Map<string, ReturnType<typeof defineConnection>>();
+
+function defineConnection(name: string, node: RowRef) {
+  const edge = builder.objectRef<{ row: Row; position: number }>(`${name}Edge`).implement({
+    fields: (t) => ({
+      cursor: t.string({ nullable: false, resolve: (e) => encodeCursor(e.position) }),
+      node: t.field({ type: node, nullable: false, resolve: (e) => e.row }),
+    }),
+  });
+  return builder.objectRef<ConnectionShape>(`${name}Connection`).implement({
+    description: `A page of ${name} objects.`,
+    fields: (t) => ({
+      // The page size is the connection field's multiplier already: its lists do not multiply again.
+      edges: t.field({
+        type: [edge],
+        nullable: false,
+        complexity: { field: 1, multiplier: 1 },
+        resolve: (c) => c.rows.map((row, i) => ({ row, position: c.offset + i })),
+      }),
+      nodes: t.field({ type: [node], nullable: false, complexity: { field: 1, multiplier: 1 }, resolve: (c) => c.rows }),
+      pageInfo: t.field({ type: PageInfo, nullable: false, resolve: (c) => c }),
+      totalCount: t.int({
+        nullable: false,
+        description: 'How many there are in the whole list (one more statement, only when selected).',
+        resolve: (c, _args, context) => c.count(context),
+      }),
+    }),
+  });
+}
+
+/** The connection type of a node type, made once. */
+export function connectionOf(name: string, node: RowRef) {
+  let connection = connections.get(name);
+  if (!connection) connections.set(name, (connection = defineConnection(name, node)));
+  return connection;
+}

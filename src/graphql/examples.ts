@@ -1,0 +1,63 @@
+/** The operations GraphiQL opens with: what a newcomer needs to see the graph at work. */
+export const GRAPHIQL_EXAMPLE = `# Welcome. The Authorization header below carries an access token (see Headers).
+# Run an operation with the play button; Ctrl-Space completes fields.
+
+# Products with their bill of material, the items' products and units: one round trip.
+query ProductsWithStructure {
+  products(first: 5, filter: { isActive: true, isSales: true }) {
+    totalCount
+    nodes {
+      id
+      reference
+      name(locale: EN) { text }
+      unit { reference }
+      productStructure {
+        quantity
+        items {
+          netQuantity
+          grossQuantity
+          product { reference name { text } }
+          unit { reference }
+        }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
+# Everything needed to make 10 of a product, level by level, with losses.
+query BillOfMaterial {
+  product(id: 401) {
+    reference
+    bom(levels: 3, quantity: 10) {
+      level
+      product { reference name { text } }
+      netQuantity
+      grossQuantity
+      unit { reference }
+    }
+  }
+}
+
+# A customer with its contacts and classification.
+query Customer {
+  customers(first: 1) {
+    nodes {
+      reference
+      name
+      customerType { name { text } }
+      address { city countryCode }
+      accountManager { username }
+      commercialResolveResponsibleUsers { username }
+    }
+  }
+}
+
+# A write (needs the write scope): mutations return the changed object.
+mutation RenameUnit {
+  updateUnit(id: 1, input: { description: { en: "Kilogram" } }) {
+    reference
+    description { en nl }
+  }
+}
+`;

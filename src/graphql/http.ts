@@ -1,0 +1,345 @@
+/**
+ * GraphQL over HTTP at /graphql: POST and GET (queries only), GraphiQL for browsers, the SDL at
+ * /graphql/schema.graphql.
+ *
+ * The HTTP semantics (status codes, `application/graphql-response+json`, no mutations over GET)
+ * come from graphql-http, the reference implementation of the GraphQL over HTTP spec; parsing,
+ * validation and execution from Yoga's envelop (parse and validation caches, graphql-jit,
+ * limits, error masking). The body is read straight from the Node request (../http/body.ts).
+ */
+import type { IncomingMessage } from 'node:http';
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { initContextCache } from '@pothos/core';
+import { complexityFromQuery } from '@pothos/plugin-complexity';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import {
+  GraphQLError,
+  getOperationAST,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ExecutionResult,
+  type ValidationContext,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
+import { createHandler, type HandlerOptions, type Request as HandlerRequest } from 'graphql-http';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { Hono, type Context } from 'hono';
+import { isGraphiQLPageRequest } from '../auth/bearer.ts';
+import type { BearerAuth } from '../auth/tokens.ts';
+import type { Clock } from '../clock.ts';
+import type { Locale } from '../data/columns.ts';
+import type { Database } from '../db/client.ts';
+import { readBody } from '../http/body.ts';
+import { HttpError, serviceUnavailable } from '../http/errors.ts';
+import { decodeUtf8, unstorableText } from '../http/input.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { GraphQLContext } from './context.ts';
+import { maskError, SERVICE_UNAVAILABLE } from './errors.ts';
+import { GRAPHIQL_EXAMPLE } from './examples.ts';
+import { GRAPHQL_LIMITS } from './limits.ts';
+import { planFor } from './plan.ts';
+import { printSdl, schema } from './schema.ts';
+
+export interface GraphQLRoutesOptions {
+  db: Database;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  localeChain: readonly Locale[];
+  introspection: boolean;
+  maxBodyBytes: number;
+  /** A working access token to pre-fill GraphiQL's headers with, when there is one to give (the demo client). */
+  graphiqlToken?: (c: Context) => Promise<string | undefined>;
+}
+
+/** What the handler hands from the HTTP request to the operation. */
+interface RequestContext {
+  auth: BearerAuth;
+  startedAt: number;
+}
+
+type OnSubscribe = NonNullable<HandlerOptions<IncomingMessage | undefined, RequestContext>['onSubscribe']>;
+
+/**
+ * graphql-armor's validation rules throw by default, and word their errors as syntax errors:
+ * report them as the validation errors they are, with the limit in the message.
+ */
+const reportLimit = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { nodes: error.nodes })),
+  ],
+};
+
+/**
+ * Pothos's estimate of an operation's cost (fields weighted by page sizes) against the limits,
+ * as a request error; undefined when within them.
+ */
+function costError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): GraphQLError | undefined {
+  // complexityFromQuery reads the first operation of a document: hand it the chosen one.
+  const only: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
+  const { complexity, depth, breadth } = complexityFromQuery(only, { schema, variables });
+  const over = [
+    { name: 'complexity', actual: complexity, max: GRAPHQL_LIMITS.complexity, code: 'QUERY_COMPLEXITY' },
+    { name: 'depth', actual: depth, max: GRAPHQL_LIMITS.depth, code: 'QUERY_DEPTH' },
+    { name: 'breadth', actual: breadth, max: GRAPHQL_LIMITS.breadth, code: 'QUERY_BREADTH' },
+  ].find((limit) => limit.actual > limit.max);
+  return over && new GraphQLError(`Query ${over.name} of ${over.actual} exceeds max ${over.name} of ${over.max}`, { extensions: { code: over.code } });
+}
+
+/** Operation names become metric labels: bounded, so that clients cannot grow the label set without end. */
+const MAX_OPERATION_LABELS = 200;
+
+export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
+  const { db, logger, metrics } = options;
+  const source = db.reads;
+
+  // envelop plugins are typed for the context they need; these need none of ours.
+  const plugins = [
+    useGraphQlJit(),
+    maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens }),
+    maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, flattenFragments: true, ...reportLimit }),
+    maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
+    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.directives, ...reportLimit }),
+  ] as Plugin[];
+  if (!options.introspection) {
+    plugins.push(
+      { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) },
+      // Without introspection, "did you mean" hints would hand the schema out piece by piece.
+      blockFieldSuggestionsPlugin(),
+    );
+  }
+  const yoga = createYoga<GraphQLContext>({
+    schema,
+    graphiql: false,
+    landingPage: false,
+    logging: false,
+    maskedErrors: { maskError: maskError(logger) },
+    plugins,
+  });
+
+  const executors = new WeakMap<object, (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult>();
+  const operationLabels = new Set<string>();
+  const operationLabel = (name: string | undefined) => {
+    if (!name) return 'anonymous';
+    if (operationLabels.has(name)) return name;
+    if (operationLabels.size >= MAX_OPERATION_LABELS) return 'other';
+    operationLabels.add(name);
+    return name;
+  };
+
+  /** Parses, validates and checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
+  const prepare: OnSubscribe = async (req, params) => {
+    const { auth } = req.context;
+    const { parse, validate, contextFactory, execute, schema: enveloped } = yoga.getEnveloped({
+      ...initContextCache(),
+      db,
+      source,
+      auth,
+      localeChain: options.localeChain,
+      clock: options.clock,
+    } as unknown as GraphQLContext & Record<string, unknown>);
+    let document: DocumentNode;
+    try {
+      document = parse(params.query);
+    } catch (error) {
+      if (error instanceof GraphQLError) return [error];
+      throw error;
+    }
+    const unstorable = unstorableInput(document, params.variables);
+    if (unstorable) return [unstorable];
+    const errors = (() => {
+      try {
+        return validate(enveloped, document);
+      } catch (error) {
+        // A validation rule may throw its finding instead of reporting it.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+    })();
+    if (errors.length > 0) return errors.map((error: GraphQLError) => asBadInput(error, document) ?? error);
+    const operation = getOperationAST(document, params.operationName);
+    // Variables that do not fit their types are a request error (400), like a bad literal: the
+    // executor would answer them with a 200 and no data.
+    if (operation?.variableDefinitions?.length) {
+      const coerced = getVariableValues(enveloped, operation.variableDefinitions, params.variables ?? {});
+      if (coerced.errors) {
+        return coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }));
+      }
+    }
+    // The estimated cost depends on the variables (page sizes), so it is checked per request,
+    // outside the validation cache, once they are known to fit their types.
+    const tooCostly = operation && costError(enveloped, document, operation, params.variables ?? {});
+    if (tooCostly) return [tooCostly];
+    if (operation?.operation === 'mutation' && !auth.scopes.includes('write')) {
+      return [
+        JSON.stringify({ error: 'insufficient_scope', error_description: 'mutations need the write scope' }),
+        {
+          status: 403,
+          statusText: 'Forbidden',
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'www-authenticate': 'Bearer realm="master-data", error="insufficient_scope", error_description="mutations need the write scope", scope="write"',
+          },
+        },
+      ];
+    }
+    const contextValue = (await contextFactory()) as GraphQLContext;
+    contextValue.plan = planFor(enveloped, document);
+    executors.set(contextValue, execute as (args: ExecutionArgs) => Promise<ExecutionResult>);
+    return { schema: enveloped, document, operationName: params.operationName, variableValues: params.variables, contextValue };
+  };
+
+  const handler = createHandler<IncomingMessage | undefined, RequestContext>({
+    execute: (args) => executors.get(args.contextValue as object)!(args),
+    async onSubscribe(req, params) {
+      const prepared = await prepare(req, params);
+      // Refused before running (syntax, validation, limits, scope): an operation all the same.
+      if (Array.isArray(prepared)) {
+        // The document may not parse: the name as the client gave it, or as the text starts.
+        const name = params.operationName ?? /^\s*(?:query|mutation|subscription)\s+([_A-Za-z]\w*)/.exec(params.query)?.[1];
+        const labels = { operation: operationLabel(name), type: 'unknown' };
+        metrics.graphqlOperations.inc({ ...labels, outcome: 'rejected' });
+        metrics.graphqlDuration.observe(labels, (performance.now() - req.context.startedAt) / 1000);
+      }
+      return prepared;
+    },
+    // Yoga marks request errors with an `http` extension for its own HTTP layer; not ours to show.
+    formatError: (error) => {
+      if (!(error instanceof GraphQLError) || !error.extensions?.http) return error;
+      const { http: _http, ...extensions } = error.extensions;
+      return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+    },
+    onOperation(req, args, result) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const labels = { operation: operationLabel(operation?.name?.value), type: operation?.operation ?? 'query' };
+      const errors = 'errors' in result ? (result.errors ?? []) : [];
+      metrics.graphqlOperations.inc({ ...labels, outcome: errors.length > 0 ? 'error' : 'ok' });
+      metrics.graphqlDuration.observe(labels, (performance.now() - req.context.startedAt) / 1000);
+      // A database outage is the service's state, not the query's: answer it like every other route.
+      if (errors.some((e) => e.extensions?.code === SERVICE_UNAVAILABLE)) throw serviceUnavailable();
+      return undefined;
+    },
+  });
+
+  let graphiqlPage: { html: string; token?: string } | undefined;
+  const app = new Hono();
+
+  app.get('/graphql/schema.graphql', (c) => c.body(printSdl(), 200, { 'Content-Type': 'text/plain; charset=utf-8' }));
+
+  app.on(['GET', 'HEAD', 'POST'], '/graphql', async (c) => {
+    if (c.req.method !== 'POST' && isGraphiQLPageRequest(c)) {
+      const token = await options.graphiqlToken?.(c);
+      if (!graphiqlPage || graphiqlPage.token !== token) graphiqlPage = { html: graphiqlHtml(c, token), token };
+      return c.html(graphiqlPage.html, 200, { 'Cache-Control': 'no-store' });
+    }
+    const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
+    // an oversized body is a 413 and a body that is not UTF-8 its own 400.
+    const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
+    // A JSON array of operations would multiply every per-request limit by its length.
+    if (text?.trimStart().startsWith('[')) {
+      return c.json({ errors: [{ message: 'batched operations (a JSON array) are not supported: send one operation per request' }] }, 400);
+    }
+    const request: HandlerRequest<IncomingMessage | undefined, RequestContext> = {
+      method: c.req.method,
+      url: c.req.url,
+      headers: { get: (name) => c.req.header(name) ?? null },
+      body: text,
+      raw,
+      context: { auth: c.get('auth'), startedAt: performance.now() },
+    };
+    const [body, init] = await handler(request);
+    // graphql-http leaves the type off its 405 for a mutation over GET, whose body is JSON.
+    const headers = new Headers(init?.headers as HeadersInit);
+    if (body && !headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+    return new Response(body, { status: init?.status, statusText: init?.statusText, headers });
+  });
+
+  app.all('/graphql', (c) => {
+    throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on /graphql: use GET or POST`, { Allow: 'GET, POST' });
+  });
+  return app;
+}
+
+/** The body as strict UTF-8 text (graphql-http parses the JSON). */
+async function readText(c: Context, limit: number): Promise<string> {
+  const text = decodeUtf8(await readBody(c, limit));
+  if (text === undefined) throw new HttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
+  return text;
+}
+
+/**
+ * A validation error about a value written in the query (a literal of the wrong type, a
+ * required input field left out) as BAD_USER_INPUT naming the field, as the contract asks of
+ * bad input; undefined for other validation errors.
+ */
+function asBadInput(error: GraphQLError, document: DocumentNode): GraphQLError | undefined {
+  const missing = /^Field "[^."]+\.([^"]+)" of required type "[^"]+" was not provided\./.exec(error.message);
+  const wrongValue = /^Expected value of type /.test(error.message);
+  if (!missing && !wrongValue) return undefined;
+  let field = missing?.[1];
+  if (!field && error.nodes?.[0]) {
+    const value = error.nodes[0];
+    visit(document, {
+      ObjectField: (node) => void (node.value === value && (field = node.name.value)),
+      Argument: (node) => void (node.value === value && (field = node.name.value)),
+    });
+  }
+  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}) } });
+}
+
+/** Per parsed document (the parser cache hands back the same object): what is wrong with its string literals. */
+const literalProblems = new WeakMap<DocumentNode, string | null>();
+
+function literalProblem(document: DocumentNode): string | null {
+  let problem = literalProblems.get(document);
+  if (problem !== undefined) return problem;
+  problem = null;
+  visit(document, {
+    [Kind.STRING]: (node) => {
+      const why = unstorableText(node.value);
+      if (why && problem === null) problem = `a string in the query ${why}`;
+    },
+  });
+  literalProblems.set(document, problem);
+  return problem;
+}
+
+/** Text the database cannot store (NUL, lone surrogates) in string literals or variables, as a GraphQL error. */
+function unstorableInput(document: DocumentNode, variables: unknown): GraphQLError | undefined {
+  let problem: string | undefined = literalProblem(document) ?? undefined;
+  const walk = (value: unknown, path: string): void => {
+    if (problem) return;
+    if (typeof value === 'string') {
+      const why = unstorableText(value);
+      if (why) problem = `variable ${path} ${why}`;
+    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
+  };
+  if (variables) for (const [k, v] of Object.entries(variables)) walk(v, `$${k}`);
+  return problem ? new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } }) : undefined;
+}
+
+function graphiqlHtml(c: Context, token: string | undefined): string {
+  const endpoint = new URL(c.req.url).pathname;
+  return renderGraphiQL({
+    title: 'Master data GraphQL',
+    endpoint,
+    defaultQuery: GRAPHIQL_EXAMPLE,
+    headers: JSON.stringify({ Authorization: `Bearer ${token ?? '<access token from POST /oauth/token.php>'}` }, null, 2),
+    shouldPersistHeaders: false,
+  } as Parameters<typeof renderGraphiQL>[0]);
+}

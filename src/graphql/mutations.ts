@@ -1,0 +1,270 @@
+/**
+ * Mutations, generated from the registry: `createX(input)` and `updateX(id, input)` (partial)
+ * for every type the spec lets clients add and update; product structures only through their
+ * product, their items only through their structure. Every mutation is one transaction in the
+ * data layer (src/data/writes.ts), which holds the rules; this file maps names and shapes.
+ */
+import { GraphQLError } from 'graphql';
+import { DomainError } from '../data/errors.ts';
+import type { ItemInput, ToManyChange, WriteInput } from '../data/writes.ts';
+import { Writer } from '../data/writes.ts';
+import { resources } from '../resources/registry.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
+import { builder } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { attributeField, camel, pascal, typeName } from './names.ts';
+import { refOf } from './objects.ts';
+import { forgetLoaded } from './request-loaders.ts';
+
+const LocalizedTextInput = builder.inputType('LocalizedTextInput', {
+  description: 'Localized text to write: the languages given are set (null clears one), the others kept.',
+  fields: (t) => ({ nl: t.string(), fr: t.string(), en: t.string(), de: t.string() }),
+});
+
+const IdsInput = builder.inputType('IdsInput', {
+  description: 'A change of a to-many relationship: `set` replaces all links, or `add` and `remove` change some. Ids already linked, or not linked, are no error.',
+  fields: (t) => ({ set: t.intList(), add: t.intList(), remove: t.intList() }),
+});
+
+/** How an input field maps to the data layer: an attribute, a to-one id, or a to-many change. */
+type InputField = { attribute: string; objectFields?: Map<string, string> } | { toOne: string } | { toMany: string };
+
+/** Per GraphQL input type, its fields' meaning; and per resource type, registry name -> GraphQL name. */
+const inputFields = new Map<string, Map<string, InputField>>();
+const graphqlNames = new Map<string, Map<string, string>>();
+
+const objectInputs = new Map<string, ReturnType<typeof builder.inputType>>();
+function objectInput(name: string, fields: Record<string, string>) {
+  let ref = objectInputs.get(name);
+  if (!ref) {
+    ref = builder.inputType(`${pascal(name)}Input`, {
+      fields: (t) =>
+        Object.fromEntries(
+          Object.entries(fields).map(([field, type]) => [
+            camel(field),
+            type === 'decimal' ? t.field({ type: 'Decimal' }) : type === 'boolean' ? t.boolean() : t.string(),
+          ]),
+        ),
+    });
+    objectInputs.set(name, ref);
+  }
+  return ref;
+}
+
+/** The create or update input of a resource type. */
+function defineInput(resource: ResourceDefinition, inputName: string, mode: 'create' | 'update') {
+  const fields = new Map<string, InputField>();
+  const names = graphqlNames.get(resource.type) ?? new Map<string, string>();
+  graphqlNames.set(resource.type, names);
+  inputFields.set(inputName, fields);
+  return builder.inputType(inputName, {
+    fields: (t) => {
+      const result: Record<string, unknown> = {};
+      for (const [name, attribute] of Object.entries(resource.attributes)) {
+        if (attribute.write === 'server') continue;
+        const field = attributeField(resource, name, attribute.column);
+        const required = mode === 'create' && attribute.required;
+        const objectFields = typeof attribute.type === 'object' ? new Map(Object.keys(attribute.type.object).map((f) => [camel(f), f])) : undefined;
+        fields.set(field, { attribute: name, objectFields });
+        names.set(name, field);
+        if (attribute.type === 'localized') result[field] = t.field({ type: LocalizedTextInput });
+        else if (typeof attribute.type === 'object') result[field] = t.field({ type: objectInput(name, attribute.type.object) });
+        else if (attribute.type === 'decimal') result[field] = t.field({ type: 'Decimal', required });
+        else if (attribute.type === 'boolean') result[field] = t.boolean({ required });
+        else if (attribute.type === 'integer') result[field] = t.int({ required });
+        else result[field] = t.string({ required });
+      }
+      for (const [name, relationship] of Object.entries(resource.relationships)) {
+        const refused = relationship.forbidden && mode === 'update' ? `Always refused (FORBIDDEN): ${relationship.forbidden.message}` : undefined;
+        if (relationship.cardinality === 'to-one') {
+          // A product's structure is added through createProductStructure, never linked.
+          if (relationship.storage.kind !== 'foreignKey' && mode === 'create') continue;
+          const field = `${camel(name)}Id`;
+          fields.set(field, { toOne: name });
+          names.set(name, field);
+          result[field] = t.int({
+            required: mode === 'create' && relationship.required,
+            description: refused ?? (relationship.removable ? 'The id of the related resource; null removes the link.' : 'The id of the related resource; the link cannot be removed.'),
+          });
+        } else if (relationship.storage.kind === 'join') {
+          const field = camel(name);
+          fields.set(field, { toMany: name });
+          names.set(name, field);
+          result[field] = t.field({ type: IdsInput, description: refused });
+        }
+      }
+      return result as never;
+    },
+  });
+}
+
+/** GraphQL input values to the data layer's shape; `set` and `add`/`remove` are exclusive. */
+function toWriteInput(inputName: string, values: Record<string, unknown>): WriteInput {
+  const fields = inputFields.get(inputName)!;
+  const input: Required<WriteInput> = { attributes: {}, relationships: {} };
+  for (const [field, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    const meaning = fields.get(field)!;
+    if ('attribute' in meaning) {
+      input.attributes[meaning.attribute] =
+        meaning.objectFields && value !== null
+          ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [meaning.objectFields!.get(k) ?? k, v]))
+          : value;
+    }
+    else if ('toOne' in meaning) input.relationships[meaning.toOne] = value as number | null;
+    else {
+      const change = (value ?? {}) as { set?: number[] | null; add?: number[] | null; remove?: number[] | null };
+      if (change.set != null && (change.add != null || change.remove != null)) {
+        throw new GraphQLError(`${field}: give either set, or add and remove`, { extensions: { code: 'BAD_USER_INPUT', field } });
+      }
+      input.relationships[meaning.toMany] = (change.set != null ? { set: change.set } : { add: change.add ?? [], remove: change.remove ?? [] }) as ToManyChange;
+    }
+  }
+  return input;
+}
+
+/** A domain error's field renamed to the GraphQL input's name (`unit` -> `unitId`, `items[0].product` -> `items[0].productId`). */
+function renamed(error: unknown, type: string): unknown {
+  if (!(error instanceof DomainError) || !error.field) return error;
+  const item = /^(items\[\d+\]\.)(.*)$/.exec(error.field);
+  const [prefix, name, names] = item ? [item[1]!, item[2]!, graphqlNames.get('product_structure_items')] : ['', error.field, graphqlNames.get(type)];
+  const field = names?.get(name);
+  if (!field) return error;
+  // Messages about a field start with its name.
+  const startsWithField = error.message.startsWith(error.field) && /^[\s:.]/.test(error.message.slice(error.field.length));
+  const message = startsWithField ? prefix + field + error.message.slice(error.field.length) : error.message;
+  return new DomainError(error.kind, message, prefix + field, error.resource, error.reason);
+}
+
+async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw renamed(error, type);
+  }
+}
+
+/** After a write, what the operation reads next is read anew, not taken from what it loaded before. */
+function fresh(id: number, context: GraphQLContext): number {
+  forgetLoaded(context);
+  return id;
+}
+
+// Mutation fields may be null: when one fails, the results of those before it (committed) still
+// reach the client instead of the whole `data` becoming null.
+builder.mutationType({ description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.' });
+
+const writers = new WeakMap<GraphQLContext['db'], Writer>();
+function writer(context: GraphQLContext): Writer {
+  let w = writers.get(context.db);
+  if (!w) writers.set(context.db, (w = new Writer(context.db)));
+  return w;
+}
+
+/** Whether a client can write anything of the type (supplier evaluation role users hold only server dates). */
+function hasWritableFields(resource: ResourceDefinition): boolean {
+  return Object.values(resource.attributes).some((a) => a.write === 'client') || Object.keys(resource.relationships).length > 0;
+}
+
+for (const resource of resources) {
+  const name = typeName(resource.type);
+  const node = refOf(resource.type);
+  const refusesAdd = resource.forbidden?.operations.includes('add');
+  if (!hasWritableFields(resource)) {
+    if (resource.operations.includes('add')) {
+      builder.mutationField(`create${name}`, (t) =>
+        t.field({
+          type: node,
+          description: 'It has no fields a client writes: the server sets its dates.',
+          resolve: (_root, _args, context) => write(resource.type, async () => fresh(await writer(context).create(resource.type, {}), context)),
+        }),
+      );
+    }
+    continue;
+  }
+  if (resource.operations.includes('add') && !refusesAdd) {
+    const inputName = `Create${name}Input`;
+    const input = defineInput(resource, inputName, 'create');
+    builder.mutationField(`create${name}`, (t) =>
+      t.field({
+        type: node,
+        args: { input: t.arg({ type: input, required: true }) },
+        resolve: (_root, args, context) =>
+          write(resource.type, async () => fresh(await writer(context).create(resource.type, toWriteInput(inputName, args.input as never)), context)),
+      }),
+    );
+  }
+  if (resource.operations.includes('update')) {
+    const inputName = `Update${name}Input`;
+    const input = defineInput(resource, inputName, 'update');
+    builder.mutationField(`update${name}`, (t) =>
+      t.field({
+        type: node,
+        description: 'Changes only what the input gives; localized text is merged language by language.',
+        args: { id: t.arg.int({ required: true }), input: t.arg({ type: input, required: true }) },
+        resolve: (_root, args, context) =>
+          write(resource.type, async () => {
+            await writer(context).update(resource.type, args.id, toWriteInput(inputName, args.input as never));
+            return fresh(args.id, context);
+          }),
+      }),
+    );
+  }
+}
+
+// Bills of material: structures through their product, items through their structure.
+const structureResource = resources.find((r) => r.type === 'product_structures')!;
+const itemResource = resources.find((r) => r.type === 'product_structure_items')!;
+const ItemInputType = defineInput(itemResource, 'ProductStructureItemInput', 'create');
+const StructureInput = builder.inputType('CreateProductStructureInput', {
+  fields: (t) => ({
+    quantity: t.field({ type: 'Decimal', description: 'The batch the structure describes (1 when not given).' }),
+    items: t.field({ type: [ItemInputType] }),
+  }),
+});
+const Structure = refOf('product_structures');
+const items = (values: unknown[] | null | undefined): ItemInput[] => (values ?? []).map((v) => toWriteInput('ProductStructureItemInput', v as never));
+
+builder.mutationFields((t) => ({
+  createProductStructure: t.field({
+    type: Structure,
+    description: "Adds a product's bill of material, the only way to add one. A product has at most one (CONFLICT); an item may not make the product part of itself (BOM_CYCLE).",
+    args: { productId: t.arg.int({ required: true }), input: t.arg({ type: StructureInput, required: true }) },
+    resolve: (_root, args, context) =>
+      write(structureResource.type, async () => {
+        const quantity = args.input.quantity;
+        const attributes = quantity === undefined || quantity === null ? {} : { quantity };
+        return fresh(await writer(context).createStructure(args.productId, { attributes, items: items(args.input.items) }), context);
+      }),
+  }),
+  addProductStructureItems: t.field({
+    type: Structure,
+    description: 'Adds items to a structure; the existing ones are kept.',
+    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }) },
+    resolve: (_root, args, context) =>
+      write(itemResource.type, async () => {
+        await writer(context).addItems(args.structureId, items(args.items));
+        return fresh(args.structureId, context);
+      }),
+  }),
+  replaceProductStructureItems: t.field({
+    type: Structure,
+    description: "Replaces all of a structure's items; the old ones are deleted.",
+    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }) },
+    resolve: (_root, args, context) =>
+      write(itemResource.type, async () => {
+        await writer(context).replaceItems(args.structureId, items(args.items));
+        return fresh(args.structureId, context);
+      }),
+  }),
+  removeProductStructureItems: t.field({
+    type: Structure,
+    description: "Deletes some of a structure's items; ids it does not hold are ignored.",
+    args: { structureId: t.arg.int({ required: true }), itemIds: t.arg.intList({ required: true }) },
+    resolve: (_root, args, context) =>
+      write(itemResource.type, async () => {
+        await writer(context).removeItems(args.structureId, args.itemIds);
+        return fresh(args.structureId, context);
+      }),
+  }),
+}));

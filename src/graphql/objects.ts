@@ -1,0 +1,214 @@
+/**
+ * One GraphQL object type per resource type, generated from the registry: every attribute, every
+ * relationship (each through a per-request DataLoader), the reverse links, all under the
+ * contract's names. Each type is a loadable object: a field that returns an id is loaded, in one
+ * statement per type and level, reading only the columns the operation selects (./plan.ts).
+ */
+import type { ObjectRef } from '@pothos/core';
+import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
+import { attributeColumns, LOCALES, relationshipIds, type Locale } from '../data/columns.ts';
+import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, type Row } from '../data/load.ts';
+import { resources, resourceByType } from '../resources/registry.ts';
+import type { Attribute, ResourceDefinition } from '../resources/types.ts';
+import { builder, type Types } from './builder.ts';
+import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
+import type { GraphQLContext } from './context.ts';
+import { attributeField, camel, pascal, typeName } from './names.ts';
+import { fieldSources, type FieldSource } from './plan.ts';
+import { requestLoader } from './request-loaders.ts';
+
+/** A resource's object type: fields may return a row, or an id that its loader turns into one. */
+export type RowRef = ImplementableLoadableObjectRef<Types, number | Row, Row, number, number>;
+
+export const LocaleEnum = builder.enumType('Locale', {
+  description: 'A language of localized text.',
+  values: Object.fromEntries(LOCALES.map((l) => [l.toUpperCase(), { value: l }])) as Record<Uppercase<Locale>, { value: Locale }>,
+});
+
+interface LocalizedShape {
+  values: Record<Locale, string | null>;
+  chain: readonly Locale[];
+}
+
+const LocalizedText = builder.objectRef<LocalizedShape>('LocalizedText').implement({
+  description: 'Text in the four languages of the master data.',
+  fields: (t) => ({
+    ...Object.fromEntries(LOCALES.map((l) => [l, t.string({ resolve: (s: LocalizedShape) => s.values[l] })])),
+    text: t.string({
+      description:
+        "The text in the field's `locale`, or, where that is missing or no locale was asked for, the first present along the fallback chain (by default en, nl, fr, de).",
+      resolve: (s) => s.chain.map((l) => s.values[l]).find((v) => v !== null && v !== '') ?? null,
+    }),
+  }),
+});
+
+/** The object types of `object` attributes (shelf_life, transport_packaging_settings), by attribute name. */
+const objectTypes = new Map<string, ObjectRef<Types, Record<string, unknown>>>();
+
+function objectTypeFor(name: string, attribute: Attribute): ObjectRef<Types, Record<string, unknown>> {
+  let ref = objectTypes.get(name);
+  if (ref) return ref;
+  const fields = (attribute.type as { object: Record<string, string> }).object;
+  ref = builder.objectRef<Record<string, unknown>>(pascal(name)).implement({
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(fields).map(([field, type]) => [
+          camel(field),
+          type === 'decimal'
+            ? t.field({ type: 'Decimal', resolve: (o) => o[field] as number | null })
+            : type === 'boolean'
+              ? t.boolean({ resolve: (o) => o[field] as boolean | null })
+              : t.string({ resolve: (o) => o[field] as string | null }),
+        ]),
+      ),
+  });
+  objectTypes.set(name, ref);
+  return ref;
+}
+
+/** The loadable object type of each resource type, by spec type name. */
+export const objectRefs = new Map<string, RowRef>();
+
+for (const resource of resources) {
+  const ref = builder.loadableObjectRef<Row, number>(typeName(resource.type), {
+    // A missing id loads as null: `product(id: 999)` is null, not an error.
+    load: (ids, context: GraphQLContext) => rowsByIds(context.source, resource.type, ids, context.plan.columns(resource.type)) as Promise<Row[]>,
+  });
+  objectRefs.set(resource.type, ref);
+}
+
+export function refOf(type: string): RowRef {
+  return objectRefs.get(type)!;
+}
+
+function implement(resource: ResourceDefinition): void {
+  const sources = new Map<string, FieldSource>();
+  fieldSources.set(typeName(resource.type), { type: resource.type, fields: sources });
+
+  refOf(resource.type).implement({
+    description: `The spec's \`${resource.type}\` resource.`,
+    fields: (t) => {
+      const fields: Record<string, unknown> = {
+        id: t.int({ nullable: false, description: 'The same id as in the REST API.', resolve: (row) => row.id }),
+      };
+
+      for (const [name, attribute] of Object.entries(resource.attributes)) {
+        const field = attributeField(resource, name, attribute.column);
+        sources.set(field, { attribute: name });
+        const columns = attributeColumns(attribute);
+        const { nullable } = attribute;
+        if (attribute.type === 'localized') {
+          fields[field] = t.field({
+            type: LocalizedText,
+            nullable: false,
+            args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
+            resolve: (row, args, context) => ({
+              values: Object.fromEntries(LOCALES.map((l) => [l, (row[`${attribute.column}_${l}`] as string | null) ?? null])) as Record<Locale, string | null>,
+              chain: args.locale ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)] : context.localeChain,
+            }),
+          });
+        } else if (typeof attribute.type === 'object') {
+          const prefix = `${attribute.column}_`;
+          fields[field] = t.field({
+            type: objectTypeFor(name, attribute),
+            nullable: false,
+            resolve: (row) => Object.fromEntries(columns.map((c) => [c.name.slice(prefix.length), row[c.name] ?? null])),
+          });
+        } else {
+          // Loads put plain attributes under their field names (plan.ts): exposed, they need no resolver.
+          const type = ({ decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const)[attribute.type];
+          fields[field] = t.expose(field as never, { type, nullable } as never);
+        }
+      }
+
+      for (const [name, relationship] of Object.entries(resource.relationships)) {
+        const field = camel(name);
+        const target = refOf(relationship.target);
+        const storage = relationship.storage;
+        const deprecationReason = relationship.deprecated && `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
+        if (storage.kind === 'foreignKey') {
+          sources.set(field, { relationship: name });
+          fields[field] = t.field({
+            type: target,
+            nullable: !relationship.required,
+            deprecationReason,
+            resolve: (row) => row[storage.column] as number | null,
+          });
+        } else if (storage.kind === 'inverse') {
+          fields[field] = t.loadable({
+            type: target,
+            nullable: true,
+            load: (ids: number[], context: GraphQLContext) =>
+              rowsByColumn(context.source, relationship.target, storage.targetColumn, ids, context.plan.columns(relationship.target)).then(
+                (groups) => groups.map((rows) => rows[0] ?? null),
+              ),
+            resolve: (row) => row.id,
+          });
+        } else if (storage.kind === 'join') {
+          // The row carries the linked ids (plan.ts); the target's id loader loads them.
+          sources.set(field, { relationship: name });
+          fields[field] = t.field({
+            type: [target],
+            nullable: false,
+            deprecationReason,
+            resolve: (row) => relationshipIds(row, name) as number[],
+          });
+        } else {
+          fields[field] = t.loadableList({
+            type: target,
+            nullable: false,
+            load: (ids: number[], context: GraphQLContext) =>
+              rowsByColumn(context.source, relationship.target, storage.targetColumn, ids, context.plan.columns(relationship.target)),
+            resolve: (row) => row.id,
+          });
+        }
+      }
+
+      for (const [name, link] of Object.entries(resource.ownerLinks ?? {})) {
+        const field = camel(name);
+        sources.set(field, { ownerLink: name });
+        fields[field] = t.field({
+          type: refOf(link.target),
+          nullable: false,
+          description: `The ${link.target} resource this one belongs to.`,
+          resolve: (row) => row[link.column] as number,
+        });
+      }
+
+      for (const [name, link] of Object.entries(resource.reverseLinks ?? {})) {
+        const rel = resourceByType(link.type)!.relationships[link.relationship]!;
+        if (rel.storage.kind !== 'foreignKey') continue;
+        const column = rel.storage.column;
+        fields[camel(name)] = t.loadable({
+          type: connectionOf(typeName(link.type), refOf(link.type)),
+          nullable: false,
+          byPath: true,
+          description: `The ${link.type} whose \`${link.relationship}\` is this one, a page at a time.`,
+          args: {
+            first: t.arg.int({ description: `At most ${DEFAULT_PAGE_SIZE} by default, 100 at most.` }),
+            after: t.arg.string(),
+          },
+          complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
+          load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+            const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
+            const offset = args.after ? decodeCursor(args.after, 'after') + 1 : 0;
+            const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), { first, offset });
+            return pages.map(
+              (page, i): ConnectionShape => ({
+                rows: page.rows,
+                offset,
+                hasNextPage: page.hasMore,
+                hasPreviousPage: offset > 0,
+                count: (ctx) => requestLoader(ctx, `count:${link.type}.${column}`, (keys) => countByColumn(ctx.source, link.type, column, keys)).load(ids[i]!),
+              }),
+            );
+          },
+          resolve: (row) => row.id,
+        });
+      }
+      return fields as never;
+    },
+  });
+}
+
+for (const resource of resources) implement(resource);

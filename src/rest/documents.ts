@@ -1,0 +1,125 @@
+/**
+ * JSON:API-style documents of the old interface (rest.md "Documents"): resource objects with
+ * every attribute and every relationship (with links), and `included` resources, unique. Rows
+ * come with the ids of all their relationships (RequestLoaders.columns), and the included
+ * resources of a whole page are loaded together, one statement per type: a document costs a
+ * number of statements set by its type and includes, not by its resources.
+ */
+import { attributeColumns, LOCALES, relationshipIds } from '../data/columns.ts';
+import type { Row } from '../data/load.ts';
+import { loadAll, type RequestLoaders } from '../data/request.ts';
+import { resourceByType } from '../resources/registry.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
+
+export interface Identifier {
+  type: string;
+  id: number;
+}
+
+export type RelationshipData = Identifier | Identifier[] | null;
+
+export interface ResourceObject {
+  type: string;
+  id: number;
+  attributes: Record<string, unknown>;
+  relationships: Record<string, { data: RelationshipData; links: { self: string; related: string } }>;
+  links: { self: string };
+}
+
+/** `2026-01-31T12:00:00.000Z` (as rows carry date-times) -> ATOM `2026-01-31T12:00:00+00:00`. */
+export function atom(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  const iso = value instanceof Date ? value.toISOString() : String(value);
+  return `${iso.slice(0, 19)}+00:00`;
+}
+
+function definitionOf(type: string): ResourceDefinition {
+  return resourceByType(type)!;
+}
+
+/** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
+export function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const [name, attribute] of Object.entries(resource.attributes)) {
+    if (attribute.type === 'localized') {
+      attributes[name] = Object.fromEntries(LOCALES.map((l) => [l, row[`${attribute.column}_${l}`] ?? null]));
+    } else if (typeof attribute.type === 'object') {
+      const prefix = `${attribute.column}_`;
+      attributes[name] = Object.fromEntries(attributeColumns(attribute).map((c) => [c.name.slice(prefix.length), row[c.name] ?? null]));
+    } else if (attribute.type === 'datetime') {
+      attributes[name] = atom(row[attribute.column]);
+    } else {
+      attributes[name] = row[attribute.column] ?? null;
+    }
+  }
+  return attributes;
+}
+
+export class Documents {
+  constructor(
+    private readonly loaders: RequestLoaders,
+    /** Absolute URL of the API root (origin and base path), for links. */
+    readonly base: string,
+  ) {}
+
+  resourceLink(type: string, id: number): string {
+    return `${this.base}/${type}/${id}`;
+  }
+
+  relationshipLinks(type: string, id: number, relationship: string) {
+    return { self: `${this.base}/${type}/${id}/relationships/${relationship}`, related: `${this.base}/${type}/${id}/${relationship}` };
+  }
+
+  /** A relationship's data for each row: a foreign key on the row, or the ids the row was read with. */
+  relationshipData(type: string, rows: readonly Row[], relationship: string): RelationshipData[] {
+    const rel = definitionOf(type).relationships[relationship]!;
+    const storage = rel.storage;
+    if (storage.kind === 'foreignKey') {
+      return rows.map((row) => (row[storage.column] == null ? null : { type: rel.target, id: row[storage.column] as number }));
+    }
+    return rows.map((row) => {
+      const ids = relationshipIds(row, relationship);
+      if (Array.isArray(ids)) return ids.map((id) => ({ type: rel.target, id }));
+      return ids === null ? null : { type: rel.target, id: ids };
+    });
+  }
+
+  /** Resource objects for rows of one type (read with RequestLoaders.columns). */
+  resources(type: string, rows: readonly Row[]): ResourceObject[] {
+    const resource = definitionOf(type);
+    const names = Object.keys(resource.relationships);
+    const data = names.map((name) => this.relationshipData(type, rows, name));
+    return rows.map((row, i) => ({
+      type,
+      id: row.id,
+      attributes: attributesOf(resource, row),
+      relationships: Object.fromEntries(names.map((name, n) => [name, { data: data[n]![i]!, links: this.relationshipLinks(type, row.id, name) }])),
+      links: { self: this.resourceLink(type, row.id) },
+    }));
+  }
+
+  /** The resources the given relationships of `rows` point at: each once, never one of the primary data. */
+  async included(type: string, rows: readonly Row[], relationships: readonly string[]): Promise<ResourceObject[]> {
+    const resource = definitionOf(type);
+    const primary = new Set(rows.map((r) => `${type}:${r.id}`));
+    const byType = new Map<string, Set<number>>();
+    const datas = relationships.map((name) => this.relationshipData(type, rows, name));
+    relationships.forEach((name, n) => {
+      const target = resource.relationships[name]!.target;
+      let set = byType.get(target);
+      if (!set) byType.set(target, (set = new Set()));
+      for (const data of datas[n]!) {
+        for (const identifier of Array.isArray(data) ? data : data ? [data] : []) {
+          if (!primary.has(`${target}:${identifier.id}`)) set.add(identifier.id);
+        }
+      }
+    });
+    const groups = await Promise.all(
+      [...byType].map(async ([target, ids]) => {
+        const found = await loadAll(this.loaders.byId(target), [...ids].sort((a, b) => a - b));
+        return this.resources(target, found.filter((r): r is Row => r !== null));
+      }),
+    );
+    return groups.flat();
+  }
+}

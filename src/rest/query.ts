@@ -1,0 +1,136 @@
+/**
+ * Query parameters (rest.md "Reading"): exactly those an operation takes, each checked; anything
+ * else, a repeated parameter, or a malformed value is 400 `invalid_parameter`.
+ */
+import type { Context } from 'hono';
+import type { Condition } from '../data/list.ts';
+import { HttpError } from '../http/errors.ts';
+import { resourceByType } from '../resources/registry.ts';
+import type { Filter } from '../resources/types.ts';
+import type { RestRoute } from './routes.ts';
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 50;
+
+export interface Query {
+  /** Relationship names to side-load (aliases resolved). */
+  include: string[];
+  page: number;
+  perPage: number;
+  conditions: Condition[];
+}
+
+function invalid(message: string): HttpError {
+  return new HttpError(400, 'invalid_parameter', message);
+}
+
+/** ATOM date-time (`2026-01-31T12:00:00+00:00`); a `Z` and fractional seconds are accepted too. An
+ * unencoded `+` in a query string arrives as a space: it is read as the `+` it was. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+ -]\d{2}:?\d{2})$/;
+
+/** The instant an ATOM date-time names, or undefined when it is malformed or names no real date (Feb 30). */
+function atomDate(value: string): Date | undefined {
+  const match = DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  const real =
+    calendar.getUTCFullYear() === year && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day &&
+    calendar.getUTCHours() === hour && calendar.getUTCMinutes() === minute && calendar.getUTCSeconds() === second;
+  if (!real) return undefined;
+  const date = new Date(value.replace(/ (\d{2}:?\d{2})$/, '+$1'));
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+function filterCondition(name: string, filter: Filter, value: string): Condition {
+  switch (filter.kind) {
+    case 'equals':
+      return { kind: 'equals', column: filter.column, value };
+    case 'integer':
+      if (!/^-?\d{1,9}$/.test(value)) throw invalid(`${name} must be an integer (got ${JSON.stringify(value)})`);
+      return { kind: 'equals', column: filter.column, value: Number(value) };
+    case 'flag':
+      if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
+      return { kind: 'equals', column: filter.column, value: value === '1' };
+    case 'gtin':
+      if (!/^\d{1,14}$/.test(value)) throw invalid(`${name} must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
+      return { kind: 'gtin', column: filter.column, digits: value };
+    case 'relatedReference':
+      return { kind: 'relatedReference', relationship: filter.relationship, reference: value };
+    case 'after': {
+      const date = atomDate(value);
+      if (!date) throw invalid(`${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${JSON.stringify(value)})`);
+      return { kind: 'after', column: filter.column, value: date };
+    }
+  }
+}
+
+/** The include values an operation accepts, by spelling, with the relationship each names. */
+export function includeValues(route: RestRoute): Map<string, string> {
+  const resource = resourceByType(route.type)!;
+  const values = new Map<string, string>();
+  const add = (names: readonly string[], aliases: Record<string, string> = {}) => {
+    for (const name of names) values.set(name, name);
+    for (const [alias, name] of Object.entries(aliases)) values.set(alias, name);
+  };
+  switch (route.operation) {
+    case 'list':
+      add(resource.includes.list, resource.includes.aliases?.list);
+      break;
+    case 'get':
+    case 'add':
+    case 'update':
+      add(resource.includes.get, resource.includes.aliases?.get);
+      break;
+    case 'rel-get': {
+      // The relationship itself (spec: `include` = the relationship's name), and its documented spellings.
+      const rel = resource.relationships[route.relationship!]!;
+      values.set(route.relationship!, route.relationship!);
+      for (const alias of rel.includeAliases ?? []) values.set(alias, route.relationship!);
+      break;
+    }
+    case 'related-get':
+      // Where the spec documents it: a group with its type, a structure with its items.
+      add(resource.relationships[route.relationship!]!.relatedIncludes ?? []);
+      break;
+    default:
+      break;
+  }
+  return values;
+}
+
+/** Reads and checks the query string for a route. */
+export function parseQuery(c: Context, route: RestRoute): Query {
+  const params = new URLSearchParams(new URL(c.req.url).search);
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) throw invalid(`parameter ${name} is repeated`);
+    seen.add(name);
+  }
+  const resource = resourceByType(route.type)!;
+  const includes = includeValues(route);
+  const query: Query = { include: [], page: 1, perPage: DEFAULT_PER_PAGE, conditions: [] };
+  for (const [name, value] of params) {
+    if (name === 'include' && includes.size > 0) {
+      const names = value.split(',').map((v) => v.trim()).filter(Boolean);
+      for (const spelling of names) {
+        const relationship = includes.get(spelling);
+        if (!relationship) throw invalid(`include ${JSON.stringify(spelling)} is not allowed here; allowed: ${[...includes.keys()].join(', ')}`);
+        if (!query.include.includes(relationship)) query.include.push(relationship);
+      }
+    } else if (route.operation === 'list' && name === 'page') {
+      if (!/^[1-9]\d{0,11}$/.test(value)) throw invalid(`page must be an integer of at least 1 (got ${JSON.stringify(value)})`);
+      query.page = Number(value);
+    } else if (route.operation === 'list' && name === 'per_page') {
+      if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE) {
+        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${JSON.stringify(value)})`);
+      }
+      query.perPage = Number(value);
+    } else if (route.operation === 'list' && resource.filters[name]) {
+      query.conditions.push(filterCondition(name, resource.filters[name]!, value));
+    } else {
+      throw invalid(`unknown query parameter ${name}`);
+    }
+  }
+  return query;
+}

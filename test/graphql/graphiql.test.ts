@@ -1,0 +1,165 @@
+/**
+ * GraphiQL at GET /graphql, as a newcomer meets it: the page is open, self-contained (no CDN),
+ * and on the machine that runs the embedded default it carries a working token of the demo
+ * client. Then the real thing in headless Chromium: the page renders, runs the example
+ * operation and shows the database's data.
+ *
+ * The browser part needs Debian's Chromium at /usr/bin/chromium. Without it the test is skipped
+ * with a warning; under CI (CI=true) it fails instead, so CI never passes without it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Request as BrowserRequest } from 'playwright-core';
+import { GRAPHIQL_EXAMPLE } from '../../src/graphql/examples.ts';
+import { emptyDatabase, type TestDatabase } from '../support/databases.ts';
+import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
+import { startService, type RunningService } from '../support/process.ts';
+
+
+/** The access token GraphiQL's Headers tab is pre-filled with, if any. */
+const prefilledToken = (html: string) => html.match(/Bearer (mda_[A-Za-z0-9_-]+)/)?.[1];
+
+const openPage = (baseUrl: string, headers: Record<string, string> = {}) =>
+  fetch(`${baseUrl}/graphql`, { headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', ...headers } });
+
+async function graphql(baseUrl: string, token: string, body: { query: string; operationName?: string }) {
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: any; errors?: unknown[] } };
+}
+
+describe('GraphiQL at GET /graphql', () => {
+  const databases: TestDatabase[] = [];
+  /** The embedded default on an empty database: seeded on this first start, demo client created. */
+  let service: RunningService;
+
+  beforeAll(async () => {
+    const database = await emptyDatabase('sqlite');
+    databases.push(database);
+    service = await startService({ DATABASE_URL: database.target.url });
+  });
+
+  afterAll(async () => {
+    try {
+      if (service) expect((await service.stop()).code).toBe(0);
+    } finally {
+      for (const database of databases) await database.drop();
+    }
+  });
+
+  it('serves a browser on loopback the page without a token, self-contained, with a working demo token pre-filled', async () => {
+    const res = await openPage(service.baseUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).toContain('<title>Master data GraphQL</title>');
+    expect(html).toContain('query ProductsWithStructure');
+    // The whole GraphiQL bundle is inlined: no script or stylesheet from anywhere else.
+    expect(html).not.toMatch(/<script[^>]+\bsrc=/i);
+    expect(html).not.toMatch(/<link[^>]+rel=["']?stylesheet[^>]+href=["']?https?:/i);
+
+    const token = prefilledToken(html);
+    expect(token, 'the page carries no mda_ token').toBeDefined();
+    const answer = await graphql(service.baseUrl, token!, { query: '{ product(id: 1) { id reference } }' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { product: { id: 1, reference: expect.any(String) } } });
+
+    // Asking for HTML with an operation in the query string is an operation, not the page: it needs a token.
+    const operation = await fetch(`${service.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { Accept: 'text/html' } });
+    expect(operation.status).toBe(401);
+  });
+
+  it('gives no token to a browser on another machine (behind a trusted proxy)', async () => {
+    // A second process over the same, already seeded, database: only TRUST_PROXY differs.
+    const proxied = await startService({ DATABASE_URL: databases[0]!.target.url, TRUST_PROXY: '1' });
+    try {
+      const remote = await openPage(proxied.baseUrl, { 'X-Forwarded-For': '203.0.113.7' });
+      expect(remote.status).toBe(200);
+      const html = await remote.text();
+      expect(html).toContain('query ProductsWithStructure');
+      expect(html).not.toContain('mda_');
+      // The same process still gives one to a browser on its own machine.
+      expect(prefilledToken(await (await openPage(proxied.baseUrl, { 'X-Forwarded-For': '127.0.0.1' })).text())).toBeDefined();
+    } finally {
+      expect((await proxied.stop()).code).toBe(0);
+    }
+  });
+
+  it('with SEED_DEMO_DATA=false serves the page, still open, but with no token in it', async () => {
+    const database = await emptyDatabase('sqlite');
+    databases.push(database);
+    const production = await startService({ DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false' });
+    try {
+      const res = await openPage(production.baseUrl);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await res.text();
+      expect(html).toContain('query ProductsWithStructure');
+      expect(html).not.toContain('mda_');
+      expect(html).toContain('access token from POST /oauth/token.php');
+      expect(production.output()).not.toContain('client_secret');
+    } finally {
+      expect((await production.stop()).code).toBe(0);
+    }
+  });
+
+  it.skipIf(skipWithoutBrowser('the GraphiQL browser test'))(
+    'renders in headless Chromium, runs ProductsWithStructure with the pre-filled token and shows the data',
+    async () => {
+
+      // What the page should show: the same operation, sent by hand with the page's own token.
+      const token = prefilledToken(await (await openPage(service.baseUrl)).text())!;
+      const expected = await graphql(service.baseUrl, token, { query: GRAPHIQL_EXAMPLE, operationName: 'ProductsWithStructure' });
+      expect(expected.status).toBe(200);
+      const nodes = expected.body.data.products.nodes as { reference: string }[];
+      expect(nodes.length).toBeGreaterThan(0);
+
+      let browser: Browser | undefined;
+      try {
+        browser = await launchChromium();
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const pageErrors: string[] = [];
+        const requests: string[] = [];
+        page.on('pageerror', (error) => pageErrors.push(error.message));
+        page.on('request', (request) => requests.push(request.url()));
+
+        await page.goto(`${service.baseUrl}/graphql`, { timeout: 20_000 });
+        const run = page.getByRole('button', { name: /^Execute query/ });
+        await run.waitFor({ timeout: 20_000 });
+
+        // The document holds several operations: the run button asks which one.
+        await run.click();
+        const choice = page.getByRole('menuitem', { name: 'ProductsWithStructure', exact: true });
+        await choice.waitFor({ timeout: 10_000 });
+        const sent = page.waitForRequest(
+          (r: BrowserRequest) => r.method() === 'POST' && (r.postData() ?? '').includes('"operationName":"ProductsWithStructure"'),
+          { timeout: 10_000 },
+        );
+        await choice.click();
+        const request = await sent;
+        expect(request.headers().authorization).toBe(`Bearer ${token}`);
+        const response = await request.response();
+        expect(response?.status()).toBe(200);
+        expect(((await response!.json()) as { data: unknown }).data).toEqual(expected.body.data);
+
+        // The result pane shows it (an editor that draws only the lines in view: the top ones).
+        const pane = page.locator('.graphiql-response');
+        await pane.getByText(`"reference": "${nodes[0]!.reference}"`).first().waitFor({ timeout: 10_000 });
+        const shown = (await pane.innerText()).replace(/\u00a0/g, ' ');
+        expect(shown).toContain(`"totalCount": ${expected.body.data.products.totalCount}`);
+        expect(shown).toContain(`"reference": "${nodes[0]!.reference}"`);
+
+        await page.screenshot({ path: '/tmp/graphiql.png' });
+        expect(pageErrors).toEqual([]);
+        // Nothing fetched from anywhere but the service itself (the bundle is inlined: no CDN).
+        expect(requests.filter((url) => !url.startsWith(`${service.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+      } finally {
+        await browser?.close();
+      }
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,555 @@
+/**
+ * The OpenAPI document of the REST layer (GET /openapi.json) and its API reference (GET /docs).
+ *
+ * - The document is valid OpenAPI 3.1, every $ref resolves, every schema compiles (strict JSON
+ *   Schema 2020-12).
+ * - It lists exactly the routes the REST layer serves: the routes of the Hono app that is mounted
+ *   (src/rest/api.ts) against the document's paths; a route served but not documented fails.
+ * - It tells the truth: every documented operation is called against a seeded database (both
+ *   providers) and each answer's status must be one the operation documents and its body must
+ *   match the documented schema; request bodies the service takes match the request schemas,
+ *   and bodies it refuses as unknown or missing fields do not.
+ * - /openapi.json and /docs answer without a token, and every file the page references loads from
+ *   this service (no external URL), under BASE_PATH too.
+ * - In headless Chromium the page renders the title, "Authorize" takes a bearer token and "Try it
+ *   out" calls the API under the base path with it. Needs Debian's Chromium at /usr/bin/chromium:
+ *   without it that test is skipped with a warning; under CI (CI=true) it fails instead.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { Hono } from 'hono';
+import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/auth/clients.ts';
+import { createDatabase } from '../../src/db/client.ts';
+import { restApi } from '../../src/rest/api.ts';
+import { API_TITLE, openApiDocument, openApiPath } from '../../src/rest/openapi.ts';
+import { DEFAULT_PER_PAGE, includeValues, MAX_PER_PAGE } from '../../src/rest/query.ts';
+import { REST_ROUTES } from '../../src/rest/routes.ts';
+import { resourceByType, resources } from '../../src/resources/registry.ts';
+import type { Filter } from '../../src/resources/types.ts';
+import { testApp, type TestApp } from '../support/app.ts';
+import { emptyDatabase, migratedDatabase, providers, type MigratedDatabase, type TestDatabase } from '../support/databases.ts';
+import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
+import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
+import { startService, type RunningService } from '../support/process.ts';
+
+const doc = openApiDocument();
+const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
+type Operation = { method: string; path: string; operation: OperationObject };
+
+function operations(document: OpenAPIObject): Operation[] {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => (item[method] ? [{ method: method.toUpperCase(), path, operation: item[method]! }] : [])),
+  );
+}
+
+/** `METHOD /path/{id}` of every route a Hono app serves, other than its catch-all (405) handlers. */
+function servedRoutes(app: Hono): string[] {
+  return [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${openApiPath(r.path)}`))];
+}
+
+/** Routes the app serves that the document does not list. */
+function undocumented(app: Hono, document: OpenAPIObject): string[] {
+  const listed = new Set(operations(document).map((o) => `${o.method} ${o.path}`));
+  return servedRoutes(app).filter((route) => !listed.has(route));
+}
+
+const resolvePointer = (document: unknown, ref: string): unknown =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+
+/** The documented answer of an operation for a status, its $ref resolved. */
+function documentedResponse(method: string, path: string, status: number): ResponseObject | undefined {
+  const operation = (doc.paths![path] as Record<string, OperationObject>)[method.toLowerCase()]!;
+  const response = operation.responses?.[String(status)] as ResponseObject | ReferenceObject | undefined;
+  return response && '$ref' in response ? (resolvePointer(doc, response.$ref) as ResponseObject) : response;
+}
+
+/**
+ * JSON Schema validation with the document's own schemas: components are loaded as `$defs` of one
+ * schema, so an inline schema's `#/components/schemas/X` resolves to them. Strict: a keyword Ajv
+ * does not know (a typo in the document) is an error.
+ */
+function schemaValidator(document: OpenAPIObject) {
+  const id = 'https://gateway.test/openapi.json';
+  // strictRequired off: `{allOf: [attributes], required: [...]}` names properties the referenced schema defines.
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+  addFormats(ajv);
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  const rewrite = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', `"${id}#/$defs/`));
+  ajv.addSchema({ $id: id, $defs: rewrite(document.components!.schemas!) });
+  const cache = new Map<unknown, ValidateFunction>();
+  return {
+    compileAll: () => Object.keys(document.components!.schemas!).forEach((name) => ajv.getSchema(`${id}#/$defs/${name}`)),
+    check(schema: SchemaObject | ReferenceObject, value: unknown): string | undefined {
+      let validate = cache.get(schema);
+      if (!validate) cache.set(schema, (validate = ajv.compile(rewrite(schema))));
+      return validate(value) ? undefined : ajv.errorsText(validate.errors, { separator: '\n' });
+    },
+  };
+}
+
+const schemas = schemaValidator(doc);
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1: every $ref resolves, every schema compiles, operation ids are unique', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(JSON.stringify(doc)) as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(doc.openapi).toBe('3.1.0');
+
+    const refs = new Set<string>();
+    JSON.stringify(doc, (key, value) => (key === '$ref' && refs.add(value), value));
+    expect(refs.size).toBeGreaterThan(50);
+    for (const ref of refs) expect(resolvePointer(doc, ref), ref).toBeDefined();
+
+    expect(() => schemas.compileAll()).not.toThrow();
+    const ids = operations(doc).map((o) => o.operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('lists every route of the route table, once, with the bearer scheme on all of them', () => {
+    const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
+    expect(listed.sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+    expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    for (const { operation } of operations(doc)) {
+      expect(operation.security).toBeUndefined();
+      expect(Object.keys(operation.responses ?? {})).toContain('401');
+      expect(Object.keys(operation.responses ?? {})).toContain('403');
+    }
+  });
+
+  it('gives each operation exactly the query parameters it takes: include values, paging, filters', () => {
+    const parameters = (operation: OperationObject) =>
+      (operation.parameters ?? []).map((p) => ('$ref' in p ? (resolvePointer(doc, p.$ref) as ParameterObject) : p));
+    for (const route of REST_ROUTES) {
+      const path = openApiPath(route.path);
+      const operation = (doc.paths![path] as Record<string, OperationObject>)[route.method.toLowerCase()]!;
+      const query = parameters(operation);
+      const where = `${route.method} ${path}`;
+
+      const include = query.find((p) => p.name === 'include');
+      const allowed = [...includeValues(route).keys()];
+      if (allowed.length === 0) expect(include, where).toBeUndefined();
+      else {
+        expect(include, where).toMatchObject({ in: 'query', style: 'form', explode: false });
+        expect((include!.schema as SchemaObject).items, where).toEqual({ type: 'string', enum: allowed });
+      }
+
+      const others = query.filter((p) => p.name !== 'include').map((p) => p.name);
+      if (route.operation === 'list') {
+        expect(others, where).toEqual(['page', 'per_page', ...Object.keys(resourceByType(route.type)!.filters)]);
+        expect(query.find((p) => p.name === 'per_page')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE });
+        expect(query.find((p) => p.name === 'page')!.schema).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+      } else {
+        expect(others, where).toEqual([]);
+      }
+
+      const pathParameters = ((doc.paths![path]!.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'path');
+      expect(pathParameters.map((p) => p.name), where).toEqual(route.path.includes(':id') ? ['id'] : []);
+    }
+  });
+
+  it('describes every resource type with all its attributes and relationships', () => {
+    const components = doc.components!.schemas! as Record<string, SchemaObject>;
+    for (const resource of resources) {
+      const object = Object.values(components).find((s) => (s.properties?.type as SchemaObject | undefined)?.const === resource.type && s.required?.includes('links'));
+      expect(object, resource.type).toBeDefined();
+      const attributes = resolvePointer(doc, (object!.properties!.attributes as ReferenceObject).$ref) as SchemaObject;
+      expect(Object.keys(attributes.properties!)).toEqual(Object.keys(resource.attributes));
+      expect(attributes.required).toEqual(Object.keys(resource.attributes));
+      const relationships = object!.properties!.relationships as SchemaObject | ReferenceObject;
+      const names = '$ref' in relationships && relationships.$ref ? Object.keys((resolvePointer(doc, relationships.$ref) as SchemaObject).properties!) : [];
+      expect(names).toEqual(Object.keys(resource.relationships));
+    }
+  });
+});
+
+describe('the document lists every route the REST layer serves', () => {
+  let database: MigratedDatabase;
+  beforeAll(async () => {
+    database = await migratedDatabase('sqlite');
+  });
+  afterAll(async () => database?.cleanup());
+
+  const rest = () => restApi({ db: database.db, basePath: '', maxBodyBytes: 1024 * 1024, trustProxy: 0 });
+
+  it('the routes of the mounted REST app are exactly the documented operations', () => {
+    const served = servedRoutes(rest());
+    expect(served.length).toBe(REST_ROUTES.length);
+    expect(undocumented(rest(), doc)).toEqual([]);
+    const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
+    expect(listed.filter((route) => !served.includes(route))).toEqual([]);
+  });
+
+  it('the check fails for a route that is served but not documented', () => {
+    const app = new Hono();
+    app.route('/', rest());
+    app.get('/customers/:id/secrets', (c) => c.text(''));
+    app.delete('/customers/:id', (c) => c.text(''));
+    expect(undocumented(app, doc)).toEqual(['GET /customers/{id}/secrets', 'DELETE /customers/{id}']);
+  });
+});
+
+describe('GET /openapi.json and GET /docs, open', () => {
+  let database: MigratedDatabase;
+  beforeAll(async () => {
+    database = await migratedDatabase('sqlite');
+  });
+  afterAll(async () => database?.cleanup());
+
+  it.each([
+    ['at the root', ''],
+    ['under BASE_PATH', '/masterdata'],
+  ])('%s: the document without a token, with servers naming the base path', async (_, basePath) => {
+    const t = testApp(database, { basePath });
+    const res = await t.request(`${basePath}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = (await res.json()) as OpenAPIObject;
+    expect(body).toEqual(JSON.parse(JSON.stringify(openApiDocument(basePath))));
+    expect(body.servers).toEqual([{ url: basePath || '/', description: expect.any(String) }]);
+    expect(body.info.title).toBe(API_TITLE);
+
+    // Revalidation: the same version is a 304; HEAD answers without a body.
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect((await t.request(`${basePath}/openapi.json`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    const head = await t.request(`${basePath}/openapi.json`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    // Still a REST route next to it needs a token.
+    expect((await t.request(`${basePath}/units`)).status).toBe(401);
+  });
+
+  it.each([
+    ['at the root', ''],
+    ['under BASE_PATH', '/masterdata'],
+  ])('%s: the page and every file it references load without a token, all from this service', async (_, basePath) => {
+    const t = testApp(database, { basePath });
+    const page = await t.request(`${basePath}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain(`<title>${API_TITLE}</title>`);
+
+    const references = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(references.filter((r) => r.endsWith('.js')).length).toBeGreaterThanOrEqual(2);
+    expect(references.filter((r) => r.endsWith('.css')).length).toBeGreaterThanOrEqual(1);
+    for (const reference of references) {
+      // Relative to the page, so that the page works under any base path and behind a proxy.
+      expect(reference, 'an absolute or external URL').not.toMatch(/^(\/|[a-z]+:)/i);
+      const url = new URL(reference, `http://localhost${basePath}/docs`);
+      const res = await t.request(url.pathname);
+      expect(res.status, url.pathname).toBe(200);
+      const type = res.headers.get('content-type') ?? '';
+      if (reference.endsWith('.js')) expect(type).toMatch(/^text\/javascript/);
+      if (reference.endsWith('.css')) expect(type).toMatch(/^text\/css/);
+      if (reference === 'openapi.json') expect(type).toMatch(/^application\/json/);
+      const body = await res.text();
+      expect(body.length, url.pathname).toBeGreaterThan(0);
+      // Nothing the page runs fetches from elsewhere: no CDN in the scripts or styles we wrote.
+      if (reference.startsWith('docs/docs.')) expect(body).not.toMatch(/https?:\/\//);
+    }
+    // The page's own script loads the document relative to the page: <base>/openapi.json.
+    const script = await (await t.request(`${basePath}/docs/docs.js`)).text();
+    expect(script).toContain("url: 'openapi.json'");
+    expect(script).not.toMatch(/persistAuthorization:\s*true/);
+
+    const slash = await t.request(`${basePath}/docs/`);
+    expect(slash.status).toBe(301);
+    expect(new URL(slash.headers.get('location')!, `http://localhost${basePath}/docs/`).pathname).toBe(`${basePath}/docs`);
+    // Not a file server: anything else under /docs needs a token like every other unknown path.
+    expect((await t.request(`${basePath}/docs/package.json`)).status).toBe(401);
+  });
+});
+
+/** A value for a filter parameter, by kind: each is accepted by the service. */
+const FILTER_VALUES: Record<Filter['kind'], string> = {
+  equals: 'CUST-00001',
+  integer: '1',
+  flag: '1',
+  gtin: '5400000000000',
+  relatedReference: 'SUP-0001',
+  after: '2020-01-01T00:00:00+00:00',
+};
+
+describe.each(providers)('the document tells the truth on %s', (provider) => {
+  let env: GraphQLTestEnv;
+  let t: TestApp;
+  beforeAll(async () => {
+    env = await graphqlEnv(provider);
+    t = env.t;
+  });
+  afterAll(async () => env?.database.cleanup());
+
+  /** Sends a request and checks that the operation documents its status and that the body matches. */
+  async function conforming(method: string, path: string, url: string, init: RequestInit = {}) {
+    const res = await t.request(url, { method, ...init });
+    const response = documentedResponse(method, path, res.status);
+    const text = await res.text();
+    expect(response, `${method} ${url} answered ${res.status}, which ${method} ${path} does not document: ${text.slice(0, 300)}`).toBeDefined();
+    const body = text ? JSON.parse(text) : undefined;
+    const schema = response!.content?.['application/json']?.schema;
+    expect(schema, `${method} ${path} ${res.status} has no JSON schema`).toBeDefined();
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(schemas.check(schema!, body), `${method} ${url} ${res.status}: ${text.slice(0, 500)}`).toBeUndefined();
+    for (const [name, header] of Object.entries(response!.headers ?? {})) {
+      const required = ('$ref' in header && header.$ref ? (resolvePointer(doc, header.$ref) as { required?: boolean }) : (header as { required?: boolean })).required;
+      if (required) expect(res.headers.get(name), `${method} ${url} ${res.status}: header ${name}`).not.toBeNull();
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  /** A request body, checked against the operation's request schema (it must accept it, or refuse it). */
+  function requestBody(method: string, path: string, body: unknown, accepted = true) {
+    const operation = (doc.paths![path] as Record<string, OperationObject>)[method.toLowerCase()]!;
+    const requestBody = operation.requestBody as { content: Record<string, { schema: SchemaObject }> };
+    for (const media of ['application/json', 'application/vnd.api+json']) {
+      const error = schemas.check(requestBody.content[media]!.schema, body);
+      if (accepted) expect(error, `${method} ${path}: the request schema refuses ${JSON.stringify(body).slice(0, 300)}`).toBeUndefined();
+      else expect(error, `${method} ${path}: the request schema accepts ${JSON.stringify(body).slice(0, 300)}`).toBeDefined();
+    }
+    return { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  }
+
+  it('every read, with every include, answers as documented', async () => {
+    for (const resource of resources) {
+      const type = resource.type;
+      const routes = REST_ROUTES.filter((r) => r.type === type && r.method === 'GET');
+      const list = routes.find((r) => r.operation === 'list')!;
+      const includeAll = (route: (typeof routes)[number]) => {
+        const values = [...includeValues(route).keys()];
+        return values.length > 0 ? `include=${values.join(',')}` : '';
+      };
+      const page = await conforming('GET', `/${type}`, `/${type}?per_page=${MAX_PER_PAGE}&${includeAll(list)}`, { headers: bearer(env.token) });
+      expect(page.status).toBe(200);
+      expect(page.body.data.length, type).toBeGreaterThan(0);
+
+      // Members with the most relationships set, and the first: nulls and filled links both seen.
+      const filled = (r: any) => Object.values(r.relationships as Record<string, { data: unknown }>).filter((x) => (Array.isArray(x.data) ? x.data.length > 0 : x.data !== null)).length;
+      const ids = [...new Set([page.body.data[0].id, [...page.body.data].sort((a: any, b: any) => filled(b) - filled(a))[0].id])];
+      for (const route of routes.filter((r) => r.operation !== 'list')) {
+        for (const id of ids) {
+          const path = openApiPath(route.path);
+          const include = includeAll(route);
+          const res = await conforming('GET', path, `${route.path.replace(':id', String(id))}${include ? `?${include}` : ''}`, { headers: bearer(env.token) });
+          expect(res.status, `${path} ${id}`).toBe(200);
+        }
+      }
+      for (const [name, filter] of Object.entries(resource.filters)) {
+        const res = await conforming('GET', `/${type}`, `/${type}?${encodeURIComponent(name)}=${encodeURIComponent(FILTER_VALUES[filter.kind])}`, { headers: bearer(env.token) });
+        expect(res.status, `${type} ${name}`).toBe(200);
+      }
+      expect((await conforming('GET', `/${type}`, `/${type}?page=100000`, { headers: bearer(env.token) })).body.data).toEqual([]);
+    }
+  });
+
+  it('every operation answers its errors as documented: no token, read-only token, bad parameter, missing resource, no JSON body', async () => {
+    const readOnly = env.readToken;
+    for (const route of REST_ROUTES) {
+      const path = openApiPath(route.path);
+      const url = route.path.replace(':id', '1');
+      const reading = route.method === 'GET';
+
+      const anonymous = await conforming(route.method, path, url);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer realm="master-data"/);
+      expect((await conforming(route.method, path, url, { headers: { Authorization: 'Bearer' } })).status).toBe(400);
+      expect((await conforming(route.method, path, url, { headers: bearer('mda_unknown') })).status).toBe(401);
+      if (!reading) expect((await conforming(route.method, path, url, { headers: bearer(readOnly) })).status).toBe(403);
+      if (route.refused) {
+        const refused = await conforming(route.method, path, url, { headers: bearer(env.token) });
+        expect(refused.status).toBe(403);
+        expect(refused.body.error.code).toBe('forbidden');
+        continue;
+      }
+      expect((await conforming(route.method, path, `${url}?unknown=1`, { headers: bearer(env.token) })).status).toBe(400);
+      if (route.path.includes(':id')) {
+        const missing = await conforming(route.method, path, route.path.replace(':id', '987654321'), {
+          headers: { ...bearer(env.token), 'Content-Type': 'application/json' },
+          body: reading ? undefined : JSON.stringify({ data: route.operation === 'rel-set' ? null : [] }),
+        });
+        // A relationship write may check its body before the resource: 400 is documented too.
+        expect([404, 400, 409], `${route.method} ${path}`).toContain(missing.status);
+      }
+      if (!reading) {
+        const plain = await conforming(route.method, path, url, { headers: { ...bearer(env.token), 'Content-Type': 'text/plain' }, body: 'hello' });
+        expect(plain.status).toBe(415);
+        const broken = await conforming(route.method, path, url, { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: '{"data":' });
+        expect(broken.status).toBe(400);
+        expect(broken.body.error.code).toBe('invalid_json');
+      }
+    }
+  });
+
+  it('writes: the request schemas take what the service takes, and the answers are as documented', async () => {
+    const tag = provider === 'sqlite' ? 'S' : 'P';
+    // ADD, then UPDATE with the document read back unchanged (dates and links included).
+    const unitBody = { data: { type: 'units', attributes: { reference: `OA-${tag}-1`, description: { en: 'Crate', nl: null } } } };
+    const unit = await conforming('POST', '/units', '/units', requestBody('POST', '/units', unitBody));
+    expect(unit.status).toBe(201);
+    expect(unit.headers.get('location')).toBe(`http://localhost/units/${unit.body.data.id}`);
+    const unitPath = `/units/${unit.body.data.id}`;
+    expect((await conforming('PATCH', '/units/{id}', unitPath, requestBody('PATCH', '/units/{id}', { data: unit.body.data }))).status).toBe(200);
+    expect((await conforming('PUT', '/units/{id}', unitPath, requestBody('PUT', '/units/{id}', { data: { type: 'units', id: String(unit.body.data.id), attributes: { description: { fr: 'Caisse' } } } }))).status).toBe(200);
+    // A duplicate reference, a type mismatch: documented conflicts.
+    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', unitBody))).body.error.code).toBe('conflict');
+    expect((await conforming('PATCH', '/units/{id}', unitPath, requestBody('PATCH', '/units/{id}', { data: { type: 'brands' } }, false))).body.error.code).toBe('type_mismatch');
+    // What the service refuses as unknown or missing, the schema refuses too.
+    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', { data: { type: 'units', attributes: { reference: 'X', colour: 'red' } } }, false))).body.error.code).toBe('unknown_field');
+    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', { data: { type: 'units', attributes: { description: { en: 'x' } } } }, false))).body.error.code).toBe('missing_field');
+
+    // A customer with to-one and to-many relationships, ids as numbers and as strings, decimals as strings.
+    const customerBody = {
+      data: {
+        type: 'customers',
+        attributes: { reference: `OA-${tag}-C1`, name: 'Bakery OpenAPI', credit_limit_used: 1250.5, is_active: true },
+        relationships: {
+          customer_type: { data: { type: 'customer_types', id: 1 } },
+          account_manager: { data: { type: 'users', id: '2' } },
+          inform_on_complaint_users: { data: [{ type: 'users', id: 1 }, { type: 'users', id: 3 }] },
+        },
+      },
+    };
+    const customer = await conforming('POST', '/customers', '/customers?include=customer_type,account_manager', requestBody('POST', '/customers', customerBody));
+    expect(customer.status).toBe(201);
+    expect(customer.body.data.attributes.credit_limit_used).toBe(1250.5);
+    const customerPath = `/customers/${customer.body.data.id}`;
+    expect((await conforming('PATCH', '/customers/{id}', customerPath, requestBody('PATCH', '/customers/{id}', { data: customer.body.data }))).status).toBe(200);
+    expect((await conforming('POST', '/customers', '/customers', requestBody('POST', '/customers', { data: { type: 'customers', attributes: { reference: `OA-${tag}-C2` } } }, false))).body.error.code).toBe('missing_field');
+    const members = `${customerPath}/relationships/inform_on_complaint_users`;
+    const membersPath = '/customers/{id}/relationships/inform_on_complaint_users';
+    for (const method of ['POST', 'PATCH', 'DELETE']) {
+      const res = await conforming(method, membersPath, members, requestBody(method, membersPath, { data: [{ type: 'users', id: 2 }] }));
+      expect(res.status, method).toBe(200);
+    }
+    const typePath = '/customers/{id}/relationships/customer_type';
+    expect((await conforming('PATCH', typePath, `${customerPath}/relationships/customer_type`, requestBody('PATCH', typePath, { data: { type: 'customer_types', id: 2 } }))).status).toBe(200);
+
+    // A product, its brand removed and set, its structure with items, items added, replaced and removed.
+    const productBody = { data: { type: 'products', attributes: { reference: `OA-${tag}-P1`, name: { en: 'Oat bar' }, consumer_price: 2.49, shelf_life: { value: 30, interval: 'Days' } }, relationships: { unit: { data: { type: 'units', id: 1 } } } } };
+    const product = await conforming('POST', '/products', '/products', requestBody('POST', '/products', productBody));
+    expect(product.status).toBe(201);
+    const productId = product.body.data.id as number;
+    const brandPath = '/products/{id}/relationships/brand';
+    for (const data of [null, { id: null }, { type: 'brands', id: 1 }]) {
+      expect((await conforming('PATCH', brandPath, `/products/${productId}/relationships/brand`, requestBody('PATCH', brandPath, { data }))).status).toBe(200);
+    }
+    const item = (productRef: number, net: number) => ({
+      type: 'product_structure_items',
+      attributes: { net_quantity: net, loss_percentage: 2 },
+      relationships: { product: { data: { type: 'products', id: productRef } }, unit: { data: { type: 'units', id: 1 } } },
+    });
+    const structurePath = '/products/{id}/product_structure';
+    const structure = await conforming('POST', structurePath, `/products/${productId}/product_structure`, requestBody('POST', structurePath, {
+      data: { type: 'product_structures', attributes: { quantity: 10 }, relationships: { items: { data: [item(1, 4.5)] } } },
+    }));
+    expect(structure.status).toBe(201);
+    expect(structure.body.included).toHaveLength(1);
+    const structureId = structure.body.data.id as number;
+    const again = await conforming('POST', structurePath, `/products/${productId}/product_structure`, requestBody('POST', structurePath, { data: { type: 'product_structures', attributes: { quantity: 1 } } }));
+    expect(again.body.error.code).toBe('conflict');
+    const itemsPath = '/product_structures/{id}/items';
+    const added = await conforming('POST', itemsPath, `/product_structures/${structureId}/items`, requestBody('POST', itemsPath, { data: [item(2, 1), item(3, 0.25)] }));
+    expect(added.status).toBe(201);
+    expect(added.body.data).toHaveLength(3);
+    const cycle = await conforming('POST', itemsPath, `/product_structures/${structureId}/items`, requestBody('POST', itemsPath, { data: [item(productId, 1)] }));
+    expect(cycle.body.error.code).toBe('bom_cycle');
+    const relItems = '/product_structures/{id}/relationships/items';
+    const replaced = await conforming('PATCH', relItems, `/product_structures/${structureId}/relationships/items`, requestBody('PATCH', relItems, { data: [item(4, 2), item(5, 3)] }));
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.included).toHaveLength(2);
+    const removed = await conforming('DELETE', relItems, `/product_structures/${structureId}/relationships/items`, requestBody('DELETE', relItems, { data: [replaced.body.data[0]] }));
+    expect(removed.status).toBe(200);
+    expect(removed.body.data).toHaveLength(1);
+    const structureUpdate = '/product_structures/{id}';
+    const read = await conforming('GET', structureUpdate, `/product_structures/${structureId}`, { headers: bearer(env.token) });
+    expect((await conforming('PATCH', structureUpdate, `/product_structures/${structureId}`, requestBody('PATCH', structureUpdate, { data: read.body.data }))).status).toBe(200);
+  });
+});
+
+
+describe('the API reference in a browser', () => {
+  let database: TestDatabase | undefined;
+  let service: RunningService | undefined;
+  afterAll(async () => {
+    try {
+      if (service) expect((await service.stop()).code).toBe(0);
+    } finally {
+      await database?.drop();
+    }
+  });
+
+  it.skipIf(skipWithoutBrowser('the API reference browser test'))(
+    'under BASE_PATH renders the title, takes a bearer token in Authorize and calls the API with it',
+    async () => {
+      database = await emptyDatabase('sqlite');
+      service = await startService({ DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false', BASE_PATH: '/masterdata' });
+      expect(service.baseUrl).toMatch(/\/masterdata$/);
+
+      // A client of our own, written beside the running service, and a token from its endpoint.
+      const db = createDatabase(database.target);
+      const client = await createClient(db.prisma, 'docs', ['read']).finally(() => db.close());
+      const tokenResponse = await fetch(`${service.baseUrl}/oauth/token.php`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      });
+      expect(tokenResponse.status).toBe(200);
+      const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+
+      let browser: Browser | undefined;
+      try {
+        browser = await launchChromium();
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const pageErrors: string[] = [];
+        const consoleErrors: string[] = [];
+        const requests: string[] = [];
+        page.on('pageerror', (error) => pageErrors.push(error.message));
+        page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+        page.on('request', (request) => requests.push(request.url()));
+
+        await page.goto(`${service.baseUrl}/docs`, { timeout: 30_000 });
+        await page.locator('.info .title').getByText(API_TITLE).waitFor({ timeout: 45_000 });
+        expect(await page.title()).toBe(API_TITLE);
+
+        await page.getByRole('button', { name: /Authorize/ }).first().click();
+        await page.locator('#auth-bearer-value').fill(token);
+        await page.getByRole('button', { name: 'Apply credentials' }).click();
+        await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).click();
+
+        await page.locator('#operations-tag-units').click();
+        await page.locator('#operations-units-listUnits .opblock-summary').click();
+        await page.getByRole('button', { name: 'Try it out' }).click();
+        const sent = page.waitForRequest((r) => new URL(r.url()).pathname === '/masterdata/units', { timeout: 15_000 });
+        await page.getByRole('button', { name: 'Execute' }).click();
+        const request = await sent;
+        expect(request.headers().authorization).toBe(`Bearer ${token}`);
+        expect((await request.response())?.status()).toBe(200);
+        await page.locator('.live-responses-table .response-col_status').getByText('200').first().waitFor({ timeout: 15_000 });
+
+        await page.screenshot({ path: '/tmp/openapi-docs.png' });
+        expect(pageErrors).toEqual([]);
+        expect(consoleErrors).toEqual([]);
+        // Everything came from the service itself: no CDN.
+        expect(requests.filter((url) => !url.startsWith(`${service!.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+        expect(requests).toContain(`${service.baseUrl}/openapi.json`);
+      } finally {
+        await browser?.close();
+      }
+    },
+    120_000,
+  );
+});
