@@ -39,8 +39,8 @@ export async function structureItems(db: DataSource, productIds: readonly number
     .text(` COALESCE(i."unit_id", p."unit_id") AS "unitId", ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')},`)
     .text(` ${dec('i."loss_percentage"', 'loss')}, i."is_phantom" AS "isPhantom"`)
     .text(` FROM ${id('product_structures')} s JOIN ${id('product_structure_items')} i ON i."product_structure_id" = s."id"`)
-    .text(` JOIN ${id('products')} p ON p."id" = i."product_id" WHERE s."product_id" IN `)
-    .list(productIds)
+    .text(` JOIN ${id('products')} p ON p."id" = i."product_id" WHERE s."product_id"`)
+    .in(productIds)
     .text(` ORDER BY s."product_id", i."id"`);
   const byOwner = new Map<number, StructureItem[]>();
   for (const raw of await db.query<StructureItem>(sql)) {
@@ -70,8 +70,8 @@ export async function usages(db: DataSource, productIds: readonly number[]): Pro
     .text(`SELECT i."product_id" AS "component", s."product_id" AS "parentId", i."id" AS "itemId",`)
     .text(` ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')}, ${dec('s."quantity"', 'structureQuantity')}`)
     .text(` FROM ${id('product_structure_items')} i JOIN ${id('product_structures')} s ON s."id" = i."product_structure_id"`)
-    .text(` WHERE i."product_id" IN `)
-    .list(productIds)
+    .text(` WHERE i."product_id"`)
+    .in(productIds)
     .text(` ORDER BY i."product_id", s."product_id", i."id"`);
   const byComponent = new Map<number, Usage[]>();
   for (const row of await db.query<Usage>(sql)) {

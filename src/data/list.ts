@@ -41,7 +41,7 @@ function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
         break;
       case 'in':
         if (condition.values.length === 0) sql.text('1 = 0');
-        else sql.text(`t.${id(condition.column)} IN `).list(condition.values);
+        else sql.text(`t.${id(condition.column)}`).in(condition.values);
         break;
       case 'after':
         sql.text(`t.${id(condition.column)} > `).value(condition.value);
@@ -52,7 +52,7 @@ function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
       case 'gtin': {
         const digits = condition.digits.replace(/^0+/, '');
         const candidates = Array.from({ length: Math.max(1, 15 - digits.length) }, (_, zeros) => '0'.repeat(zeros) + digits);
-        sql.text(`t.${id(condition.column)} IN `).list(candidates);
+        sql.text(`t.${id(condition.column)}`).in(candidates);
         break;
       }
       case 'relatedReference': {

@@ -27,8 +27,8 @@ function groupBy<K>(rows: Row[], key: string, keys: readonly K[]): Row[][] {
 /** Rows of `type` by id, `null` where there is none. */
 export async function rowsByIds(db: DataSource, type: string, ids: readonly number[], columns: readonly Column[]): Promise<(Row | null)[]> {
   const sql = new Sql(db.provider)
-    .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id" IN `)
-    .list(ids);
+    .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id"`)
+    .in(ids);
   const byId = new Map((await db.query<Row>(sql)).map((row) => [row.id, row]));
   return ids.map((key) => byId.get(key) ?? null);
 }
@@ -46,8 +46,8 @@ export async function rowsByColumn(
 ): Promise<Row[][]> {
   const withKey = columns.some((c) => c.name === column) ? columns : [...columns, { name: column, type: 'integer' as const }];
   const sql = new Sql(db.provider)
-    .text(`SELECT ${selectList(db.provider, withKey, 't')} FROM ${id(type)} t WHERE t.${id(column)} IN `)
-    .list(keys)
+    .text(`SELECT ${selectList(db.provider, withKey, 't')} FROM ${id(type)} t WHERE t.${id(column)}`)
+    .in(keys)
     .text(` ORDER BY t.${id(column)}, t."id"`);
   return groupBy(await db.query<Row>(sql), column, keys);
 }
@@ -76,8 +76,8 @@ export async function pageByColumn(
   const names = withKey.map((c) => id(c.name)).join(', ');
   const sql = new Sql(db.provider)
     .text(`SELECT ${names} FROM (SELECT ${selectList(db.provider, withKey, 't')}, `)
-    .text(`ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)} IN `)
-    .list(keys)
+    .text(`ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)}`)
+    .in(keys)
     .text(`) p WHERE "__n" > `)
     .value(offset)
     .text(` AND "__n" <= `)
@@ -89,8 +89,8 @@ export async function pageByColumn(
 /** How many rows of `type` have each key in `column`. */
 export async function countByColumn(db: DataSource, type: string, column: string, keys: readonly number[]): Promise<number[]> {
   const sql = new Sql(db.provider)
-    .text(`SELECT t.${id(column)} AS "k", COUNT(*) AS "n" FROM ${id(type)} t WHERE t.${id(column)} IN `)
-    .list(keys)
+    .text(`SELECT t.${id(column)} AS "k", COUNT(*) AS "n" FROM ${id(type)} t WHERE t.${id(column)}`)
+    .in(keys)
     .text(` GROUP BY t.${id(column)}`);
   const counts = new Map((await db.query<{ k: number; n: unknown }>(sql)).map((r) => [r.k, Number(r.n)]));
   return keys.map((k) => counts.get(k) ?? 0);

@@ -24,8 +24,19 @@ export class Sql {
     return this;
   }
 
-  /** Appends `(p1, p2, ...)` for the values, for `IN`. */
-  list(values: readonly unknown[]): this {
+  /**
+   * Appends a membership test of the expression before it: ` = ANY($n)` with one array parameter
+   * on PostgreSQL, so that the text does not change with the number of values and a prepared
+   * statement serves every batch (src/db/reads.ts); ` IN (?, ?, ...)` on SQLite, which has no
+   * arrays (its statements are prepared per text, and batches have few distinct sizes).
+   */
+  in(values: readonly unknown[]): this {
+    if (this.provider === 'postgresql') return this.text(' = ANY(').value(values).text(')');
+    return this.text(' IN ').list(values);
+  }
+
+  /** Appends `(p1, p2, ...)` for the values. */
+  private list(values: readonly unknown[]): this {
     this.parts.push('(');
     values.forEach((v, i) => {
       if (i > 0) this.parts.push(', ');

@@ -335,8 +335,8 @@ async function refuseCycles(tx: PrismaTx, db: Database, ownerProductId: number, 
     throw new DomainError('bom_cycle', `items[${direct}].product: products ${ownerProductId} cannot be an item of its own structure`, `items[${direct}].product`);
   }
   const sql = new Sql(db.provider)
-    .text(`WITH RECURSIVE reach("root", "id") AS (SELECT p."id", p."id" FROM ${id('products')} p WHERE p."id" IN `)
-    .list([...new Set(candidates)])
+    .text(`WITH RECURSIVE reach("root", "id") AS (SELECT p."id", p."id" FROM ${id('products')} p WHERE p."id"`)
+    .in([...new Set(candidates)])
     .text(` UNION SELECT r."root", i."product_id" FROM reach r JOIN ${id(STRUCTURES)} s ON s."product_id" = r."id"`)
     .text(` JOIN ${id(ITEMS)} i ON i."product_structure_id" = s."id") SELECT "root" FROM reach WHERE "id" = `)
     .value(ownerProductId)

@@ -1,0 +1,49 @@
+/**
+ * The data layer's reads on PostgreSQL go out as named statements, whose text does not change with
+ * the size of a batch: the database parses and plans each loader's statement once per connection,
+ * not once per request (src/db/reads.ts).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsByIds } from '../src/data/load.ts';
+import { postgresReads, type DataSource } from '../src/db/reads.ts';
+import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
+
+describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => {
+  let database: MigratedDatabase;
+  let pool: pg.Pool;
+  let reads: DataSource;
+  let statements = 0;
+  beforeAll(async () => {
+    database = await migratedDatabase('postgresql');
+    for (const reference of ['KG', 'L', 'PCS']) await database.db.prisma.unit.create({ data: { reference } });
+    // One connection, so that pg_prepared_statements (per session) sees every statement.
+    pool = new pg.Pool({ connectionString: database.target.url, max: 1 });
+    reads = postgresReads(pool, () => statements++);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.cleanup();
+  });
+
+  it('prepare one statement per loader, whatever the batch size, and answer each batch in key order', async () => {
+    const columns = [
+      { name: 'id', type: 'integer' as const },
+      { name: 'reference', type: 'string' as const },
+    ];
+    const units = await database.db.prisma.unit.findMany({ orderBy: { id: 'asc' } });
+    const [kg, l, pcs] = units.map((u) => u.id);
+    const one = await rowsByIds(reads, 'units', [l!], columns);
+    const many = await rowsByIds(reads, 'units', [pcs!, 999_999, kg!, ...Array.from({ length: 47 }, (_, i) => 1_000_000 + i)], columns);
+    expect(one.map((r) => r?.reference)).toEqual(['L']);
+    expect(many.slice(0, 3).map((r) => r?.reference ?? null)).toEqual(['PCS', null, 'KG']);
+    expect(many).toHaveLength(50);
+    expect(statements).toBe(2);
+
+    const prepared = await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements');
+    const lookups = prepared.rows.filter((r) => r.statement.includes('FROM "units"'));
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]!.name).toMatch(/^mdg_\d+$/);
+    expect(lookups[0]!.statement).toContain('= ANY($1)');
+  });
+});
