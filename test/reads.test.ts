@@ -1,7 +1,8 @@
 /**
  * The data layer's reads on PostgreSQL go out as named statements, whose text does not change with
  * the size of a batch: the database parses and plans each loader's statement once per connection,
- * not once per request (src/db/reads.ts).
+ * not once per request, and they survive a migration that changes a column's type under them
+ * (src/db/reads.ts).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,26 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     const prepared = await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements');
     const lookups = prepared.rows.filter((r) => r.statement.includes('FROM "units"'));
     expect(lookups).toHaveLength(1);
-    expect(lookups[0]!.name).toMatch(/^mdg_\d+$/);
+    expect(lookups[0]!.name).toMatch(/^mdg_\d+_\d+$/);
     expect(lookups[0]!.statement).toContain('= ANY($1)');
+  });
+
+  it('read on after another replica changes the type of a column they prepared a statement on', async () => {
+    const columns = [
+      { name: 'id', type: 'integer' as const },
+      { name: 'reference', type: 'string' as const },
+    ];
+    const ids = (await database.db.prisma.unit.findMany({ select: { id: true } })).map((u) => u.id);
+    expect((await rowsByIds(reads, 'units', ids, columns)).map((r) => r?.reference)).toEqual(['KG', 'L', 'PCS']);
+    // What a migration run elsewhere does; this connection still holds the statement prepared before it.
+    const other = new pg.Client({ connectionString: database.target.url });
+    await other.connect();
+    try {
+      await other.query('ALTER TABLE "units" ALTER COLUMN "reference" TYPE varchar(60)');
+    } finally {
+      await other.end();
+    }
+    expect((await rowsByIds(reads, 'units', ids, columns)).map((r) => r?.reference)).toEqual(['KG', 'L', 'PCS']);
+    expect((await rowsByIds(reads, 'units', ids, columns)).map((r) => r?.reference)).toEqual(['KG', 'L', 'PCS']);
   });
 });

@@ -55,26 +55,42 @@ const MAX_NAMED_STATEMENTS = 500;
  * Reads on the pool, as named statements: PostgreSQL parses and plans a text once per
  * connection instead of on every execution (measured: a 50-id lookup 0.18 -> 0.10 ms of the
  * database's CPU). Id lists are one array parameter (Sql.in), so a loader's text is the same for
- * every batch. A migration that changes the type of a column another replica has prepared a
- * statement on makes that replica's statements fail ("cached plan must not change result type")
- * until it restarts: roll such migrations out with a restart of every replica.
+ * every batch.
+ *
+ * A migration that changes a column's type (run by another replica, during a rolling deploy)
+ * makes a statement prepared before it fail with "cached plan must not change result type".
+ * Then every name is given up for new ones (prepared afresh on each connection) and the read
+ * is sent again.
  */
 export function postgresReads(pool: pg.Pool, onStatement: () => void): DataSource {
   const names = new Map<string, string>();
+  let generation = 0;
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `mdg_${names.size + 1}`));
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `mdg_${generation}_${names.size + 1}`));
     return name;
   };
+  const run = (text: string, values: unknown[]) => pool.query({ name: nameOf(text), text, values, types: pgTypes });
   return {
     provider: 'postgresql',
     async query<T>(s: Statement): Promise<T[]> {
       onStatement();
       const text = s.toString();
-      const result = await pool.query({ name: nameOf(text), text, values: s.values as unknown[], types: pgTypes });
-      return result.rows as T[];
+      const values = s.values as unknown[];
+      try {
+        return (await run(text, values)).rows as T[];
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        names.clear();
+        generation++;
+        return (await run(text, values)).rows as T[];
+      }
     },
   };
+}
+
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
 }
 
 /** Statements prepared once per text; texts differ only by the length of their IN lists. */
