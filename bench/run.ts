@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, ROOT_DIR, datasetFor, describe, openReader, prepareDataset, type Dataset } from './lib/databases.ts';
 import { fetchOnce, median, statementProbe, timedRun, type RunResult } from './lib/load.ts';
 import { census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
-import { formatTable, renderSvg, type Measurement, type Report } from './lib/report.ts';
+import { formatTable, renderSvg, type Goal, type Measurement, type Report } from './lib/report.ts';
 import { startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
 import { TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
 import { OURS } from './ours.ts';
@@ -196,6 +196,7 @@ function summarise(rounds: RunResult[]): Measurement['summary'] {
   const rss = rounds.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
   return {
     rps: median(rounds.map((r) => r.rps)),
+    mean: median(rounds.map((r) => r.mean)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
@@ -371,7 +372,7 @@ async function main(): Promise<void> {
       probe: options.probe,
     },
     notes: [
-      'req/s, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
+      'req/s, mean, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
       'stmts/req: sequential requests, db_statements_total delta / requests (exact); summary.statementsPerRequestUnderLoad is the same over the timed runs.',
       'vs peer: our median req/s over PostGraphile median req/s on the same dataset and case.',
     ],
@@ -379,6 +380,8 @@ async function main(): Promise<void> {
 
   const table = formatTable(measurements);
   console.log(`\n${table}\n`);
+  report.goals = goals(measurements);
+  console.log(`Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`);
   mkdirSync(options.out, { recursive: true });
   const jsonFile = join(options.out, 'latest.json');
   const svgFile = join(options.out, 'latest.svg');
@@ -393,6 +396,54 @@ async function main(): Promise<void> {
     console.error(`${failed.length} target x case pairs failed verification or a run; see the table`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * The benchmark issue's targets, checked on this run's numbers (pg20 unless said): where a case or
+ * target was not run, the goal says so instead of passing.
+ */
+function goals(measurements: Measurement[]): Goal[] {
+  const find = (dataset: string, key: string, target: string) =>
+    measurements.find((m) => m.dataset === dataset && m.case === key && m.target === target && m.summary);
+  const main = ['W0', 'W1', 'W2', 'W3', 'W4'];
+  const list = (items: string[]) => items.join(', ') || 'none';
+  const result: Goal[] = [];
+
+  const peerRows = main.map((key) => ({ key, ours: find('pg20', key, 'graphql'), peer: find('pg20', key, 'postgraphile') }));
+  const compared = peerRows.filter((r) => r.ours && r.peer);
+  const behind = compared.filter((r) => r.ours!.summary!.rps < r.peer!.summary!.rps).map((r) => r.key);
+  result.push({
+    goal: 'GraphQL at least as fast as PostGraphile on W0-W4',
+    met: compared.length === main.length && behind.length === 0,
+    detail: compared.map((r) => `${r.key} ${(r.ours!.summary!.rps / r.peer!.summary!.rps).toFixed(2)}x`).join(', ') || 'not run',
+  });
+  const worseP99 = compared.filter((r) => r.ours!.summary!.p99 > r.peer!.summary!.p99).map((r) => r.key);
+  result.push({ goal: 'GraphQL p99 no worse than the peer', met: compared.length === main.length && worseP99.length === 0, detail: compared.length === main.length ? `worse on ${list(worseP99)}` : 'not run' });
+  const errors = measurements.filter((m) => m.summary && m.summary.errors > 0).map((m) => `${m.dataset} ${m.case} ${m.target}`);
+  result.push({ goal: 'zero errors', met: errors.length === 0, detail: errors.length ? list(errors) : 'none anywhere' });
+
+  const restRows = main.map((key) => ({ key, rest: find('pg20', key, 'rest'), graphql: find('pg20', key, 'graphql') })).filter((r) => r.rest && r.graphql);
+  const restBehind = restRows.filter((r) => r.rest!.summary!.rps < r.graphql!.summary!.rps).map((r) => r.key);
+  result.push({
+    goal: 'REST at least as fast as our GraphQL on W0-W4',
+    met: restRows.length === main.length && restBehind.length === 0,
+    detail: restRows.map((r) => `${r.key} ${(r.rest!.summary!.rps / r.graphql!.summary!.rps).toFixed(2)}x`).join(', ') || 'not run',
+  });
+
+  const pages = ['W2/10', 'W2', 'W2/100'].map((key) => find('pg20', key, 'graphql')?.statementsPerRequest);
+  result.push({
+    goal: 'GraphQL statements per request the same at page sizes 10, 50 and 100 (W2)',
+    met: pages.every((n) => n !== undefined && n === pages[0]),
+    detail: pages.map((n) => n ?? '-').join(' / '),
+  });
+  const [w0Small, w0Large] = [find('pg1', 'W0', 'graphql'), find('pg20', 'W0', 'graphql')];
+  const growth = w0Small && w0Large ? w0Large.summary!.mean / w0Small.summary!.mean : undefined;
+  result.push({
+    goal: 'GraphQL W0 latency at scale 20 within 1.5x of scale 1',
+    met: growth !== undefined && growth <= 1.5,
+    detail: growth === undefined ? 'not run' : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
+  });
+  return result;
 }
 
 main().catch((error: unknown) => {

@@ -20,6 +20,8 @@ export interface RunResult {
   requests: number;
   durationS: number;
   rps: number;
+  /** Mean latency, ms (autocannon's average: finer than the whole-ms percentiles). */
+  mean: number;
   p50: number;
   p90: number;
   p99: number;
@@ -62,6 +64,7 @@ export async function timedRun({ server, request, connections, duration, bodyOk 
     requests,
     durationS: result.duration,
     rps: requests / result.duration,
+    mean: result.latency.average,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,

@@ -25,6 +25,7 @@ export interface Measurement {
   /** Medians over the rounds (peak RSS: the maximum); errors: summed. */
   summary?: {
     rps: number;
+    mean: number;
     p50: number;
     p99: number;
     errors: number;
@@ -35,8 +36,16 @@ export interface Measurement {
   ratioToPeer?: number;
 }
 
+/** One of the benchmark issue's targets, checked on a run. */
+export interface Goal {
+  goal: string;
+  met: boolean;
+  detail: string;
+}
+
 export interface Report {
   meta: Record<string, unknown>;
+  goals?: Goal[];
   datasets: { id: string; provider: string; scale: number; database: string; cases: { key: string; title: string; params: unknown }[] }[];
   measurements: Measurement[];
 }
@@ -46,7 +55,7 @@ const fmt = (value: number | undefined, digits = 0) =>
 
 /** Fixed-width text table, one line per measurement. */
 export function formatTable(measurements: Measurement[]): string {
-  const header = ['dataset', 'case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'stmts/req', 'peak RSS MB', 'KB/resp', 'vs peer'];
+  const header = ['dataset', 'case', 'target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'errors', 'stmts/req', 'peak RSS MB', 'KB/resp', 'vs peer'];
   const rows = measurements.map((m) => {
     if (m.status === 'skipped' || m.status === 'failed') return [m.dataset, m.case, m.target, `${m.status}: ${m.reason ?? ''}`];
     const s = m.summary;
@@ -56,6 +65,7 @@ export function formatTable(measurements: Measurement[]): string {
       m.case,
       m.target,
       fmt(s?.rps, s && s.rps < 100 ? 1 : 0),
+      fmt(s?.mean, 2),
       fmt(s?.p50, 1),
       fmt(s?.p99, 1),
       fmt(s?.errors),
