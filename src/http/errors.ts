@@ -65,8 +65,8 @@ export function shapeB(status: number, code: ErrorCode, message: string) {
 }
 
 /**
- * A body over the limit. The connection is closed after the answer: the rest of the body is
- * never read, so an oversized upload costs no more than the limit.
+ * A body over the limit (./body.ts reads no more of it than the limit, and throws the rest
+ * away). The connection is closed after the answer.
  */
 export function payloadTooLarge(maxBytes: number): never {
   throw new HttpError(413, 'payload_too_large', `the request body exceeds ${maxBytes} bytes`, { Connection: 'close' });
