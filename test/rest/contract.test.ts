@@ -6,13 +6,12 @@
  * (rest.md "Documents"); a document read with GET and sent back as an UPDATE changes nothing
  * but `modified_date`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
 import { REST_ROUTES } from '../../src/rest/routes.ts';
 import type { Relationship, RelationshipOperation, ResourceDefinition } from '../../src/resources/types.ts';
 import { testApp } from '../support/app.ts';
 import { providers } from '../support/databases.ts';
-import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { bearer } from '../support/oauth.ts';
 import {
   ATOM,
@@ -26,7 +25,7 @@ import {
   identifier,
   JSON_UTF8,
   MISSING_ID,
-  Rest,
+  restSuite,
   sortIds,
   withoutDates,
 } from './support.ts';
@@ -100,13 +99,7 @@ describe('the route table', () => {
 });
 
 describe.each(providers)('REST contract on %s', (provider) => {
-  let env: GraphQLTestEnv;
-  let api: Rest;
-  beforeAll(async () => {
-    env = await graphqlEnv(provider);
-    api = new Rest(env, provider);
-  });
-  afterAll(async () => env?.database.cleanup());
+  const api = restSuite(provider);
 
   /** Ids of the first and the last seeded row of a type (a product with and one without a structure, ...). */
   async function seeded(type: string): Promise<number[]> {
@@ -539,8 +532,8 @@ describe.each(providers)('REST contract on %s', (provider) => {
     }
   });
   it('under BASE_PATH every route and every link carries the prefix', async () => {
-    const t = testApp(env.database, { basePath: '/masterdata' });
-    const list = await t.request('/masterdata/customers?per_page=2&page=2', bearer(env.token));
+    const t = testApp(api.env.database, { basePath: '/masterdata' });
+    const list = await t.request('/masterdata/customers?per_page=2&page=2', bearer(api.env.token));
     expect(list.status).toBe(200);
     const body = await list.json();
     for (const value of Object.values(body.links)) if (value !== null) expect(value).toMatch(/^http:\/\/localhost\/masterdata\/customers\?/);
@@ -550,17 +543,17 @@ describe.each(providers)('REST contract on %s', (provider) => {
       self: `${BASE}/masterdata/customers/${customer.id}/relationships/language`,
       related: `${BASE}/masterdata/customers/${customer.id}/language`,
     });
-    const rel = await t.request(`/masterdata/customers/${customer.id}/relationships/language`, bearer(env.token));
+    const rel = await t.request(`/masterdata/customers/${customer.id}/relationships/language`, bearer(api.env.token));
     expect(rel.status).toBe(200);
     expect((await rel.json()).links.self).toBe(`${BASE}/masterdata/customers/${customer.id}/relationships/language`);
     const added = await t.request('/masterdata/brands', {
       method: 'POST',
-      headers: { ...bearer(env.token).headers, 'Content-Type': 'application/json' },
+      headers: { ...bearer(api.env.token).headers, 'Content-Type': 'application/json' },
       body: JSON.stringify({ data: { type: 'brands', attributes: { reference: api.unique('BP') } } }),
     });
     expect(added.status).toBe(201);
     const id = (await added.json()).data.id;
     expect(added.headers.get('location')).toBe(`${BASE}/masterdata/brands/${id}`);
-    expect((await t.request('/customers', bearer(env.token))).status).toBe(404);
+    expect((await t.request('/customers', bearer(api.env.token))).status).toBe(404);
   });
 });

@@ -3,20 +3,13 @@
  * bodies"), and authentication on the REST layer (auth.md "Protected resources"): no token 401,
  * a read-only token on a write 403 insufficient_scope.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '../../src/rest/routes.ts';
 import { providers } from '../support/databases.ts';
-import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
-import { expectShapeA, expectShapeB, expectStatus, identifier, JSON_UTF8, MISSING_ID, Rest, type Method } from './support.ts';
+import { expectShapeA, expectShapeB, expectStatus, identifier, JSON_UTF8, type Method, MISSING_ID, restSuite } from './support.ts';
 
 describe.each(providers)('REST errors on %s', (provider) => {
-  let env: GraphQLTestEnv;
-  let api: Rest;
-  beforeAll(async () => {
-    env = await graphqlEnv(provider);
-    api = new Rest(env, provider);
-  });
-  afterAll(async () => env?.database.cleanup());
+  const api = restSuite(provider);
 
   const read = async (type: string, id: number) => (await api.ok('GET', `/${type}/${id}`)).data;
 
@@ -270,7 +263,7 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const customer = await read('customers', 1);
       for (const { method, path } of requests) {
         const res = await api.request(method, path, {
-          token: env.readToken,
+          token: api.env.readToken,
           body: method === 'GET' ? undefined : { data: method === 'POST' && !path.includes('/1') ? { type: path.slice(1), attributes: {} } : [] },
         });
         if (method === 'GET') {
@@ -286,7 +279,7 @@ describe.each(providers)('REST errors on %s', (provider) => {
     });
 
     it('a read-only token on an unknown method of a REST path is refused before anything else', async () => {
-      const res = await api.request('DELETE', '/customers/1', { token: env.readToken });
+      const res = await api.request('DELETE', '/customers/1', { token: api.env.readToken });
       expect(res.status).toBe(403);
       expect(res.body.error).toBe('insufficient_scope');
     });

@@ -4,11 +4,10 @@
  * every filter of the spec compared with the database, malformed values and unknown parameters,
  * and `include`: exactly the values the spec allows per operation, anything else 400.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
-import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
-import { BASE, expectIncluded, expectResource, expectShapeB, expectStatus, JSON_UTF8, Rest } from './support.ts';
+import { BASE, expectIncluded, expectResource, expectShapeB, expectStatus, JSON_UTF8, restSuite } from './support.ts';
 
 /** The LIST and GET include values as the spec's operation tables spell them (not the registry). */
 const SPEC_INCLUDES: Record<string, { list: string[]; get: string[] }> = {
@@ -56,13 +55,7 @@ function refusedIncludes(type: string, operation: 'list' | 'get'): string[] {
 }
 
 describe.each(providers)('REST reading on %s', (provider) => {
-  let env: GraphQLTestEnv;
-  let api: Rest;
-  beforeAll(async () => {
-    env = await graphqlEnv(provider);
-    api = new Rest(env, provider);
-  });
-  afterAll(async () => env?.database.cleanup());
+  const api = restSuite(provider);
 
   const ids = (res: { body: any }) => res.body.data.map((d: any) => d.id);
 

@@ -5,21 +5,16 @@
  * 409 bom_cycle; a second structure for a product is 409 conflict. Every refused write leaves
  * the bills of material as they were.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { providers } from '../support/databases.ts';
-import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
-import { BASE, expectIncluded, expectResource, expectShapeA, expectShapeB, expectStatus, identifier, JSON_UTF8, MISSING_ID, Rest, sortIds } from './support.ts';
+import { BASE, expectIncluded, expectResource, expectShapeA, expectShapeB, expectStatus, identifier, JSON_UTF8, MISSING_ID, restSuite, sortIds } from './support.ts';
 
 describe.each(providers)('REST product structures on %s', (provider) => {
-  let env: GraphQLTestEnv;
-  let api: Rest;
+  const api = restSuite(provider);
   let raw: number[];
   beforeAll(async () => {
-    env = await graphqlEnv(provider);
-    api = new Rest(env, provider);
     raw = await api.ids('products', 5);
   });
-  afterAll(async () => env?.database.cleanup());
 
   const structureBody = async (items: unknown[], quantity: unknown = 10) => ({
     data: { type: 'product_structures', attributes: { quantity }, relationships: { items: { data: items } } },

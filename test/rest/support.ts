@@ -3,10 +3,11 @@
  * in-memory app, assertions on what a client sees (status, headers, bodies), and documents built
  * from the resource registry. Nothing here knows how the REST layer is implemented.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { resourceByType } from '../../src/resources/registry.ts';
 import type { Attribute, Relationship, ResourceDefinition } from '../../src/resources/types.ts';
-import type { GraphQLTestEnv } from '../support/graphql.ts';
+import type { Provider } from '../../src/db/url.ts';
+import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 
 export const BASE = 'http://localhost';
 export const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -37,10 +38,25 @@ export interface RequestOptions {
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
+/**
+ * The REST client of a suite: registers, in the enclosing `describe`, an app over a migrated and
+ * seeded database on `provider`, made before the first test and dropped after the last.
+ */
+export function restSuite(provider: Provider): Rest {
+  const api = new Rest(provider);
+  beforeAll(async () => {
+    api.env = await graphqlEnv(provider);
+  });
+  afterAll(async () => api.env?.database.cleanup());
+  return api;
+}
+
 /** Requests to the REST layer, as a client sends them. */
 export class Rest {
   private counter = 0;
-  constructor(readonly env: GraphQLTestEnv, private readonly tag: string) {}
+  /** The app and its database: set before the first test of the suite (restSuite). */
+  env!: GraphQLTestEnv;
+  constructor(private readonly tag: string) {}
 
   get prisma(): any {
     return this.env.database.db.prisma;

@@ -4,12 +4,11 @@
  * server maintains itself, localized text merged key by key, exact decimals, and one transaction
  * per write: a refused write leaves the database as it was (checked with counts and reads).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
 import { testApp } from '../support/app.ts';
 import { providers } from '../support/databases.ts';
-import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
-import { ATOM, expectShapeA, expectShapeB, expectStatus, identifier, MISSING_ID, Rest, sortIds, withoutDates } from './support.ts';
+import { ATOM, expectShapeA, expectShapeB, expectStatus, identifier, MISSING_ID, restSuite, sortIds, withoutDates } from './support.ts';
 
 /** rest.md "Required on ADD". */
 const REQUIRED: [type: string, field: string, kind: 'attribute' | 'relationship'][] = [
@@ -59,13 +58,7 @@ const INVALID: [type: string, attribute: string, value: unknown][] = [
 ];
 
 describe.each(providers)('REST writes on %s', (provider) => {
-  let env: GraphQLTestEnv;
-  let api: Rest;
-  beforeAll(async () => {
-    env = await graphqlEnv(provider);
-    api = new Rest(env, provider);
-  });
-  afterAll(async () => env?.database.cleanup());
+  const api = restSuite(provider);
 
   const read = async (type: string, id: number) => (await api.ok('GET', `/${type}/${id}`)).data;
 
@@ -178,15 +171,15 @@ describe.each(providers)('REST writes on %s', (provider) => {
     });
 
     it('the limit is MAX_BODY_BYTES: a smaller configured limit refuses a smaller body', async () => {
-      const t = testApp(env.database, { maxBodyBytes: 2048 });
+      const t = testApp(api.env.database, { maxBodyBytes: 2048 });
       const before = await api.count('customers');
       const body = JSON.stringify(await api.addBody('customers', { attributes: { alt_name: 'x'.repeat(3000) } }));
-      const res = await t.request('/customers', { method: 'POST', headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json' }, body });
+      const res = await t.request('/customers', { method: 'POST', headers: { Authorization: `Bearer ${api.env.token}`, 'Content-Type': 'application/json' }, body });
       expect(res.status).toBe(413);
       expect((await res.json()).error.code).toBe('payload_too_large');
       const small = await t.request('/brands', {
         method: 'POST',
-        headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${api.env.token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ data: { type: 'brands', attributes: { reference: api.unique('small') } } }),
       });
       expect(small.status).toBe(201);
