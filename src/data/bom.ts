@@ -10,7 +10,7 @@
  * (decimal.js); results are cut to the 15 significant digits the API carries.
  */
 import { Decimal as BaseDecimal } from 'decimal.js';
-import type { DataSource } from './load.ts';
+import { groupBy, type DataSource } from './load.ts';
 import { Sql, decimalAsNumber, id } from './sql.ts';
 
 /** Enough digits that a chain of multiplications and divisions loses nothing before the final cut. */
@@ -42,15 +42,9 @@ export async function structureItems(db: DataSource, productIds: readonly number
     .text(` JOIN ${id('products')} p ON p."id" = i."product_id" WHERE s."product_id"`)
     .in(productIds)
     .text(` ORDER BY s."product_id", i."id"`);
-  const byOwner = new Map<number, StructureItem[]>();
-  for (const raw of await db.query<StructureItem>(sql)) {
-    // An expression's type is not declared in SQLite: its integers come back as bigint.
-    const row = { ...raw, unitId: raw.unitId === null ? null : Number(raw.unitId) };
-    const list = byOwner.get(row.owner);
-    if (list) list.push(row);
-    else byOwner.set(row.owner, [row]);
-  }
-  return productIds.map((p) => byOwner.get(p) ?? []);
+  // An expression's type is not declared in SQLite: its integers come back as bigint.
+  const rows = (await db.query<StructureItem>(sql)).map((raw) => ({ ...raw, unitId: raw.unitId === null ? null : Number(raw.unitId) }));
+  return groupBy(rows, 'owner', productIds);
 }
 
 /** One place a product is used: the item, and the product whose structure holds it. */
@@ -73,13 +67,7 @@ export async function usages(db: DataSource, productIds: readonly number[]): Pro
     .text(` WHERE i."product_id"`)
     .in(productIds)
     .text(` ORDER BY i."product_id", s."product_id", i."id"`);
-  const byComponent = new Map<number, Usage[]>();
-  for (const row of await db.query<Usage>(sql)) {
-    const list = byComponent.get(row.component);
-    if (list) list.push(row);
-    else byComponent.set(row.component, [row]);
-  }
-  return productIds.map((p) => byComponent.get(p) ?? []);
+  return groupBy(await db.query<Usage>(sql), 'component', productIds);
 }
 
 export interface BomLine {

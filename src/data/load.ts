@@ -12,9 +12,9 @@ export type Row = { id: number } & Record<string, unknown>;
 
 export type { DataSource } from '../db/reads.ts';
 
-/** Groups rows by the value of `key`, in the order of `keys`. */
-function groupBy<K>(rows: Row[], key: string, keys: readonly K[]): Row[][] {
-  const groups = new Map<unknown, Row[]>();
+/** Groups rows by the value of `key`, in the order of `keys` (an empty group where a key has no row). */
+export function groupBy<T, K extends keyof T>(rows: readonly T[], key: K, keys: readonly T[K][]): T[][] {
+  const groups = new Map<T[K], T[]>();
   for (const row of rows) {
     const k = row[key];
     const group = groups.get(k);
