@@ -9,11 +9,12 @@ import { demoTokens, isLoopback } from './auth/demo.ts';
 import { tokenEndpoints } from './auth/token-endpoint.ts';
 import { TokenService } from './auth/tokens.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { withTimeout } from './timeout.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { DomainError } from './data/errors.ts';
-import { fromDomainError, HttpError, NotFoundError, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
+import { fromDomainError, HttpError, JSON_CONTENT_TYPE, NotFoundError, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { clientAddress } from './http/address.ts';
 import { graphqlRoutes } from './graphql/http.ts';
@@ -93,21 +94,13 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   };
   app.get('/readyz', async (c) => {
     if (draining) return c.json({ status: 'draining' }, 503);
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        db.prisma.$queryRawUnsafe('SELECT 1'),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('no answer within the readiness timeout')), READINESS_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(db.prisma.$queryRawUnsafe('SELECT 1'), READINESS_TIMEOUT_MS, 'no answer within the readiness timeout');
       readiness('ready');
       return c.json({ status: 'ready', database: db.provider });
     } catch (error) {
       readiness('unavailable', error);
       return c.json({ status: 'unavailable', database: db.provider }, 503);
-    } finally {
-      clearTimeout(timer);
     }
   });
 
@@ -117,7 +110,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
 
   // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
-    c.body(JSON.stringify(body), status as 400, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+    c.body(JSON.stringify(body), status as 400, { 'Content-Type': JSON_CONTENT_TYPE, ...headers });
 
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 

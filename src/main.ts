@@ -14,6 +14,7 @@ import { migrate } from './db/migrate.ts';
 import { trackConnections } from './http/drain.ts';
 import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
 import { seedIfEmpty } from './seed/write.ts';
+import { withTimeout } from './timeout.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
 const DRAIN_TIMEOUT_MS = 8000;
@@ -112,11 +113,7 @@ async function start(): Promise<void> {
     app.startDraining();
     const drained = await connections.drain(DRAIN_TIMEOUT_MS);
     if (!drained) logger.warn('drain timeout: remaining connections were closed');
-    const closed = await Promise.race([
-      db.close().then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), DATABASE_CLOSE_TIMEOUT_MS)),
-    ]);
-    if (!closed) logger.warn('the database did not close in time');
+    await withTimeout(db.close(), DATABASE_CLOSE_TIMEOUT_MS, 'the database did not close in time').catch((error: Error) => logger.warn(error.message));
     logger.info('stopped');
     logger.flush(() => process.exit(0));
   };

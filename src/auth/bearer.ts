@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { BearerAuth, TokenService } from './tokens.ts';
+import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 
 /**
  * Routes anyone may call. New open routes (the published schema and OpenAPI documents, the
@@ -49,7 +50,7 @@ export function requiredScope(method: string, path: string): 'read' | 'write' {
 
 const REALM = 'Bearer realm="master-data"';
 /** The media type of every REST answer (rest.md "Documents"), auth errors included. */
-const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+const JSON_TYPE = { 'Content-Type': JSON_CONTENT_TYPE };
 
 declare module 'hono' {
   interface ContextVariableMap {

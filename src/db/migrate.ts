@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { DEFAULT_DATABASE_TIMEOUTS, ensureSqliteDirectory, type DatabaseTarget, type DatabaseTimeouts, type Provider } from './url.ts';
+import { withTimeout } from '../timeout.ts';
 
 const PRISMA_ADVISORY_LOCK_KEY = 72707369;
 
@@ -211,12 +212,4 @@ async function migratePostgres(url: string, migrations: Migration[], timeouts: D
     await withTimeout(client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]), timeouts.statementMs, '').catch(() => undefined);
     await withTimeout(client.end(), timeouts.statementMs, '').catch(() => undefined);
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

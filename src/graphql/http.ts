@@ -39,7 +39,7 @@ import type { Clock } from '../clock.ts';
 import type { Locale } from '../data/columns.ts';
 import type { Database } from '../db/client.ts';
 import { readBody } from '../http/body.ts';
-import { HttpError, serviceUnavailable } from '../http/errors.ts';
+import { HttpError, JSON_CONTENT_TYPE, serviceUnavailable } from '../http/errors.ts';
 import { decodeUtf8, unstorableText } from '../http/input.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -189,7 +189,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
           status: 403,
           statusText: 'Forbidden',
           headers: {
-            'content-type': 'application/json; charset=utf-8',
+            'content-type': JSON_CONTENT_TYPE,
             'www-authenticate': 'Bearer realm="master-data", error="insufficient_scope", error_description="mutations need the write scope", scope="write"',
           },
         },
@@ -263,7 +263,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     const [body, init] = await handler(request);
     // graphql-http leaves the type off its 405 for a mutation over GET, whose body is JSON.
     const headers = new Headers(init?.headers as HeadersInit);
-    if (body && !headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+    if (body && !headers.has('content-type')) headers.set('content-type', JSON_CONTENT_TYPE);
     return new Response(body, { status: init?.status, statusText: init?.statusText, headers });
   });
 

@@ -1,5 +1,8 @@
 import type { DomainError } from '../data/errors.ts';
 
+/** The media type of every JSON answer of the service (documents, errors, GraphQL over HTTP). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
  * Errors that carry their HTTP answer, turned into a response in one place (app.onError).
  * Body shapes are those of the REST contract (rest.md "Error bodies").

@@ -6,10 +6,10 @@
 import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
-import { loadAll, RequestLoaders } from '../data/request.ts';
+import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { Writer } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
-import { HttpError, NotFoundError } from '../http/errors.ts';
+import { HttpError, JSON_CONTENT_TYPE, NotFoundError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { Documents, type ResourceObject } from './documents.ts';
@@ -24,7 +24,7 @@ export interface RestOptions {
   trustProxy: number;
 }
 
-const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+const JSON_TYPE = { 'Content-Type': JSON_CONTENT_TYPE };
 
 function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Record<string, string> = {}) {
   return c.body(Buffer.from(JSON.stringify(body)), status, { ...JSON_TYPE, ...headers });
@@ -127,7 +127,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
     async 'rel-set'(c, route) {
       const id = pathId(c, route.type);
       parseQuery(c, route);
-      const target = resourceByType(route.type)!.relationships[route.relationship!]!.target;
+      const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
       await writer.setToOne(route.type, id, route.relationship!, toOneIdentifier(document, target));
       return json(c, await relationshipDocument(c, route, id));
@@ -139,7 +139,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const { loaders, docs } = request(c);
       const row = await existing(loaders, route.type, id);
       const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
-      const target = resourceByType(route.type)!.relationships[route.relationship!]!.target;
+      const target = targetOf(route.type, route.relationship!);
       const ids = Array.isArray(data) ? data.map((d) => d.id) : data ? [data.id] : [];
       const rows = (await loadAll(loaders.byId(target), ids)).filter((r): r is Row => r !== null);
       const [resources, included] = await Promise.all([docs.resources(target, rows), query.include.length > 0 ? docs.included(target, rows, query.include) : undefined]);
@@ -154,7 +154,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
     async 'rel-add'(c, route) {
       const id = pathId(c, route.type);
       parseQuery(c, route);
-      const target = resourceByType(route.type)!.relationships[route.relationship!]!.target;
+      const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
       await writer.changeToMany(route.type, id, route.relationship!, { add: identifiers(document, target) });
       return json(c, await relationshipDocument(c, route, id));
@@ -190,7 +190,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
 
     async 'add-structure'(c, route) {
       const productId = pathId(c, route.type);
-      parseQuery(c, route);
+      const query = parseQuery(c, route);
       const document = await readDocument(c, maxBodyBytes);
       const data = document.data as Record<string, unknown> | undefined;
       // The items come as full objects in the structure's `items` relationship.
@@ -201,8 +201,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const structureId = await writer.createStructure(productId, { attributes: input.attributes, items });
       const { loaders, docs } = request(c);
       const row = await existing(loaders, 'product_structures', structureId);
-      const [[resource], included] = await Promise.all([docs.resources('product_structures', [row]), docs.included('product_structures', [row], ['items'])]);
-      return json(c, { data: resource, included }, 201, { Location: docs.resourceLink('product_structures', structureId) });
+      return json(c, await single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, { Location: docs.resourceLink('product_structures', structureId) });
     },
 
     async 'add-items'(c, route) {

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { API_TITLE, openApiDocument } from './openapi.ts';
+import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 
 export interface ApiDocsOptions {
   /** BASE_PATH (Config.basePath): the document's `servers` entry, so that "Try it out" reaches the routes. */
@@ -127,7 +128,7 @@ export function apiDocs({ basePath }: ApiDocsOptions): Hono {
   const page = asset(PAGE, 'text/html; charset=utf-8');
 
   app.get('/openapi.json', (c) => {
-    document ??= asset(JSON.stringify(openApiDocument(basePath)), 'application/json; charset=utf-8');
+    document ??= asset(JSON.stringify(openApiDocument(basePath)), JSON_CONTENT_TYPE);
     return send(c, document, { 'Access-Control-Allow-Origin': '*' });
   });
   app.get('/docs', (c) => send(c, page, PAGE_HEADERS));

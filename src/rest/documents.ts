@@ -5,10 +5,9 @@
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
  */
-import { attributeColumns, LOCALES, relationshipIds } from '../data/columns.ts';
+import { attributeColumns, definition, LOCALES, relationshipIds } from '../data/columns.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, type RequestLoaders } from '../data/request.ts';
-import { resourceByType } from '../resources/registry.ts';
 import type { Attribute, ResourceDefinition } from '../resources/types.ts';
 
 export interface Identifier {
@@ -31,10 +30,6 @@ export function atom(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const iso = value instanceof Date ? value.toISOString() : String(value);
   return `${iso.slice(0, 19)}+00:00`;
-}
-
-function definitionOf(type: string): ResourceDefinition {
-  return resourceByType(type)!;
 }
 
 type AttributeReader = (row: Row) => unknown;
@@ -92,7 +87,7 @@ export class Documents {
 
   /** A relationship's data for each row: a foreign key on the row, or the ids the row was read with. */
   relationshipData(type: string, rows: readonly Row[], relationship: string): RelationshipData[] {
-    const rel = definitionOf(type).relationships[relationship]!;
+    const rel = definition(type).relationships[relationship]!;
     const storage = rel.storage;
     if (storage.kind === 'foreignKey') {
       return rows.map((row) => (row[storage.column] == null ? null : { type: rel.target, id: row[storage.column] as number }));
@@ -106,7 +101,7 @@ export class Documents {
 
   /** Resource objects for rows of one type (read with RequestLoaders.columns). */
   resources(type: string, rows: readonly Row[]): ResourceObject[] {
-    const resource = definitionOf(type);
+    const resource = definition(type);
     const names = Object.keys(resource.relationships);
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
@@ -118,7 +113,7 @@ export class Documents {
 
   /** The resources the given relationships of `rows` point at: each once, never one of the primary data. */
   async included(type: string, rows: readonly Row[], relationships: readonly string[]): Promise<ResourceObject[]> {
-    const resource = definitionOf(type);
+    const resource = definition(type);
     const primary = new Set(rows.map((r) => `${type}:${r.id}`));
     const byType = new Map<string, Set<number>>();
     const datas = relationships.map((name) => this.relationshipData(type, rows, name));

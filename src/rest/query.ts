@@ -65,8 +65,16 @@ function filterCondition(name: string, filter: Filter, value: string): Condition
   }
 }
 
-/** The include values an operation accepts, by spelling, with the relationship each names. */
+const includeValuesByRoute = new WeakMap<RestRoute, Map<string, string>>();
+
+/** The include values an operation accepts, by spelling, with the relationship each names (worked out once per route). */
 export function includeValues(route: RestRoute): Map<string, string> {
+  let values = includeValuesByRoute.get(route);
+  if (!values) includeValuesByRoute.set(route, (values = routeIncludeValues(route)));
+  return values;
+}
+
+function routeIncludeValues(route: RestRoute): Map<string, string> {
   const resource = resourceByType(route.type)!;
   const values = new Map<string, string>();
   const add = (names: readonly string[], aliases: Record<string, string> = {}) => {
