@@ -37,7 +37,7 @@ export function isGraphiQLPageRequest(c: Context): boolean {
   return !c.req.query('query') && /\btext\/html\b/.test(c.req.header('accept') ?? '');
 }
 
-export function isOpenRoute(c: Context, path: string): boolean {
+function isOpenRoute(c: Context, path: string): boolean {
   const method = c.req.method;
   return OPEN_ROUTES.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)));
 }

@@ -14,7 +14,7 @@ export function hashSecret(secret: string): string {
   return `sha256$${digest(secret)}`;
 }
 
-export type SecretCheck = 'valid' | 'invalid' | 'valid-legacy';
+type SecretCheck = 'valid' | 'invalid' | 'valid-legacy';
 
 /**
  * Compares a presented secret with its stored form in constant time. Clients created before

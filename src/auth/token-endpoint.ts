@@ -12,7 +12,7 @@ import { FailureThrottle, type Outcome } from './throttle.ts';
 import { OAuthError, type AuthenticatedClient, type TokenService } from './tokens.ts';
 
 /** Token requests are a few hundred bytes; more is refused while the body is read (413). */
-export const MAX_FORM_BYTES = 16 * 1024;
+const MAX_FORM_BYTES = 16 * 1024;
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="master-data"' };
 

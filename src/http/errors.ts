@@ -76,7 +76,7 @@ export function payloadTooLarge(maxBytes: number): never {
 }
 
 /** Seconds a client is told to wait when the database is unavailable. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** The answer to a request that met a database outage (db/errors.ts decides what is one). */
 export function serviceUnavailable(): HttpError {

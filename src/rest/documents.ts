@@ -15,7 +15,7 @@ export interface Identifier {
   id: number;
 }
 
-export type RelationshipData = Identifier | Identifier[] | null;
+type RelationshipData = Identifier | Identifier[] | null;
 
 export interface ResourceObject {
   type: string;
@@ -62,7 +62,7 @@ function readerOf(attribute: Attribute): AttributeReader {
 }
 
 /** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
-export function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
+function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
   let readers = readersByType.get(resource);
   if (!readers) readersByType.set(resource, (readers = Object.entries(resource.attributes).map(([name, a]) => [name, readerOf(a)])));
   const attributes: Record<string, unknown> = {};
