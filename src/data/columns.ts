@@ -144,8 +144,3 @@ export function relationshipIds(row: Record<string, unknown>, relationship: stri
   if (typeof value === 'string') return (JSON.parse(value) as number[]).sort((a, b) => a - b);
   return value as number | null | number[];
 }
-
-/** A stable key for a column set, for caching loaders and statements per selection. */
-export function columnsKey(columns: readonly Column[]): string {
-  return columns.map((c) => c.name).join(',');
-}

@@ -5,7 +5,6 @@
  * be removed or changed, uniqueness, and bills of material without cycles.
  */
 import type { Database, PrismaTx } from '../db/client.ts';
-import { resourceByType } from '../resources/registry.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { definition } from './columns.ts';
 import { DomainError, notFound } from './errors.ts';
@@ -288,7 +287,8 @@ export class Writer {
         if (change.remove?.length) await links.deleteMany({ where: { ...owner, [storage.targetColumn]: { in: [...change.remove] } } });
         add = change.add ?? [];
       }
-      const present = creating && 'set' in change
+      // After `set`, no link is left (or none was there yet).
+      const present = 'set' in change
         ? new Set<number>()
         : new Set((await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map((r) => r[storage.targetColumn] as number));
       // Adding a link already there keeps one (idempotent).
@@ -364,5 +364,5 @@ function uniqueViolation(error: unknown, type: string): DomainError | undefined 
   if (e?.code !== 'P2002' && cause?.kind !== 'UniqueConstraintViolation') return undefined;
   const fields = cause?.constraint?.fields ?? (Array.isArray(e.meta?.target) ? (e.meta!.target as string[]) : []);
   const field = fields.map((f) => f.replace(/"/g, '')).join(', ') || 'a unique field';
-  return new DomainError('conflict', `${field} must be unique among ${resourceByType(type)?.type ?? type}: another one already has this value`, field);
+  return new DomainError('conflict', `${field} must be unique among ${type}: another one already has this value`, field);
 }

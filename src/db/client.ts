@@ -83,7 +83,7 @@ class TransactionGate {
       get(object, property) {
         const value = Reflect.get(object, property, object);
         if (typeof value !== 'function') return value;
-        if (property === 'queryRaw' || property === 'executeRaw' || property === 'executeScript') return outside(value.bind(object));
+        if (COUNTED_METHODS.has(property)) return outside(value.bind(object));
         if (property !== 'startTransaction') return value.bind(object);
         return async (...args: unknown[]) => {
           await gate.whenIdle();

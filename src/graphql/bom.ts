@@ -9,6 +9,7 @@ import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { refOf } from './objects.ts';
 import { requestLoader } from './request-loaders.ts';
+import { loadAll } from '../data/request.ts';
 
 export const DEFAULT_LEVELS = 10;
 export const MAX_LEVELS = 20;
@@ -85,7 +86,7 @@ builder.objectFields(Product, (t) => ({
     },
     complexity: (args) => ({ field: 5, multiplier: 10 * ((args.levels as number | null) ?? DEFAULT_LEVELS) }),
     resolve: (product, args, context) =>
-      explode((ids) => itemsLoader(context).loadMany(ids) as never, product.id, args.quantity ?? null, {
+      explode((ids) => loadAll(itemsLoader(context), ids) as never, product.id, args.quantity ?? null, {
         levels: checkLevels(args.levels),
         maxLines: MAX_LINES,
       }).catch(tooLarge),
@@ -97,6 +98,6 @@ builder.objectFields(Product, (t) => ({
     args: { levels: t.arg.int() },
     complexity: (args) => ({ field: 5, multiplier: 10 * ((args.levels as number | null) ?? DEFAULT_LEVELS) }),
     resolve: (product, args, context) =>
-      whereUsed((ids) => usagesLoader(context).loadMany(ids) as never, product.id, { levels: checkLevels(args.levels), maxLines: MAX_LINES }).catch(tooLarge),
+      whereUsed((ids) => loadAll(usagesLoader(context), ids) as never, product.id, { levels: checkLevels(args.levels), maxLines: MAX_LINES }).catch(tooLarge),
   }),
 }));

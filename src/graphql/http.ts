@@ -236,7 +236,8 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
   let graphiqlPage: { html: string; token?: string } | undefined;
   const app = new Hono();
 
-  app.get('/graphql/schema.graphql', (c) => c.body(printSdl(), 200, { 'Content-Type': 'text/plain; charset=utf-8' }));
+  let sdl: string | undefined;
+  app.get('/graphql/schema.graphql', (c) => c.body((sdl ??= printSdl()), 200, { 'Content-Type': 'text/plain; charset=utf-8' }));
 
   app.on(['GET', 'HEAD', 'POST'], '/graphql', async (c) => {
     if (c.req.method !== 'POST' && isGraphiQLPageRequest(c)) {

@@ -5,6 +5,7 @@
  * data layer (src/data/writes.ts), which holds the rules; this file maps names and shapes.
  */
 import { GraphQLError } from 'graphql';
+import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
 import type { ItemInput, ToManyChange, WriteInput } from '../data/writes.ts';
 import { Writer } from '../data/writes.ts';
@@ -213,8 +214,8 @@ for (const resource of resources) {
 }
 
 // Bills of material: structures through their product, items through their structure.
-const structureResource = resources.find((r) => r.type === 'product_structures')!;
-const itemResource = resources.find((r) => r.type === 'product_structure_items')!;
+const structureResource = definition('product_structures');
+const itemResource = definition('product_structure_items');
 const ItemInputType = defineInput(itemResource, 'ProductStructureItemInput', 'create');
 const StructureInput = builder.inputType('CreateProductStructureInput', {
   fields: (t) => ({

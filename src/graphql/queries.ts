@@ -129,7 +129,9 @@ function defineList(resource: ResourceDefinition): void {
           if (value === null && Array.isArray(filter.type)) throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
           conditions.push(filter.condition(value as never));
         }
-        const count = (ctx: GraphQLContext) => countRows(ctx.source, resource.type, conditions);
+        // Counted once, whether `last` needs the total, `totalCount` is selected, or both.
+        let total: Promise<number> | undefined;
+        const count = (ctx: GraphQLContext) => (total ??= countRows(ctx.source, resource.type, conditions));
         const first = checkPageSize(args.first, 'first');
         const last = checkPageSize(args.last, 'last');
         let start = args.after ? decodeCursor(args.after, 'after') + 1 : 0;
