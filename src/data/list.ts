@@ -90,19 +90,24 @@ export async function listPage(db: DataSource, type: string, query: ListQuery, c
 }
 
 function pageStatement(db: DataSource, type: string, query: ListQuery, columns: readonly Column[], withTotal: boolean): Sql {
+  const order = [...query.orderBy.filter((o) => o.column !== 'id'), query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' }];
+  // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
+  const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
+  const orderBy = ` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;
   const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')}`);
   if (withTotal) {
     sql.text(`, (SELECT COUNT(*) FROM ${id(type)} t`);
     where(sql, type, query.conditions);
     sql.text(`) AS ${id(TOTAL)}`);
   }
-  sql.text(` FROM ${id(type)} t`);
+  // PostgreSQL computes the select list for the rows OFFSET skips too: with computed columns
+  // (relationship ids, one subquery each), a deep page would pay them for every row before it.
+  // The page is cut first, in a derived table, and only its rows get them.
+  const cutFirst = query.offset > 0 && columns.some((c) => c.expression);
+  sql.text(cutFirst ? ` FROM (SELECT t.* FROM ${id(type)} t` : ` FROM ${id(type)} t`);
   where(sql, type, query.conditions);
-  const order = [...query.orderBy.filter((o) => o.column !== 'id'), query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' }];
-  // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
-  const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
-  sql.text(` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`);
-  sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
+  sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
+  if (cutFirst) sql.text(`) t${orderBy}`);
   return sql;
 }
 
