@@ -3,6 +3,7 @@
  * connections and REST LIST. Conditions are data, so each surface maps its own parameters to
  * them and the SQL is written once.
  */
+import type { Filter } from '../resources/types.ts';
 import { definition, selectList, type Column } from './columns.ts';
 import type { DataSource, Row } from './load.ts';
 import { Sql, countValue, id } from './sql.ts';
@@ -17,6 +18,26 @@ export type Condition =
   | { kind: 'gtin'; column: string; digits: string }
   /** The to-one relationship's target has this `reference`. */
   | { kind: 'relatedReference'; relationship: string; reference: string };
+
+/**
+ * The condition a registry filter (a REST LIST filter of the spec, which GraphQL offers too)
+ * sets, given its value as the surface parsed it: a number for `integer`, a boolean for `flag`,
+ * a Date for `after`, the string otherwise.
+ */
+export function filterCondition(filter: Filter, value: string | number | boolean | Date): Condition {
+  switch (filter.kind) {
+    case 'equals':
+    case 'integer':
+    case 'flag':
+      return { kind: 'equals', column: filter.column, value: value as string | number | boolean };
+    case 'gtin':
+      return { kind: 'gtin', column: filter.column, digits: value as string };
+    case 'relatedReference':
+      return { kind: 'relatedReference', relationship: filter.relationship, reference: value as string };
+    case 'after':
+      return { kind: 'after', column: filter.column, value: value as Date };
+  }
+}
 
 export interface Order {
   column: string;

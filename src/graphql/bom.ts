@@ -2,7 +2,7 @@
  * `Product.bom(levels, quantity)` and `Product.whereUsed(levels)`: what only a master-data
  * gateway offers. The arithmetic and the batching live in the data layer (src/data/bom.ts).
  */
-import { GraphQLError } from 'graphql';
+import { badInput } from './errors.ts';
 import { explode, ExplosionTooLargeError, structureItems, usages, whereUsed, type BomLine, type WhereUsedLine } from '../data/bom.ts';
 import { toOutputNumber } from '../data/decimal.ts';
 import { builder } from './builder.ts';
@@ -62,13 +62,13 @@ const WhereUsedLineType = builder.objectRef<WhereUsedLine>('WhereUsedLine').impl
 function checkLevels(levels: number | null | undefined): number {
   const value = levels ?? DEFAULT_LEVELS;
   if (!Number.isInteger(value) || value < 1 || value > MAX_LEVELS) {
-    throw new GraphQLError(`levels must be between 1 and ${MAX_LEVELS} (got ${value})`, { extensions: { code: 'BAD_USER_INPUT', field: 'levels' } });
+    throw badInput(`levels must be between 1 and ${MAX_LEVELS} (got ${value})`, 'levels');
   }
   return value;
 }
 
 function tooLarge(error: unknown): never {
-  if (error instanceof ExplosionTooLargeError) throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', field: 'levels' } });
+  if (error instanceof ExplosionTooLargeError) throw badInput(error.message, 'levels');
   throw error;
 }
 

@@ -4,7 +4,7 @@
  * position, and the same position REST's `page` speaks. `totalCount` costs a statement only
  * when it is selected.
  */
-import { GraphQLError } from 'graphql';
+import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
@@ -30,10 +30,6 @@ export function decodeCursor(cursor: string, argument: string): number {
   const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
   if (!match) throw badInput(`${argument} is not a cursor this API issued`, argument);
   return Number(match[1]);
-}
-
-export function badInput(message: string, field: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', field } });
 }
 
 export function checkPageSize(value: number | null | undefined, argument: string): number | undefined {

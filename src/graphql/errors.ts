@@ -18,6 +18,11 @@ const CODES: Record<DomainErrorKind, string> = {
 
 export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 
+/** Bad input from the client, naming the argument or input field at fault where there is one. */
+export function badInput(message: string, field?: string, nodes?: GraphQLError['nodes']): GraphQLError {
+  return new GraphQLError(message, { nodes, extensions: { code: CODES.bad_input, ...(field ? { field } : {}) } });
+}
+
 export function maskError(logger: Logger) {
   return (error: unknown): Error => {
     const graphQLError = error instanceof GraphQLError ? error : undefined;

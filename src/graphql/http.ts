@@ -44,7 +44,7 @@ import { decodeUtf8, unstorableText } from '../http/input.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { GraphQLContext } from './context.ts';
-import { maskError, SERVICE_UNAVAILABLE } from './errors.ts';
+import { badInput, maskError, SERVICE_UNAVAILABLE } from './errors.ts';
 import { GRAPHIQL_EXAMPLE } from './examples.ts';
 import { GRAPHQL_LIMITS } from './limits.ts';
 import { planFor } from './plan.ts';
@@ -175,7 +175,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     if (operation?.variableDefinitions?.length) {
       const coerced = getVariableValues(enveloped, operation.variableDefinitions, params.variables ?? {});
       if (coerced.errors) {
-        return coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }));
+        return coerced.errors.map((e) => badInput(e.message, undefined, e.nodes));
       }
     }
     // The estimated cost depends on the variables (page sizes), so it is checked per request,
@@ -298,7 +298,7 @@ function asBadInput(error: GraphQLError, document: DocumentNode): GraphQLError |
       Argument: (node) => void (node.value === value && (field = node.name.value)),
     });
   }
-  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}) } });
+  return badInput(error.message, field, error.nodes);
 }
 
 /** Per parsed document (the parser cache hands back the same object): what is wrong with its string literals. */
@@ -330,7 +330,7 @@ function unstorableInput(document: DocumentNode, variables: unknown): GraphQLErr
     else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
   };
   if (variables) for (const [k, v] of Object.entries(variables)) walk(v, `$${k}`);
-  return problem ? new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } }) : undefined;
+  return problem ? badInput(problem) : undefined;
 }
 
 /**

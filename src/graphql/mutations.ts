@@ -4,7 +4,7 @@
  * product, their items only through their structure. Every mutation is one transaction in the
  * data layer (src/data/writes.ts), which holds the rules; this file maps names and shapes.
  */
-import { GraphQLError } from 'graphql';
+import { badInput } from './errors.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
 import type { ItemInput, ToManyChange, WriteInput } from '../data/writes.ts';
@@ -116,7 +116,7 @@ function toWriteInput(inputName: string, values: Record<string, unknown>): Write
     else {
       const change = (value ?? {}) as { set?: number[] | null; add?: number[] | null; remove?: number[] | null };
       if (change.set != null && (change.add != null || change.remove != null)) {
-        throw new GraphQLError(`${field}: give either set, or add and remove`, { extensions: { code: 'BAD_USER_INPUT', field } });
+        throw badInput(`${field}: give either set, or add and remove`, field);
       }
       input.relationships[meaning.toMany] = (change.set != null ? { set: change.set } : { add: change.add ?? [], remove: change.remove ?? [] }) as ToManyChange;
     }

@@ -4,11 +4,12 @@
  * for each to-one relationship, `modifiedAfter`/`modifiedBefore`, `idIn`, and every REST LIST
  * filter of the spec under its camelCase name.
  */
-import { countRows, listRows, type Condition, type Order } from '../data/list.ts';
+import { countRows, filterCondition, listRows, type Condition, type Order } from '../data/list.ts';
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
-import { badInput, checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
+import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
+import { badInput } from './errors.ts';
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, constant, singular, typeName } from './names.ts';
 import { refOf } from './objects.ts';
@@ -17,21 +18,11 @@ type FilterValue = string | number | boolean | Date | null;
 /** How one filter input field becomes a condition. */
 type FilterField = { type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int']; condition: (value: never) => Condition };
 
+/** The GraphQL type of each kind of REST filter's value (see filterCondition). */
+const FILTER_TYPES = { equals: 'String', integer: 'Int', flag: 'Boolean', gtin: 'String', relatedReference: 'String', after: 'DateTime' } as const;
+
 function restFilterField(filter: Filter): FilterField {
-  switch (filter.kind) {
-    case 'equals':
-      return { type: 'String', condition: (value: string) => ({ kind: 'equals', column: filter.column, value }) };
-    case 'integer':
-      return { type: 'Int', condition: (value: number) => ({ kind: 'equals', column: filter.column, value }) };
-    case 'flag':
-      return { type: 'Boolean', condition: (value: boolean) => ({ kind: 'equals', column: filter.column, value }) };
-    case 'gtin':
-      return { type: 'String', condition: (value: string) => ({ kind: 'gtin', column: filter.column, digits: value }) };
-    case 'relatedReference':
-      return { type: 'String', condition: (value: string) => ({ kind: 'relatedReference', relationship: filter.relationship, reference: value }) };
-    case 'after':
-      return { type: 'DateTime', condition: (value: Date) => ({ kind: 'after', column: filter.column, value }) };
-  }
+  return { type: FILTER_TYPES[filter.kind], condition: (value: string | number | boolean | Date) => filterCondition(filter, value) };
 }
 
 /** The filter fields of a type, by GraphQL name. */

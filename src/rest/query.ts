@@ -3,7 +3,7 @@
  * else, a repeated parameter, or a malformed value is 400 `invalid_parameter`.
  */
 import type { Context } from 'hono';
-import type { Condition } from '../data/list.ts';
+import { filterCondition, type Condition } from '../data/list.ts';
 import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import type { Filter } from '../resources/types.ts';
@@ -42,26 +42,26 @@ function atomDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-function filterCondition(name: string, filter: Filter, value: string): Condition {
+/** A filter's value parsed as its kind asks (filterCondition), or 400 naming the parameter. */
+function filterValue(name: string, filter: Filter, value: string): string | number | boolean | Date {
   switch (filter.kind) {
-    case 'equals':
-      return { kind: 'equals', column: filter.column, value };
     case 'integer':
       if (!/^-?\d{1,9}$/.test(value)) throw invalid(`${name} must be an integer (got ${JSON.stringify(value)})`);
-      return { kind: 'equals', column: filter.column, value: Number(value) };
+      return Number(value);
     case 'flag':
       if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
-      return { kind: 'equals', column: filter.column, value: value === '1' };
+      return value === '1';
     case 'gtin':
       if (!/^\d{1,14}$/.test(value)) throw invalid(`${name} must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
-      return { kind: 'gtin', column: filter.column, digits: value };
-    case 'relatedReference':
-      return { kind: 'relatedReference', relationship: filter.relationship, reference: value };
+      return value;
     case 'after': {
       const date = atomDate(value);
       if (!date) throw invalid(`${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${JSON.stringify(value)})`);
-      return { kind: 'after', column: filter.column, value: date };
+      return date;
     }
+    case 'equals':
+    case 'relatedReference':
+      return value;
   }
 }
 
@@ -135,7 +135,8 @@ export function parseQuery(c: Context, route: RestRoute): Query {
       }
       query.perPage = Number(value);
     } else if (route.operation === 'list' && resource.filters[name]) {
-      query.conditions.push(filterCondition(name, resource.filters[name]!, value));
+      const filter = resource.filters[name]!;
+      query.conditions.push(filterCondition(filter, filterValue(name, filter, value)));
     } else {
       throw invalid(`unknown query parameter ${name}`);
     }
