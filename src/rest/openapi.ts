@@ -684,8 +684,9 @@ function operationOf(route: RestRoute): OperationObject {
             : rel!.required
               ? schemaRef(target!.resource)
               : { oneOf: [schemaRef(target!.resource), { type: 'null' }] };
+        // What this route's `include` takes (the relationship's relatedIncludes), not the target's GET includes.
         const targetResource = resourceByType(rel!.target)!;
-        const targets = [...new Set(targetResource.includes.get.map((name) => targetResource.relationships[name]!.target))];
+        const targets = [...new Set((rel!.relatedIncludes ?? []).map((name) => targetResource.relationships[name]!.target))];
         success = [
           '200',
           ok(`The related ${rel!.target}.`, {

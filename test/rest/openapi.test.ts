@@ -129,6 +129,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents in a related GET\'s `included` exactly the types its `include` values side-load', () => {
+    /** The resource types an `included` schema admits (its items' `type` constants). */
+    const admitted = (schema: SchemaObject | undefined): string[] => {
+      if (!schema) return [];
+      const items = schema.items as SchemaObject | undefined;
+      const refs = (items?.oneOf ?? (items ? [items] : [])) as ReferenceObject[];
+      return refs.map((r) => ((resolvePointer(doc, r.$ref) as SchemaObject).properties!.type as SchemaObject).const as string).sort();
+    };
+    const routes = REST_ROUTES.filter((r) => r.operation === 'related-get');
+    expect(routes.length).toBeGreaterThan(0);
+    for (const route of routes) {
+      const target = resourceByType(resourceByType(route.type)!.relationships[route.relationship!]!.target)!;
+      const sideLoaded = [...new Set([...includeValues(route).values()].map((name) => target.relationships[name]!.target))].sort();
+      const body = documentedResponse('GET', openApiPath(route.path), 200)!.content!['application/json']!.schema as SchemaObject;
+      expect(admitted(body.properties!.included as SchemaObject | undefined), route.path).toEqual(sideLoaded);
+    }
+  });
+
   it('gives each operation exactly the query parameters it takes: include values, paging, filters', () => {
     const parameters = (operation: OperationObject) =>
       (operation.parameters ?? []).map((p) => ('$ref' in p ? (resolvePointer(doc, p.$ref) as ParameterObject) : p));
