@@ -40,6 +40,22 @@ const BOM_LOCK_KEY = 4_201_002;
 const STRUCTURES = 'product_structures';
 const ITEMS = 'product_structure_items';
 
+interface Prepared {
+  columns: Record<string, unknown>;
+  toMany: [string, ToManyChange][];
+}
+
+/** The resources a write links to, by type, each with the first input field that names it. */
+class LinkTargets {
+  readonly byType = new Map<string, Map<number, string>>();
+
+  add(type: string, id: number, field: string): void {
+    let fields = this.byType.get(type);
+    if (!fields) this.byType.set(type, (fields = new Map()));
+    if (!fields.has(id)) fields.set(id, field);
+  }
+}
+
 export class Writer {
   constructor(private readonly db: Database) {}
 
@@ -160,10 +176,13 @@ export class Writer {
   private async insertItems(tx: PrismaTx, structureId: number, ownerProductId: number, items: readonly ItemInput[]): Promise<number[]> {
     const resource = definition(ITEMS);
     const prepared: Record<string, unknown>[] = [];
+    // The items' products, units and types are checked together: one statement per type, not per item.
+    const targets = new LinkTargets();
     for (const [i, item] of items.entries()) {
-      const data = await this.prepare(tx, resource, item, undefined, `items[${i}].`);
+      const data = await this.check(tx, resource, item, undefined, targets, `items[${i}].`);
       prepared.push({ ...data.columns, product_structure_id: structureId });
     }
+    await this.verify(tx, targets);
     await refuseCycles(tx, this.db, ownerProductId, prepared.map((p) => p.product_id as number));
     const ids: number[] = [];
     for (const data of prepared) ids.push((await tx.productStructureItem.create({ data: data as never, select: { id: true } })).id);
@@ -171,16 +190,26 @@ export class Writer {
   }
 
   /**
-   * Checks an input against the rules and turns it into columns to write and to-many changes
-   * to apply. `current` is the stored row on update (undefined on create).
+   * Checks an input against the rules, and that the resources it links to exist, and turns it
+   * into columns to write and to-many changes to apply. `current` is the stored row on update
+   * (undefined on create).
    */
-  private async prepare(
+  private async prepare(tx: PrismaTx, resource: ResourceDefinition, input: WriteInput, current: Record<string, unknown> | undefined): Promise<Prepared> {
+    const targets = new LinkTargets();
+    const prepared = await this.check(tx, resource, input, current, targets);
+    await this.verify(tx, targets);
+    return prepared;
+  }
+
+  /** prepare() without the existence check: the targets linked to are added to `targets`. */
+  private async check(
     tx: PrismaTx,
     resource: ResourceDefinition,
     input: WriteInput,
     current: Record<string, unknown> | undefined,
+    targets: LinkTargets,
     fieldPrefix = '',
-  ): Promise<{ columns: Record<string, unknown>; toMany: [string, ToManyChange][] }> {
+  ): Promise<Prepared> {
     const creating = current === undefined;
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(input.attributes ?? {})) {
@@ -199,13 +228,6 @@ export class Writer {
     const columns = attributeData(resource, values, current);
 
     const toMany: [string, ToManyChange][] = [];
-    const targets = new Map<string, { ids: Set<number>; field: Map<number, string> }>();
-    const needs = (type: string, targetId: number, field: string) => {
-      let entry = targets.get(type);
-      if (!entry) targets.set(type, (entry = { ids: new Set(), field: new Map() }));
-      entry.ids.add(targetId);
-      if (!entry.field.has(targetId)) entry.field.set(targetId, field);
-    };
     const relationships = input.relationships ?? {};
     for (const [name, value] of Object.entries(relationships)) {
       const relationship = resource.relationships[name];
@@ -228,13 +250,13 @@ export class Writer {
           }
           columns[relationship.storage.column] = null;
         } else {
-          needs(relationship.target, value as number, field);
+          targets.add(relationship.target, value as number, field);
           columns[relationship.storage.column] = value;
         }
       } else {
         if (relationship.storage.kind !== 'join') throw new DomainError('forbidden', `${field} cannot be changed here`, field);
         const change = value as ToManyChange;
-        for (const targetId of 'set' in change ? change.set : [...(change.add ?? [])]) needs(relationship.target, targetId, field);
+        for (const targetId of 'set' in change ? change.set : [...(change.add ?? [])]) targets.add(relationship.target, targetId, field);
         toMany.push([name, change]);
       }
     }
@@ -245,14 +267,17 @@ export class Writer {
         }
       }
     }
-    for (const [type, { ids, field }] of targets) {
-      const found = new Set(
-        (await this.delegate(tx, definition(type).model).findMany({ where: { id: { in: [...ids] } }, select: { id: true } })).map((r) => r.id as number),
-      );
-      const missing = [...ids].find((i) => !found.has(i));
-      if (missing !== undefined) throw notFound(type, missing, field.get(missing));
-    }
     return { columns, toMany };
+  }
+
+  /** 404 naming the first field that links to a resource that does not exist. */
+  private async verify(tx: PrismaTx, targets: LinkTargets): Promise<void> {
+    for (const [type, fields] of targets.byType) {
+      const ids = [...fields.keys()];
+      const found = new Set((await this.delegate(tx, definition(type).model).findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id as number));
+      const missing = ids.find((i) => !found.has(i));
+      if (missing !== undefined) throw notFound(type, missing, fields.get(missing));
+    }
   }
 
   /** Whether `value` is what the relationship already holds for the stored row `current`. */

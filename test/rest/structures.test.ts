@@ -157,6 +157,17 @@ describe.each(providers)('REST product structures on %s', (provider) => {
       expect(res.body.included.find((i: any) => i.relationships.product.data.id === raw[1]).attributes.net_quantity).toBe(0.7);
     });
 
+    it('the items\' products, units and types are checked together: each further item costs only its INSERT', async () => {
+      const statements = async (count: number) => {
+        const { structure } = await withStructure([raw[0]!]);
+        const items = await Promise.all(raw.slice(0, count).map((p) => api.itemObject(p)));
+        const before = api.env.database.db.statementCount;
+        expectStatus(await api.post(`/product_structures/${structure}/items`, { data: items }), 201);
+        return api.env.database.db.statementCount - before;
+      };
+      expect(await statements(5)).toBe((await statements(1)) + 4);
+    });
+
     it('a missing structure: 404 shape A; a missing product: 404 naming it; a cycle: 409 bom_cycle; nothing written', async () => {
       const { product, structure } = await withStructure([raw[0]!]);
       const parent = await withStructure([product]);
