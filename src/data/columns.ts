@@ -27,6 +27,25 @@ export function attributeColumns(attribute: Attribute): Column[] {
   return [{ name: column, type }];
 }
 
+/**
+ * The columns of localized text or a small object, each with its key in the value they make
+ * together (`nl` for `name_nl`); in the order of attributeColumns, so always nl, fr, en, de.
+ */
+export function attributeParts(attribute: Attribute): [key: string, column: string][] {
+  const prefix = `${attribute.column}_`;
+  return attributeColumns(attribute).map((c) => [c.name.slice(prefix.length), c.name]);
+}
+
+/** Reads localized text or a small object off a row: every key, null where unset. Make once per attribute. */
+export function partsReader(attribute: Attribute): (row: Record<string, unknown>) => Record<string, unknown> {
+  const parts = attributeParts(attribute);
+  return (row) => {
+    const value: Record<string, unknown> = {};
+    for (const [key, column] of parts) value[key] = row[column] ?? null;
+    return value;
+  };
+}
+
 export function definition(type: string): ResourceDefinition {
   const found = resourceByType(type);
   if (!found) throw new Error(`no resource type ${type}`);

@@ -9,16 +9,21 @@ import DataLoader from 'dataloader';
 import { allFields, columnsOf, definition, relationshipIdColumns, type Column } from './columns.ts';
 import { rowsByIds, type DataSource, type Row } from './load.ts';
 
-export class RequestLoaders {
+/** DataLoaders by key, each made on first use: one request's batching and caching. */
+export class LoaderMap {
   private readonly loaders = new Map<string, DataLoader<number, unknown>>();
 
-  constructor(readonly source: DataSource) {}
-
-  private loader<V>(key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
+  get<V>(key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
     let loader = this.loaders.get(key);
     if (!loader) this.loaders.set(key, (loader = new DataLoader<number, V>(batch) as DataLoader<number, unknown>));
     return loader as DataLoader<number, V>;
   }
+}
+
+export class RequestLoaders {
+  private readonly loaders = new LoaderMap();
+
+  constructor(readonly source: DataSource) {}
 
   /**
    * Every column of a type and the ids of every relationship (what a document shows), so that one
@@ -35,7 +40,7 @@ export class RequestLoaders {
 
   /** A whole resource by id, or null. */
   byId(type: string): DataLoader<number, Row | null> {
-    return this.loader(`id:${type}`, (ids) => rowsByIds(this.source, type, ids, RequestLoaders.columns(type)));
+    return this.loaders.get(`id:${type}`, (ids) => rowsByIds(this.source, type, ids, RequestLoaders.columns(type)));
   }
 
   /** Puts rows loaded some other way (a list page) where the id loader finds them. */

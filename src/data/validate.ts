@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { unstorableText } from '../http/input.ts';
 import type { Attribute, ResourceDefinition, ScalarType } from '../resources/types.ts';
-import { attributeColumns, LOCALES } from './columns.ts';
+import { attributeParts, LOCALES } from './columns.ts';
 import { DecimalInputError, parseDecimal } from './decimal.ts';
 import { DomainError } from './errors.ts';
 
@@ -108,17 +108,14 @@ export function attributeData(
   const data: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) {
     const attribute = resource.attributes[name]!;
-    const columns = attributeColumns(attribute);
     if (attribute.type === 'localized' || typeof attribute.type === 'object') {
-      const prefix = `${attribute.column}_`;
-      for (const column of columns) {
-        const key = column.name.slice(prefix.length);
+      for (const [key, column] of attributeParts(attribute)) {
         const given = value === null ? null : (value as Record<string, unknown>)[key];
-        if (given !== undefined) data[column.name] = given;
-        else if (current === undefined) data[column.name] = null;
+        if (given !== undefined) data[column] = given;
+        else if (current === undefined) data[column] = null;
       }
     } else {
-      data[columns[0]!.name] = value;
+      data[attribute.column] = value;
     }
   }
   return data;

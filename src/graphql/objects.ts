@@ -6,7 +6,7 @@
  */
 import type { ObjectRef } from '@pothos/core';
 import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
-import { attributeColumns, LOCALES, relationshipIds, type Locale } from '../data/columns.ts';
+import { LOCALES, partsReader, relationshipIds, type Locale } from '../data/columns.ts';
 import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, type Row } from '../data/load.ts';
 import { resources, resourceByType } from '../resources/registry.ts';
 import type { Attribute, ResourceDefinition } from '../resources/types.ts';
@@ -95,25 +95,20 @@ function implement(resource: ResourceDefinition): void {
       for (const [name, attribute] of Object.entries(resource.attributes)) {
         const field = attributeField(resource, name, attribute.column);
         sources.set(field, { attribute: name });
-        const columns = attributeColumns(attribute);
         const { nullable } = attribute;
         if (attribute.type === 'localized') {
+          const read = partsReader(attribute);
           fields[field] = t.field({
             type: LocalizedText,
             nullable: false,
             args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
             resolve: (row, args, context) => ({
-              values: Object.fromEntries(LOCALES.map((l) => [l, (row[`${attribute.column}_${l}`] as string | null) ?? null])) as Record<Locale, string | null>,
+              values: read(row) as Record<Locale, string | null>,
               chain: args.locale ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)] : context.localeChain,
             }),
           });
         } else if (typeof attribute.type === 'object') {
-          const prefix = `${attribute.column}_`;
-          fields[field] = t.field({
-            type: objectTypeFor(name, attribute),
-            nullable: false,
-            resolve: (row) => Object.fromEntries(columns.map((c) => [c.name.slice(prefix.length), row[c.name] ?? null])),
-          });
+          fields[field] = t.field({ type: objectTypeFor(name, attribute), nullable: false, resolve: partsReader(attribute) });
         } else {
           // Loads put plain attributes under their field names (plan.ts): exposed, they need no resolver.
           const type = ({ decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const)[attribute.type];

@@ -4,17 +4,16 @@
  * object, so each request batches and caches only within itself.
  */
 import { contextCacheSymbol } from '@pothos/core';
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { LoaderMap } from '../data/request.ts';
 import type { GraphQLContext } from './context.ts';
 
-const loaders = new WeakMap<GraphQLContext, Map<string, DataLoader<number, unknown>>>();
+const loaders = new WeakMap<GraphQLContext, LoaderMap>();
 
 export function requestLoader<V>(context: GraphQLContext, key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
-  let byKey = loaders.get(context);
-  if (!byKey) loaders.set(context, (byKey = new Map()));
-  let loader = byKey.get(key);
-  if (!loader) byKey.set(key, (loader = new DataLoader<number, V>(batch) as DataLoader<number, unknown>));
-  return loader as DataLoader<number, V>;
+  let map = loaders.get(context);
+  if (!map) loaders.set(context, (map = new LoaderMap()));
+  return map.get(key, batch);
 }
 
 /**

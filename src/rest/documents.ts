@@ -5,7 +5,7 @@
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
  */
-import { attributeColumns, definition, LOCALES, relationshipIds } from '../data/columns.ts';
+import { definition, partsReader, relationshipIds } from '../data/columns.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, type RequestLoaders } from '../data/request.ts';
 import type { Attribute, ResourceDefinition } from '../resources/types.ts';
@@ -42,20 +42,8 @@ type AttributeReader = (row: Row) => unknown;
 const readersByType = new Map<ResourceDefinition, [string, AttributeReader][]>();
 
 function readerOf(attribute: Attribute): AttributeReader {
-  if (attribute.type === 'localized') {
-    // Localized text with its four keys, in the same order on every resource.
-    const [nl, fr, en, de] = LOCALES.map((l) => `${attribute.column}_${l}`) as [string, string, string, string];
-    return (row) => ({ nl: row[nl] ?? null, fr: row[fr] ?? null, en: row[en] ?? null, de: row[de] ?? null });
-  }
-  if (typeof attribute.type === 'object') {
-    const prefix = `${attribute.column}_`;
-    const parts = attributeColumns(attribute).map((c) => [c.name.slice(prefix.length), c.name] as const);
-    return (row) => {
-      const value: Record<string, unknown> = {};
-      for (const [key, column] of parts) value[key] = row[column] ?? null;
-      return value;
-    };
-  }
+  // Localized text with its four keys, in the same order on every resource; small objects whole.
+  if (attribute.type === 'localized' || typeof attribute.type === 'object') return partsReader(attribute);
   const column = attribute.column;
   if (attribute.type === 'datetime') return (row) => atom(row[column]);
   return (row) => row[column] ?? null;
