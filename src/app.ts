@@ -14,7 +14,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { DomainError } from './data/errors.ts';
-import { fromDomainError, HttpError, JSON_CONTENT_TYPE, NotFoundError, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
+import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { clientAddress } from './http/address.ts';
 import { graphqlRoutes } from './graphql/http.ts';
@@ -116,13 +116,13 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
 
   app.onError((error, c) => {
     if (error instanceof DomainError) error = fromDomainError(error);
-    if (error instanceof NotFoundError) return errorBody(c, shapeA(404, error.message), 404);
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: (error as Error).message?.split('\n').at(-1) }, 'database unavailable');
       error = serviceUnavailable();
     }
     if (error instanceof HttpError) {
-      return errorBody(c, shapeB(error.status, error.code, error.message), error.status, error.headers);
+      const body = error.code === 'not_found' ? shapeA(error.status, error.message) : shapeB(error.status, error.code, error.message);
+      return errorBody(c, body, error.status, error.headers);
     }
     // Anything else is a bug: log it whole, answer without internals.
     logger.error({ err: error }, 'unhandled error');

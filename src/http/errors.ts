@@ -28,7 +28,8 @@ export type ErrorCode =
 export class HttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: ErrorCode,
+    /** Shape B's code; `not_found` (every 404) is answered with shape A, which has none. */
+    readonly code: ErrorCode | 'not_found',
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -36,17 +37,14 @@ export class HttpError extends Error {
   }
 }
 
-/** A 404: answered with shape A, its message the `detail`. */
-export class NotFoundError extends Error {}
-
 /**
  * A data-layer error as the REST layer answers it (rest.md "Error bodies"): not found is shape A,
  * everything else shape B with the contract's code.
  */
-export function fromDomainError(error: DomainError): HttpError | NotFoundError {
+export function fromDomainError(error: DomainError): HttpError {
   switch (error.kind) {
     case 'not_found':
-      return new NotFoundError(error.message);
+      return new HttpError(404, 'not_found', error.message);
     case 'bad_input':
       return new HttpError(400, error.reason ?? 'invalid_attribute', error.message);
     case 'conflict':

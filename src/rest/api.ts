@@ -9,7 +9,7 @@ import type { Row } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { Writer } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
-import { HttpError, JSON_CONTENT_TYPE, NotFoundError } from '../http/errors.ts';
+import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { Documents, type ResourceObject } from './documents.ts';
@@ -30,8 +30,8 @@ function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Recor
   return c.body(Buffer.from(JSON.stringify(body)), status, { ...JSON_TYPE, ...headers });
 }
 
-function notFound(type: string, id: string | number): NotFoundError {
-  return new NotFoundError(`${type} ${id} not found`);
+function notFound(type: string, id: string | number): HttpError {
+  return new HttpError(404, 'not_found', `${type} ${id} not found`);
 }
 
 /** The absolute URL of the API root as the client reached it. */
