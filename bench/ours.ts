@@ -90,8 +90,8 @@ function ourRequest(c: ResolvedCase): GraphQLRequest {
   if (params.active !== undefined) filter.isActive = params.active;
   if (params.modifiedAfter !== undefined) filter.modifiedAfter = params.modifiedAfter.replace('+00:00', 'Z');
   const variables: Record<string, unknown> = { first: params.pageSize, filter };
-  // Cursors are positions: `after` the one before the page's first row.
-  if (params.offset > 0) variables.after = encodeCursor(params.offset - 1);
+  // A cursor is a position and, in id order, the row's id: `after` the row before the page's first.
+  if (params.offset > 0) variables.after = encodeCursor(params.offset - 1, params.afterId);
   const body = selectionSet(workload.type, workload.include, '      ');
   const filterType = `${workload.type === 'products' ? 'Product' : workload.type === 'customers' ? 'Customer' : 'Supplier'}Filter`;
   const query = `query ${operation}($first: Int!, $after: String, $filter: ${filterType}) {\n  ${camel(workload.type)}(first: $first, after: $after, filter: $filter) {\n    nodes {\n${body}\n    }\n  }\n}`;

@@ -12,8 +12,8 @@ export type Condition =
   /** `column = value`, or `IS NULL` for null. */
   | { kind: 'equals'; column: string; value: string | number | boolean | null }
   | { kind: 'in'; column: string; values: readonly (string | number)[] }
-  /** Strictly after / before a date-time. */
-  | { kind: 'after' | 'before'; column: string; value: Date }
+  /** Strictly after / before a date-time or a number (an id, for keyset paging). */
+  | { kind: 'after' | 'before'; column: string; value: Date | number }
   /** A GTIN given as digits: stored with or without leading zeros (a GTIN has at most 14 digits). */
   | { kind: 'gtin'; column: string; digits: string }
   /** The to-one relationship's target has this `reference`. */

@@ -1,8 +1,9 @@
 /**
- * Relay connections (`edges { cursor node }`, `nodes`, `pageInfo`, `totalCount`) over offset
- * cursors. Master data changes rarely and pages are small, so an offset is a stable enough
- * position, and the same position REST's `page` speaks. `totalCount` costs a statement only
- * when it is selected.
+ * Relay connections (`edges { cursor node }`, `nodes`, `pageInfo`, `totalCount`). A cursor is a
+ * position in the list (the same positions REST's `page` counts) and, where the list is in id
+ * order, the row's id: paging forward then reads the rows after that id (keyset), an index range
+ * as cheap deep in a list as on its first page, where an offset makes the database step over
+ * every row before it. `totalCount` costs a statement only when it is selected.
  */
 import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
@@ -17,19 +18,32 @@ export interface ConnectionShape {
   rows: Row[];
   /** Position of the first row in the whole list. */
   offset: number;
+  /** The list is in id order: cursors carry their row's id. */
+  byId: boolean;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   count(context: GraphQLContext): Promise<number>;
 }
 
-export function encodeCursor(position: number): string {
-  return Buffer.from(`offset:${position}`).toString('base64url');
+/** A place in a list: the row's position (from 0) and, in a list in id order, its id. */
+export interface Cursor {
+  position: number;
+  id?: number;
 }
 
-export function decodeCursor(cursor: string, argument: string): number {
-  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
+export function encodeCursor(position: number, id?: number): string {
+  return Buffer.from(id === undefined ? `offset:${position}` : `offset:${position}:id:${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, argument: string): Cursor {
+  const match = /^offset:(\d{1,9})(?::id:([1-9]\d{0,9}))?$/.exec(Buffer.from(cursor, 'base64url').toString());
   if (!match) throw badInput(`${argument} is not a cursor this API issued`, argument);
-  return Number(match[1]);
+  return { position: Number(match[1]), id: match[2] === undefined ? undefined : Number(match[2]) };
+}
+
+/** The cursor of the i-th row of a page. */
+function cursorAt(c: ConnectionShape, i: number): string {
+  return encodeCursor(c.offset + i, c.byId ? c.rows[i]!.id : undefined);
 }
 
 export function checkPageSize(value: number | null | undefined, argument: string): number | undefined {
@@ -43,17 +57,17 @@ export const PageInfo = builder.objectRef<ConnectionShape>('PageInfo').implement
   fields: (t) => ({
     hasNextPage: t.boolean({ nullable: false, resolve: (c) => c.hasNextPage }),
     hasPreviousPage: t.boolean({ nullable: false, resolve: (c) => c.hasPreviousPage }),
-    startCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? encodeCursor(c.offset) : null) }),
-    endCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? encodeCursor(c.offset + c.rows.length - 1) : null) }),
+    startCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? cursorAt(c, 0) : null) }),
+    endCursor: t.string({ resolve: (c) => (c.rows.length > 0 ? cursorAt(c, c.rows.length - 1) : null) }),
   }),
 });
 
 const connections = new Map<string, ReturnType<typeof defineConnection>>();
 
 function defineConnection(name: string, node: RowRef) {
-  const edge = builder.objectRef<{ row: Row; position: number }>(`${name}Edge`).implement({
+  const edge = builder.objectRef<{ row: Row; cursor: string }>(`${name}Edge`).implement({
     fields: (t) => ({
-      cursor: t.string({ nullable: false, resolve: (e) => encodeCursor(e.position) }),
+      cursor: t.string({ nullable: false, resolve: (e) => e.cursor }),
       node: t.field({ type: node, nullable: false, resolve: (e) => e.row }),
     }),
   });
@@ -65,7 +79,7 @@ function defineConnection(name: string, node: RowRef) {
         type: [edge],
         nullable: false,
         complexity: { field: 1, multiplier: 1 },
-        resolve: (c) => c.rows.map((row, i) => ({ row, position: c.offset + i })),
+        resolve: (c) => c.rows.map((row, i) => ({ row, cursor: cursorAt(c, i) })),
       }),
       nodes: t.field({ type: [node], nullable: false, complexity: { field: 1, multiplier: 1 }, resolve: (c) => c.rows }),
       pageInfo: t.field({ type: PageInfo, nullable: false, resolve: (c) => c }),

@@ -186,12 +186,13 @@ function implement(resource: ResourceDefinition): void {
           complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
           load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
             const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
-            const offset = args.after ? decodeCursor(args.after, 'after') + 1 : 0;
+            const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
             const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), { first, offset });
             return pages.map(
               (page, i): ConnectionShape => ({
                 rows: page.rows,
                 offset,
+                byId: false,
                 hasNextPage: page.hasMore,
                 hasPreviousPage: offset > 0,
                 count: (ctx) => requestLoader(ctx, `count:${link.type}.${column}`, (keys) => countByColumn(ctx.source, link.type, column, keys)).load(ids[i]!),

@@ -4,7 +4,7 @@
  * for each to-one relationship, `modifiedAfter`/`modifiedBefore`, `idIn`, and every REST LIST
  * filter of the spec under its camelCase name.
  */
-import { countRows, filterCondition, listRows, type Condition, type Order } from '../data/list.ts';
+import { countRows, filterCondition, listRows, type Condition, type ListQuery, type Order } from '../data/list.ts';
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
@@ -125,8 +125,9 @@ function defineList(resource: ResourceDefinition): void {
         const count = (ctx: GraphQLContext) => (total ??= countRows(ctx.source, resource.type, conditions));
         const first = checkPageSize(args.first, 'first');
         const last = checkPageSize(args.last, 'last');
-        let start = args.after ? decodeCursor(args.after, 'after') + 1 : 0;
-        let end = args.before ? decodeCursor(args.before, 'before') : undefined;
+        const after = args.after ? decodeCursor(args.after, 'after') : undefined;
+        let start = after ? after.position + 1 : 0;
+        let end = args.before ? decodeCursor(args.before, 'before').position : undefined;
         if (last !== undefined && end === undefined) end = await count(context);
         if (first !== undefined || last === undefined) {
           const size = first ?? DEFAULT_PAGE_SIZE;
@@ -134,11 +135,19 @@ function defineList(resource: ResourceDefinition): void {
         }
         if (last !== undefined) start = Math.max(start, end! - last);
         const limit = Math.max(0, end! - start);
+        const orderBy = (args.orderBy ?? []) as unknown as Order[];
+        const byId = orderBy.length === 0;
+        // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
+        const keyset = byId && after?.id !== undefined && start === after.position + 1;
+        const page: ListQuery = keyset
+          ? { conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }], orderBy, limit: limit + 1, offset: 0 }
+          : { conditions, orderBy, limit: limit + 1, offset: start };
         // One row more than asked tells whether another page follows.
-        const rows = limit === 0 ? [] : await listRows(context.source, resource.type, { conditions, orderBy: (args.orderBy ?? []) as unknown as Order[], limit: limit + 1, offset: start }, context.plan.columns(resource.type));
+        const rows = limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
         return {
           rows: rows.slice(0, limit),
           offset: start,
+          byId,
           hasNextPage: rows.length > limit || (args.before !== undefined && args.before !== null),
           hasPreviousPage: start > 0,
           count,
