@@ -270,10 +270,13 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       context: { auth: c.get('auth'), startedAt: performance.now(), accept: c.req.header('accept') ?? null },
     };
     const [body, init] = await handler(request);
+    // Its headers are a plain object with lower-case names (graphql-http's and ours): handed to
+    // Node as they are, without a Headers object in between.
+    const headers = { ...(init?.headers as Record<string, string> | undefined) };
     // graphql-http leaves the type off its 405 for a mutation over GET, whose body is JSON.
-    const headers = new Headers(init?.headers as HeadersInit);
-    if (body && !headers.has('content-type')) headers.set('content-type', JSON_CONTENT_TYPE);
-    return new Response(body, { status: init?.status, statusText: init?.statusText, headers });
+    if (body && !headers['content-type']) headers['content-type'] = JSON_CONTENT_TYPE;
+    const status = (init?.status ?? 200) as 200;
+    return body === null ? c.body(null, status, headers) : c.body(body, status, headers);
   });
 
   app.all('/graphql', (c) => {
