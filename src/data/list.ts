@@ -121,14 +121,18 @@ function pageStatement(db: DataSource, type: string, query: ListQuery, columns: 
     where(sql, type, query.conditions);
     sql.text(`) AS ${id(TOTAL)}`);
   }
-  // PostgreSQL computes the select list for the rows OFFSET skips too: with computed columns
-  // (relationship ids, one subquery each), a deep page would pay them for every row before it.
-  // The page is cut first, in a derived table, and only its rows get them.
-  const cutFirst = query.offset > 0 && columns.some((c) => c.expression);
-  sql.text(cutFirst ? ` FROM (SELECT t.* FROM ${id(type)} t` : ` FROM ${id(type)} t`);
+  // A page past the first is cut by ids alone, and only its rows are read (a deferred join).
+  // PostgreSQL computes the select list for every row OFFSET skips, relationship subqueries
+  // included, unless the page is cut first; and SQLite, which plans filtered lists through the
+  // filter's index and then sorts by id, sorts narrow ids instead of whole rows (REST W4 on SQLite:
+  // the statement 1.6 -> 1.1 ms).
+  const cutFirst = query.offset > 0;
+  sql.text(cutFirst ? ` FROM (SELECT t."id" FROM ${id(type)} t` : ` FROM ${id(type)} t`);
   where(sql, type, query.conditions);
   sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
-  if (cutFirst) sql.text(`) t${orderBy}`);
+  // CROSS JOIN: SQLite keeps the page as the outer loop (with a plain JOIN it scanned the whole
+  // table and probed the page); PostgreSQL plans it as the join it is.
+  if (cutFirst) sql.text(`) page CROSS JOIN ${id(type)} t WHERE t."id" = page."id"${orderBy}`);
   return sql;
 }
 
