@@ -23,6 +23,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { requiredScope } from '../auth/bearer.ts';
+import { CLIENT_BASIC_SCHEME, OAUTH_TAG, oauthPaths } from '../auth/openapi.ts';
 import { LOCALES } from '../data/columns.ts';
 import { MAX_SIGNIFICANT_DIGITS } from '../data/decimal.ts';
 import { MAX_TEXT_LENGTH } from '../data/validate.ts';
@@ -786,7 +787,7 @@ const DESCRIPTION = `The REST compatibility layer of the master-data gateway: th
 
 ## Authentication
 
-Every operation needs an OAuth 2.0 access token: \`Authorization: Bearer <access_token>\`. Get one from the token endpoint \`POST oauth/token.php\` (relative to this service's base URL; \`application/x-www-form-urlencoded\`, client authentication with HTTP Basic):
+Every operation needs an OAuth 2.0 access token: \`Authorization: Bearer <access_token>\`. Get one from the token endpoint \`POST oauth/token.php\` (the \`oauth\` operations below; relative to this service's base URL; \`application/x-www-form-urlencoded\`, client authentication with HTTP Basic):
 
     curl -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials <base URL>/oauth/token.php
 
@@ -816,6 +817,7 @@ function build(): OpenAPIObject {
     security: [{ bearerAuth: [] }],
     paths: {},
   })
+    .addSecurityScheme('clientBasic', CLIENT_BASIC_SCHEME)
     .addSecurityScheme('bearerAuth', {
       type: 'http',
       scheme: 'bearer',
@@ -851,6 +853,8 @@ function build(): OpenAPIObject {
   }
   for (const [name, response] of Object.entries(ERROR_RESPONSES)) builder.addResponse(name, response);
 
+  builder.addTag(OAUTH_TAG);
+  for (const [path, item] of Object.entries(oauthPaths((name) => ({ $ref: `#/components/responses/${name}` })))) builder.addPath(path, item);
   for (const route of REST_ROUTES) {
     const path = openApiPath(route.path);
     // The path parameter inline: Swagger UI leaves a path-level $ref parameter unresolved.

@@ -3,12 +3,14 @@
  *
  * - The document is valid OpenAPI 3.1, every $ref resolves, every schema compiles (strict JSON
  *   Schema 2020-12).
- * - It lists exactly the routes the REST layer serves: the routes of the Hono app that is mounted
- *   (src/rest/api.ts) against the document's paths; a route served but not documented fails.
+ * - It lists exactly the routes the REST layer and the token endpoints serve: the routes of the
+ *   Hono apps that are mounted (src/rest/api.ts, src/auth/token-endpoint.ts) against the
+ *   document's paths; a route served but not documented fails.
  * - It tells the truth: every documented operation is called against a seeded database (both
  *   providers) and each answer's status must be one the operation documents and its body must
  *   match the documented schema; request bodies the service takes match the request schemas,
- *   and bodies it refuses as unknown or missing fields do not.
+ *   and bodies it refuses as unknown or missing fields do not. The token endpoints likewise:
+ *   tokens, refresh, each error code and revocation.
  * - /openapi.json and /docs answer without a token, and every file the page references loads from
  *   this service (no external URL), under BASE_PATH too.
  * - In headless Chromium the page renders the title, "Authorize" takes a bearer token and "Try it
@@ -23,6 +25,11 @@ import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, 
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
+import { DEFAULT_THROTTLE, FailureThrottle } from '../../src/auth/throttle.ts';
+import { tokenEndpoints } from '../../src/auth/token-endpoint.ts';
+import { TokenService } from '../../src/auth/tokens.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { restApi } from '../../src/rest/api.ts';
 import { API_TITLE, openApiDocument, openApiPath } from '../../src/rest/openapi.ts';
@@ -118,14 +125,24 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every route of the route table, once, with the bearer scheme on all of them', () => {
-    const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
-    expect(listed.sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+    const rest = operations(doc).filter((o) => !o.path.startsWith('/oauth/'));
+    expect(rest.map((o) => `${o.method} ${o.path}`).sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    for (const { operation } of operations(doc)) {
+    for (const { operation } of rest) {
       expect(operation.security).toBeUndefined();
       expect(Object.keys(operation.responses ?? {})).toContain('401');
       expect(Object.keys(operation.responses ?? {})).toContain('403');
+    }
+  });
+
+  it('lists the token endpoints, with client authentication (HTTP Basic or the form) instead of a bearer token', () => {
+    const oauth = operations(doc).filter((o) => o.path.startsWith('/oauth/'));
+    expect(oauth.map((o) => `${o.method} ${o.path}`).sort()).toEqual(['POST /oauth/revoke.php', 'POST /oauth/token.php']);
+    expect(doc.components!.securitySchemes!.clientBasic).toMatchObject({ type: 'http', scheme: 'basic' });
+    for (const { operation } of oauth) {
+      expect(operation.security).toEqual([{ clientBasic: [] }, {}]);
+      expect(Object.keys(operation.requestBody && 'content' in operation.requestBody ? operation.requestBody.content : {})).toEqual(['application/x-www-form-urlencoded']);
     }
   });
 
@@ -201,11 +218,19 @@ describe('the document lists every route the REST layer serves', () => {
   afterAll(async () => database?.cleanup());
 
   const rest = () => restApi({ db: database.db, basePath: '', maxBodyBytes: 1024 * 1024, trustProxy: 0 });
+  const oauth = () =>
+    tokenEndpoints({
+      tokens: new TokenService(database.db.prisma, systemClock, 3600, 86400),
+      throttle: new FailureThrottle(systemClock, DEFAULT_THROTTLE),
+      logger: createLogger('silent'),
+      trustProxy: 0,
+    });
 
-  it('the routes of the mounted REST app are exactly the documented operations', () => {
-    const served = servedRoutes(rest());
-    expect(served.length).toBe(REST_ROUTES.length);
+  it('the routes of the mounted REST app and token endpoints are exactly the documented operations', () => {
+    const served = [...servedRoutes(rest()), ...servedRoutes(oauth())];
+    expect(served.length).toBe(REST_ROUTES.length + 2);
     expect(undocumented(rest(), doc)).toEqual([]);
+    expect(undocumented(oauth(), doc)).toEqual([]);
     const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
     expect(listed.filter((route) => !served.includes(route))).toEqual([]);
   });
@@ -319,10 +344,14 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     const text = await res.text();
     expect(response, `${method} ${url} answered ${res.status}, which ${method} ${path} does not document: ${text.slice(0, 300)}`).toBeDefined();
     const body = text ? JSON.parse(text) : undefined;
-    const schema = response!.content?.['application/json']?.schema;
-    expect(schema, `${method} ${path} ${res.status} has no JSON schema`).toBeDefined();
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(schemas.check(schema!, body), `${method} ${url} ${res.status}: ${text.slice(0, 500)}`).toBeUndefined();
+    if (response!.content === undefined) {
+      expect(text, `${method} ${url} ${res.status} documents no body`).toBe('');
+    } else {
+      const schema = response!.content['application/json']?.schema;
+      expect(schema, `${method} ${path} ${res.status} has no JSON schema`).toBeDefined();
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(schemas.check(schema!, body), `${method} ${url} ${res.status}: ${text.slice(0, 500)}`).toBeUndefined();
+    }
     for (const [name, header] of Object.entries(response!.headers ?? {})) {
       const required = ('$ref' in header && header.$ref ? (resolvePointer(doc, header.$ref) as { required?: boolean }) : (header as { required?: boolean })).required;
       if (required) expect(res.headers.get(name), `${method} ${url} ${res.status}: header ${name}`).not.toBeNull();
@@ -341,6 +370,48 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     }
     return { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
   }
+
+  it('the token endpoints answer as documented: tokens, refresh, every error code, revocation', async () => {
+    const client = await createClient(env.database.db.prisma, 'openapi-oauth', ['read']);
+    const formSchema = (path: string) =>
+      ((doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/x-www-form-urlencoded']!.schema);
+    const post = (path: string, form: Record<string, string>, secret = client.client_secret) => {
+      const documented = schemas.check(formSchema(path), form);
+      return {
+        documented,
+        answer: conforming('POST', path, path, {
+          headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        }),
+      };
+    };
+    const token = async (form: Record<string, string>, secret?: string) => {
+      const { documented, answer } = post('/oauth/token.php', form, secret);
+      return { documented, ...(await answer) };
+    };
+
+    const issued = await token({ grant_type: 'client_credentials' });
+    expect(issued.documented).toBeUndefined();
+    expect(issued.status).toBe(200);
+    expect(issued.headers.get('cache-control')).toBe('no-store');
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token });
+    expect([refreshed.status, refreshed.documented]).toEqual([200, undefined]);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token })).body.error).toBe('invalid_grant');
+    const unsupported = await token({ grant_type: 'password' });
+    expect([unsupported.status, unsupported.body.error]).toEqual([400, 'unsupported_grant_type']);
+    expect(unsupported.documented, 'the form schema names the grant types').toBeDefined();
+    expect((await token({ grant_type: 'client_credentials', scope: 'write' })).body.error).toBe('invalid_scope');
+    const missing = await token({});
+    expect([missing.status, missing.body.error, missing.documented !== undefined]).toEqual([400, 'invalid_request', true]);
+    const wrongSecret = await token({ grant_type: 'client_credentials' }, 'not-the-secret');
+    expect([wrongSecret.status, wrongSecret.body.error]).toEqual([401, 'invalid_client']);
+
+    const revoke = post('/oauth/revoke.php', { token: refreshed.body.refresh_token });
+    expect(revoke.documented).toBeUndefined();
+    expect(await revoke.answer).toMatchObject({ status: 200, body: undefined });
+    expect((await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token })).body.error).toBe('invalid_grant');
+    expect((await post('/oauth/revoke.php', {}).answer).body.error).toBe('invalid_request');
+  });
 
   it('every read, with every include, answers as documented', async () => {
     for (const resource of resources) {
@@ -545,8 +616,9 @@ describe('the API reference in a browser', () => {
 
         await page.getByRole('button', { name: /Authorize/ }).first().click();
         await page.locator('#auth-bearer-value').fill(token);
-        await page.getByRole('button', { name: 'Apply credentials' }).click();
-        await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).click();
+        // The dialog has the token endpoints' Basic scheme too: apply the bearer one.
+        await page.locator('.auth-container').filter({ has: page.locator('#auth-bearer-value') }).getByRole('button', { name: 'Apply credentials' }).click();
+        await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
 
         await page.locator('#operations-tag-units').click();
         await page.locator('#operations-units-listUnits .opblock-summary').click();
