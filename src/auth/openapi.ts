@@ -18,17 +18,16 @@ export const CLIENT_BASIC_SCHEME: SecuritySchemeObject = {
 
 /** Every RFC 6749 §5.2 error the endpoints answer, and when (a new code is a compile error here). */
 const OAUTH_ERRORS = {
-  invalid_request: 'a required parameter is missing or repeated, the body is not a UTF-8 form, or the client credentials differ between header and body',
-  invalid_client: 'unknown or revoked client, wrong secret, or no client authentication (401, with `WWW-Authenticate: Basic`)',
+  invalid_request: 'a required parameter is missing or repeated, the body is not `application/x-www-form-urlencoded` UTF-8 text, a value is not valid percent-encoding, or the client credentials differ between header and body',
+  invalid_client: 'unknown or revoked client, wrong secret, a malformed Basic header, or no client authentication (401, with `WWW-Authenticate: Basic`)',
   invalid_grant: 'the refresh token is unknown, expired, revoked, issued to another client, or already used (a reused refresh token revokes every token of its grant)',
   unsupported_grant_type: 'grant_type is neither `client_credentials` nor `refresh_token`',
-  invalid_scope: `scope asks for more than the client has (scopes: ${SCOPES.join(', ')})`,
+  invalid_scope: `scope is empty or asks for more than the client has (\`client_credentials\`) or the refresh token was granted (\`refresh_token\`); scopes: ${SCOPES.join(', ')}`,
 } satisfies Record<OAuthError['error'], string>;
-
-type OAuthCode = keyof typeof OAUTH_ERRORS;
 
 const NO_STORE_HEADERS: ResponseObject['headers'] = {
   'Cache-Control': { description: '`no-store`: token answers are never cached.', required: true, schema: { type: 'string' } },
+  Pragma: { description: '`no-cache`, for HTTP/1.0 caches.', required: true, schema: { type: 'string' } },
 };
 
 const clientFields: Record<string, SchemaObject> = {
@@ -36,7 +35,7 @@ const clientFields: Record<string, SchemaObject> = {
   client_secret: { type: 'string', description: 'With client_id, when not using HTTP Basic.' },
 };
 
-function oauthError(status: 400 | 401, codes: readonly OAuthCode[]): ResponseObject {
+function oauthError(status: 400 | 401, codes: readonly OAuthError['error'][]): ResponseObject {
   return {
     description: codes.map((code) => `- \`${code}\`: ${OAUTH_ERRORS[code]}`).join('\n'),
     headers: {
@@ -55,9 +54,10 @@ function oauthError(status: 400 | 401, codes: readonly OAuthCode[]): ResponseObj
   };
 }
 
-/** Failed client authentications are throttled per address and per client id. */
+/** The failure throttle of ./throttle.ts: per address, and per address and client id. */
 const RATE_LIMITED: ResponseObject = {
-  description: 'Too many failed client authentications from this address or for this client in the last minute.',
+  description:
+    'Too many unproven attempts (failed, or still in progress) from this address, or too many failed client authentications from this address for this client id, in the last minute. Before this, failed attempts are answered more slowly (up to one second). Correct credentials from an address that has not misbehaved are never refused.',
   headers: { ...NO_STORE_HEADERS, 'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'integer', minimum: 1 } } },
   content: {
     'application/json': {
@@ -105,12 +105,12 @@ export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavaila
         operationId: 'token',
         summary: 'Get an access token',
         description:
-          'An access token and a refresh token for the API client. `client_credentials` issues them; `refresh_token` exchanges a refresh token for new ones (the old one is spent). Without `scope`, the client\'s scopes are granted.',
+          'An access token and a refresh token for the API client. `client_credentials` issues them; `refresh_token` exchanges a refresh token for new ones (the old one is spent; presenting it again revokes every token of its grant). Without `scope`, `client_credentials` grants the client\'s scopes and `refresh_token` the scope the refresh token was granted.',
         requestBody: form(
           {
             grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token'] },
             refresh_token: { type: 'string', description: 'Required with grant_type=refresh_token.' },
-            scope: { type: 'string', description: `Space-separated, a subset of the client's scopes (${SCOPES.join(', ')}).` },
+            scope: { type: 'string', description: `Space-separated (${SCOPES.join(', ')}): a subset of the client's scopes, or of the refresh token's scope.` },
           },
           ['grant_type'],
         ),
@@ -130,8 +130,8 @@ export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavaila
         operationId: 'revoke',
         summary: 'Revoke a token',
         description:
-          `Revokes a token of this client: an access token alone, a refresh token with the access tokens of its grant. An unknown token, or another client's, is answered the same and left alone (RFC 7009 §2.2). A revoked access token may still be accepted for up to ${VALIDATION_CACHE_MS / 1000} seconds by a replica that checked it just before.`,
-        requestBody: form({ token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'], description: 'Accepted and not needed.' } }, ['token']),
+          `Revokes a token of this client: an access token alone, a refresh token with every token of its grant. An unknown token, or another client's, is answered the same and left alone (RFC 7009 §2.2). A revoked access token may still be accepted for up to ${VALIDATION_CACHE_MS / 1000} seconds by a replica that checked it just before.`,
+        requestBody: form({ token: { type: 'string' }, token_type_hint: { type: 'string', description: 'Accepted and ignored: the token is found whatever its type.' } }, ['token']),
         responses: {
           '200': { description: 'Revoked, or unknown. No body.', headers: NO_STORE_HEADERS },
           '400': oauthError(400, ['invalid_request']),

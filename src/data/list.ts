@@ -131,7 +131,8 @@ function pageStatement(db: DataSource, type: string, query: ListQuery, columns: 
   where(sql, type, query.conditions);
   sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
   // CROSS JOIN: SQLite keeps the page as the outer loop (with a plain JOIN it scanned the whole
-  // table and probed the page); PostgreSQL plans it as the join it is.
+  // table and probed the page); PostgreSQL plans it as the join it is. A join keeps no order of
+  // its own, hence the ORDER BY again.
   if (cutFirst) sql.text(`) page CROSS JOIN ${id(type)} t WHERE t."id" = page."id"${orderBy}`);
   return sql;
 }

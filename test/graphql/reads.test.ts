@@ -144,6 +144,39 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
       expect((await page(`first: 2, after: "${oldCursor}"`)).nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(3, 5));
     });
 
+    it('pages past the first (cut by ids, then their rows read) hold what one read holds: DESC across NULLs, filters, relationships', async () => {
+      const supplier = (await prisma().product.groupBy({ by: ['preferred_supplier_id'], where: { preferred_supplier_id: { not: null } }, _count: true, orderBy: { _count: { preferred_supplier_id: 'desc' } }, take: 1 }))[0]!;
+      const reference = (await prisma().supplier.findUniqueOrThrow({ where: { id: supplier.preferred_supplier_id! } })).reference;
+      // A group of products with GTINs, a few of them cleared, so that GTIN_DESC pages cross from
+      // values to NULLs (NULLS LAST).
+      const group = (await prisma().product.groupBy({ by: ['product_group_id'], where: { gtin: { not: null } }, _count: true, orderBy: { _count: { product_group_id: 'asc' } }, take: 1 }))[0]!.product_group_id!;
+      const cleared = await prisma().product.findMany({ where: { product_group_id: group }, orderBy: { id: 'asc' }, take: 5, select: { id: true, gtin: true } });
+      await prisma().product.updateMany({ where: { id: { in: cleared.map((p) => p.id) } }, data: { gtin: null } });
+      try {
+        const cases = [
+          { args: `filter: { productGroupId: ${group} }, orderBy: [GTIN_DESC]`, size: 4 },
+          { args: `filter: { preferredSupplierReference: "${reference}" }, orderBy: [REFERENCE_DESC]`, size: 2 },
+        ];
+        for (const { args, size } of cases) {
+          const read = async (paging: string) =>
+            (await env.gql(`{ products(${args}, ${paging}) { nodes { id gtin reference productGroup { id } productStructure { id } } pageInfo { endCursor } } }`)).body.data!.products;
+          const whole = (await read('first: 100')).nodes;
+          expect(whole.length, args).toBeGreaterThan(2 * size);
+          const paged: unknown[] = [];
+          for (let cursor: string | null = null; paged.length < whole.length; ) {
+            const page: { nodes: unknown[]; pageInfo: { endCursor: string } } = await read(`first: ${size}${cursor ? `, after: "${cursor}"` : ''}`);
+            expect(page.nodes.length, args).toBeGreaterThan(0);
+            paged.push(...page.nodes);
+            cursor = page.pageInfo.endCursor;
+          }
+          expect(paged, args).toEqual(whole);
+          if (args.includes('GTIN_DESC')) expect(whole.slice(-cleared.length).map((n: { gtin: string | null }) => n.gtin)).toEqual(cleared.map(() => null));
+        }
+      } finally {
+        for (const { id, gtin } of cleared) await prisma().product.update({ where: { id }, data: { gtin } });
+      }
+    });
+
     it('20 by default, at most 100; a bad cursor or size is BAD_USER_INPUT naming the argument', async () => {
       expect((await env.gql('{ products { nodes { id } } }')).body.data!.products.nodes).toHaveLength(20);
       for (const [args, field] of [['first: 101', 'first'], ['last: -1', 'last'], ['after: "bm9wZQ"', 'after']] as const) {

@@ -374,43 +374,60 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
   it('the token endpoints answer as documented: tokens, refresh, every error code, revocation', async () => {
     const client = await createClient(env.database.db.prisma, 'openapi-oauth', ['read']);
     const formSchema = (path: string) =>
-      ((doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/x-www-form-urlencoded']!.schema);
-    const post = (path: string, form: Record<string, string>, secret = client.client_secret) => {
+      (doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/x-www-form-urlencoded']!.schema;
+    const basicAuth = (secret = client.client_secret) => ({ Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}` });
+    /** A form POST, answered as documented; `documented` is the form schema's objection, if any. */
+    const post = async (path: string, form: Record<string, string>, headers: Record<string, string> = basicAuth()) => {
       const documented = schemas.check(formSchema(path), form);
-      return {
-        documented,
-        answer: conforming('POST', path, path, {
-          headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams(form).toString(),
-        }),
-      };
+      const answer = await conforming('POST', path, path, {
+        headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      return { documented, ...answer };
     };
-    const token = async (form: Record<string, string>, secret?: string) => {
-      const { documented, answer } = post('/oauth/token.php', form, secret);
-      return { documented, ...(await answer) };
-    };
+    const token = (form: Record<string, string>, headers?: Record<string, string>) => post('/oauth/token.php', form, headers);
 
     const issued = await token({ grant_type: 'client_credentials' });
-    expect(issued.documented).toBeUndefined();
-    expect(issued.status).toBe(200);
-    expect(issued.headers.get('cache-control')).toBe('no-store');
+    expect([issued.status, issued.documented]).toEqual([200, undefined]);
+    expect([issued.headers.get('cache-control'), issued.headers.get('pragma')]).toEqual(['no-store', 'no-cache']);
+    // Client authentication in the form instead of HTTP Basic (the document's `{}` alternative).
+    const inForm = await token({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }, {});
+    expect([inForm.status, inForm.documented]).toEqual([200, undefined]);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token });
     expect([refreshed.status, refreshed.documented]).toEqual([200, undefined]);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token })).body.error).toBe('invalid_grant');
-    const unsupported = await token({ grant_type: 'password' });
-    expect([unsupported.status, unsupported.body.error]).toEqual([400, 'unsupported_grant_type']);
-    expect(unsupported.documented, 'the form schema names the grant types').toBeDefined();
-    expect((await token({ grant_type: 'client_credentials', scope: 'write' })).body.error).toBe('invalid_scope');
-    const missing = await token({});
-    expect([missing.status, missing.body.error, missing.documented !== undefined]).toEqual([400, 'invalid_request', true]);
-    const wrongSecret = await token({ grant_type: 'client_credentials' }, 'not-the-secret');
-    expect([wrongSecret.status, wrongSecret.body.error]).toEqual([401, 'invalid_client']);
 
-    const revoke = post('/oauth/revoke.php', { token: refreshed.body.refresh_token });
-    expect(revoke.documented).toBeUndefined();
-    expect(await revoke.answer).toMatchObject({ status: 200, body: undefined });
-    expect((await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token })).body.error).toBe('invalid_grant');
-    expect((await post('/oauth/revoke.php', {}).answer).body.error).toBe('invalid_request');
+    const errors = {
+      reusedRefresh: await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }),
+      unsupported: await token({ grant_type: 'password' }),
+      tooMuchScope: await token({ grant_type: 'client_credentials', scope: 'write' }),
+      noGrantType: await token({}),
+      differingCredentials: await token({ grant_type: 'client_credentials', client_id: 'someone-else' }),
+      wrongSecret: await token({ grant_type: 'client_credentials' }, basicAuth('not-the-secret')),
+      noCredentials: await token({ grant_type: 'client_credentials' }, {}),
+    };
+    expect(Object.fromEntries(Object.entries(errors).map(([name, res]) => [name, `${res.status} ${res.body.error}`]))).toEqual({
+      reusedRefresh: '400 invalid_grant',
+      unsupported: '400 unsupported_grant_type',
+      tooMuchScope: '400 invalid_scope',
+      noGrantType: '400 invalid_request',
+      differingCredentials: '400 invalid_request',
+      wrongSecret: '401 invalid_client',
+      noCredentials: '401 invalid_client',
+    });
+    expect(errors.unsupported.documented, 'the form schema names the grant types').toBeDefined();
+    expect(errors.noGrantType.documented, 'the form schema requires grant_type').toBeDefined();
+
+    // Revocation, on a grant of its own (reusing a refresh token above revoked that grant already).
+    const grant = (await token({ grant_type: 'client_credentials' })).body;
+    const reads = (access: string) => t.request('/units', { headers: bearer(access) }).then((res) => res.status);
+    expect(await reads(grant.access_token)).toBe(200);
+    const revokedAccess = await post('/oauth/revoke.php', { token: grant.access_token });
+    expect([revokedAccess.status, revokedAccess.body, revokedAccess.documented]).toEqual([200, undefined, undefined]);
+    expect(await reads(grant.access_token)).toBe(401);
+    expect((await post('/oauth/revoke.php', { token: grant.refresh_token })).status).toBe(200);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: grant.refresh_token })).body.error).toBe('invalid_grant');
+    expect((await post('/oauth/revoke.php', { token: 'mda_not-a-token', token_type_hint: 'anything' })).status).toBe(200);
+    expect((await post('/oauth/revoke.php', {})).body.error).toBe('invalid_request');
   });
 
   it('every read, with every include, answers as documented', async () => {
