@@ -3,8 +3,10 @@
  * what ./token-endpoint.ts accepts and answers, so that an integrator finds how to get a token
  * where the operations that need one are described.
  */
-import type { OperationObject, PathItemObject, ResponseObject, SchemaObject, SecuritySchemeObject } from 'openapi3-ts/oas31';
+import type { OperationObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from 'openapi3-ts/oas31';
 import { SCOPES } from './scopes.ts';
+import { DEFAULT_THROTTLE, MAX_DELAY_MS } from './throttle.ts';
+import { BASIC_CHALLENGE, NO_STORE, REVOKE_PATH, TOKEN_PATH } from './token-endpoint.ts';
 import { VALIDATION_CACHE_MS, type OAuthError } from './tokens.ts';
 
 export const OAUTH_TAG = { name: 'oauth', description: 'OAuth 2.0: access tokens (RFC 6749) and their revocation (RFC 7009)' };
@@ -26,9 +28,18 @@ const OAUTH_ERRORS = {
 } satisfies Record<OAuthError['error'], string>;
 
 const NO_STORE_HEADERS: ResponseObject['headers'] = {
-  'Cache-Control': { description: '`no-store`: token answers are never cached.', required: true, schema: { type: 'string' } },
-  Pragma: { description: '`no-cache`, for HTTP/1.0 caches.', required: true, schema: { type: 'string' } },
+  'Cache-Control': { description: `\`${NO_STORE['Cache-Control']}\`: token answers are never cached.`, required: true, schema: { type: 'string' } },
+  Pragma: { description: `\`${NO_STORE.Pragma}\`, for HTTP/1.0 caches.`, required: true, schema: { type: 'string' } },
 };
+
+/** The RFC 6749 §5.2 error body, with the given schema for `error`. */
+function errorBody(error: SchemaObject): ResponseObject['content'] {
+  return {
+    'application/json': {
+      schema: { type: 'object', required: ['error', 'error_description'], properties: { error, error_description: { type: 'string' } } },
+    },
+  };
+}
 
 const clientFields: Record<string, SchemaObject> = {
   client_id: { type: 'string', description: 'Only when the client does not authenticate with HTTP Basic; if both are given they must be equal.' },
@@ -40,34 +51,18 @@ function oauthError(status: 400 | 401, codes: readonly OAuthError['error'][]): R
     description: codes.map((code) => `- \`${code}\`: ${OAUTH_ERRORS[code]}`).join('\n'),
     headers: {
       ...NO_STORE_HEADERS,
-      ...(status === 401 ? { 'WWW-Authenticate': { description: '`Basic realm="master-data"`', required: true, schema: { type: 'string' } } } : {}),
+      ...(status === 401 ? { 'WWW-Authenticate': { description: `\`${BASIC_CHALLENGE['WWW-Authenticate']}\``, required: true, schema: { type: 'string' } } } : {}),
     },
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          required: ['error', 'error_description'],
-          properties: { error: { type: 'string', enum: [...codes] }, error_description: { type: 'string' } },
-        },
-      },
-    },
+    content: errorBody({ type: 'string', enum: [...codes] }),
   };
 }
 
 /** The failure throttle of ./throttle.ts: per address, and per address and client id. */
 const RATE_LIMITED: ResponseObject = {
   description:
-    'Too many unproven attempts (failed, or still in progress) from this address, or too many failed client authentications from this address for this client id, in the last minute. Before this, failed attempts are answered more slowly (up to one second). Correct credentials from an address that has not misbehaved are never refused.',
+    `Too many unproven attempts (failed, or still in progress) from this address, or too many failed client authentications from this address for this client id, within ${DEFAULT_THROTTLE.windowMs / 1000} seconds. Before this, failed attempts are answered more slowly (up to ${MAX_DELAY_MS} ms). Correct credentials from an address that has not misbehaved are never refused.`,
   headers: { ...NO_STORE_HEADERS, 'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'integer', minimum: 1 } } },
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error', 'error_description'],
-        properties: { error: { type: 'string', const: 'rate_limited' }, error_description: { type: 'string' } },
-      },
-    },
-  },
+  content: errorBody({ type: 'string', const: 'rate_limited' }),
 };
 
 const TOKEN_RESPONSE: SchemaObject = {
@@ -88,7 +83,7 @@ const TOKEN_RESPONSE: SchemaObject = {
  * shared response of the REST document (the body-size limit and a database outage answer as
  * every route does).
  */
-export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavailable') => { $ref: string }): Record<string, PathItemObject> {
+export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavailable') => ReferenceObject): Record<string, PathItemObject> {
   const form = (properties: Record<string, SchemaObject>, required: string[]) => ({
     required: true,
     content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' as const, required, properties: { ...properties, ...clientFields } } } },
@@ -99,7 +94,7 @@ export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavaila
     security: [{ clientBasic: [] }, {}],
   };
   return {
-    '/oauth/token.php': {
+    [TOKEN_PATH]: {
       post: {
         ...common,
         operationId: 'token',
@@ -124,7 +119,7 @@ export function oauthPaths(errorRef: (name: 'PayloadTooLarge' | 'ServiceUnavaila
         },
       },
     },
-    '/oauth/revoke.php': {
+    [REVOKE_PATH]: {
       post: {
         ...common,
         operationId: 'revoke',

@@ -33,7 +33,7 @@ export const DEFAULT_THROTTLE: ThrottleOptions = { addressLimit: 30, clientLimit
 
 /** Bound on remembered keys per map; the oldest window is forgotten first. */
 const MAX_TRACKED_KEYS = 10_000;
-const MAX_DELAY_MS = 1000;
+export const MAX_DELAY_MS = 1000;
 
 interface Window {
   startedAt: number;

@@ -13,8 +13,12 @@ import { OAuthError, type AuthenticatedClient, type TokenService } from './token
 
 /** Token requests are a few hundred bytes; more is refused while the body is read (413). */
 const MAX_FORM_BYTES = 16 * 1024;
-const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="master-data"' };
+export const TOKEN_PATH = '/oauth/token.php';
+export const REVOKE_PATH = '/oauth/revoke.php';
+/** Headers of every answer of both endpoints (RFC 6749 §5.1). */
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+/** With every invalid_client (401). */
+export const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="master-data"' };
 
 function oauthError(c: Context, error: OAuthError) {
   const headers = error.error === 'invalid_client' ? { ...NO_STORE, ...BASIC_CHALLENGE } : NO_STORE;
@@ -121,7 +125,7 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
     }
   }
 
-  app.post('/oauth/token.php', (c) =>
+  app.post(TOKEN_PATH, (c) =>
     guarded(c, async (form, client) => {
       const grantType = form.get('grant_type');
       let body;
@@ -138,7 +142,7 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
     }),
   );
 
-  app.post('/oauth/revoke.php', (c) =>
+  app.post(REVOKE_PATH, (c) =>
     guarded(c, async (form, client) => {
       const token = form.get('token');
       if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
@@ -147,7 +151,7 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
     }),
   );
 
-  for (const path of ['/oauth/token.php', '/oauth/revoke.php']) {
+  for (const path of [TOKEN_PATH, REVOKE_PATH]) {
     app.all(path, (c) =>
       c.json({ error: 'invalid_request', error_description: 'use POST' }, 405, { ...NO_STORE, Allow: 'POST' }),
     );

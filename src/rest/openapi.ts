@@ -854,7 +854,7 @@ function build(): OpenAPIObject {
   for (const [name, response] of Object.entries(ERROR_RESPONSES)) builder.addResponse(name, response);
 
   builder.addTag(OAUTH_TAG);
-  for (const [path, item] of Object.entries(oauthPaths((name) => ({ $ref: `#/components/responses/${name}` })))) builder.addPath(path, item);
+  for (const [path, item] of Object.entries(oauthPaths(responseRef))) builder.addPath(path, item);
   for (const route of REST_ROUTES) {
     const path = openApiPath(route.path);
     // The path parameter inline: Swagger UI leaves a path-level $ref parameter unresolved.

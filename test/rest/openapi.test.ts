@@ -41,6 +41,7 @@ import { testApp, type TestApp } from '../support/app.ts';
 import { emptyDatabase, migratedDatabase, providers, type MigratedDatabase, type TestDatabase } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
+import { basic } from '../support/oauth.ts';
 import { startService, type RunningService } from '../support/process.ts';
 
 const doc = openApiDocument();
@@ -375,7 +376,7 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     const client = await createClient(env.database.db.prisma, 'openapi-oauth', ['read']);
     const formSchema = (path: string) =>
       (doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/x-www-form-urlencoded']!.schema;
-    const basicAuth = (secret = client.client_secret) => ({ Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}` });
+    const basicAuth = (secret = client.client_secret) => ({ Authorization: basic(client.client_id, secret) });
     /** A form POST, answered as documented; `documented` is the form schema's objection, if any. */
     const post = async (path: string, form: Record<string, string>, headers: Record<string, string> = basicAuth()) => {
       const documented = schemas.check(formSchema(path), form);
