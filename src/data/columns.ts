@@ -61,8 +61,17 @@ export interface Fields {
 }
 
 /**
+ * The columns every read of a resource takes whatever was asked: its id, and its version, which
+ * REST shows as `meta.version` and checks conditional writes against, and GraphQL exposes as a field.
+ */
+const ALWAYS_READ: readonly Column[] = [
+  { name: 'id', type: 'integer' },
+  { name: 'version', type: 'integer' },
+];
+
+/**
  * The columns of the given fields (to-one relationships read their foreign key on this table);
- * `id` always. Unknown names are a programming error.
+ * `id` and `version` always. Unknown names are a programming error.
  */
 export function columnsOf(
   type: string,
@@ -71,7 +80,7 @@ export function columnsOf(
   aliasOf?: (attribute: string, column: string) => string,
 ): Column[] {
   const def = definition(type);
-  const columns = new Map<string, Column>([['id', { name: 'id', type: 'integer' }]]);
+  const columns = new Map<string, Column>(ALWAYS_READ.map((c) => [c.name, c]));
   for (const name of attributes) {
     const attribute = def.attributes[name];
     if (!attribute) throw new Error(`${type} has no attribute ${name}`);

@@ -13,7 +13,9 @@ export type DomainErrorKind =
   /** A structure item would make a product part of itself. */
   | 'bom_cycle'
   /** A value of the wrong type or out of range, an unknown or missing field. */
-  | 'bad_input';
+  | 'bad_input'
+  /** The resource is no longer at the version the client read (If-Match, expectedVersion): nothing was written. */
+  | 'precondition_failed';
 
 /** What is wrong with bad input, for surfaces that say it in a code (REST's error codes). */
 export type BadInputReason = 'missing_field' | 'unknown_field' | 'invalid_attribute' | 'invalid_relationship';
@@ -28,6 +30,8 @@ export class DomainError extends Error {
     readonly resource?: { type: string; id: number },
     /** For bad_input: what is wrong. */
     readonly reason?: BadInputReason,
+    /** For precondition_failed: the version the resource is at now. */
+    readonly currentVersion?: number,
   ) {
     super(message);
   }
@@ -35,4 +39,17 @@ export class DomainError extends Error {
 
 export function notFound(type: string, id: number, field?: string): DomainError {
   return new DomainError('not_found', `${type} ${id} not found`, field, { type, id });
+}
+
+/** A write refused because the resource has moved on from the version(s) the client expected. */
+export function staleVersion(type: string, id: number, currentVersion: number, expected: readonly number[]): DomainError {
+  const wanted = expected.length === 0 ? 'a version the client holds' : expected.length === 1 ? `version ${expected[0]}` : `one of versions ${expected.join(', ')}`;
+  return new DomainError(
+    'precondition_failed',
+    `${type} ${id} is at version ${currentVersion}, not ${wanted}: it changed since it was read; read it again and reapply the change`,
+    undefined,
+    { type, id },
+    undefined,
+    currentVersion,
+  );
 }

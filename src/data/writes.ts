@@ -3,13 +3,20 @@
  * values under the registry's names and get DomainErrors back (./errors.ts); the rules live
  * here once: required fields, relationship targets that must exist, relationships that cannot
  * be removed or changed, uniqueness, and bills of material without cycles.
+ *
+ * Versions: every resource whose document a write changes gets `version` + 1 and a new
+ * `modified_date`, in the write's transaction; a write that changes nothing writes nothing. A
+ * write locks the row it changes first (PostgreSQL; SQLite has one writer), so that concurrent
+ * writes to one resource take turns, and a conditional write (WriteOptions.expectedVersion)
+ * compares against the version it would overwrite.
  */
 import type { Database, PrismaTx } from '../db/client.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { definition } from './columns.ts';
-import { DomainError, notFound } from './errors.ts';
+import { DomainError, notFound, staleVersion } from './errors.ts';
 import { prismaReads } from '../db/reads.ts';
 import { Sql, id } from './sql.ts';
+import { Decimal } from './decimal.ts';
 import { attributeData, checkAttribute } from './validate.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
@@ -25,18 +32,30 @@ export interface WriteInput {
 /** A new structure item: its attributes and relationships (`product` required). */
 export type ItemInput = WriteInput;
 
+/** What a client may ask of a write besides its content. */
+export interface WriteOptions {
+  /**
+   * The version the client last read, or several of which any will do (REST's If-Match,
+   * GraphQL's expectedVersion): when the resource is at another, nothing is written and the
+   * write fails with `precondition_failed`.
+   */
+  expectedVersion?: number | readonly number[];
+}
+
 type Delegate = {
   create(args: object): Promise<{ id: number }>;
   update(args: object): Promise<unknown>;
+  updateMany(args: object): Promise<{ count: number }>;
   findUnique(args: object): Promise<Record<string, unknown> | null>;
   findMany(args: object): Promise<Record<string, unknown>[]>;
   createMany(args: object): Promise<unknown>;
-  deleteMany(args: object): Promise<unknown>;
+  deleteMany(args: object): Promise<{ count: number }>;
 };
 
 /** PostgreSQL advisory lock serialising the writes that add structure items. (SQLite has one writer.) */
 const BOM_LOCK_KEY = 4_201_002;
 
+const PRODUCTS = 'products';
 const STRUCTURES = 'product_structures';
 const ITEMS = 'product_structure_items';
 
@@ -83,74 +102,89 @@ export class Writer {
     });
   }
 
-  /** UPDATE / updateX: only what is given changes; `modified_date` always moves. */
-  update(type: string, resourceId: number, input: WriteInput): Promise<void> {
+  /** UPDATE / updateX: only what is given changes; a write that changes nothing writes nothing. */
+  update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<void> {
     const resource = definition(type);
     return this.transaction(type, async (tx) => {
-      const current = await this.delegate(tx, resource.model).findUnique({ where: { id: resourceId } });
-      if (!current) throw notFound(type, resourceId);
+      const current = await this.lockedRow(tx, resource, resourceId, options);
       const data = await this.prepare(tx, resource, input, current);
-      await this.delegate(tx, resource.model).update({ where: { id: resourceId }, data: touched(resource, data.columns) });
-      await this.applyToMany(tx, resource, resourceId, data.toMany, false);
+      const columns = changedColumns(data.columns, current);
+      const linksChanged = await this.applyToMany(tx, resource, resourceId, data.toMany, false);
+      if (linksChanged || Object.keys(columns).length > 0) await this.nextVersion(tx, resource, current, columns);
     });
   }
 
   /** REL-SET of a to-one relationship. */
-  setToOne(type: string, resourceId: number, relationship: string, target: number | null): Promise<void> {
-    return this.update(type, resourceId, { relationships: { [relationship]: target } });
+  setToOne(type: string, resourceId: number, relationship: string, target: number | null, options: WriteOptions = {}): Promise<void> {
+    return this.update(type, resourceId, { relationships: { [relationship]: target } }, options);
   }
 
   /** REL-ADD, REL-REPLACE, REL-REMOVE of a to-many relationship stored in a join table. */
-  changeToMany(type: string, resourceId: number, relationship: string, change: ToManyChange): Promise<void> {
-    return this.update(type, resourceId, { relationships: { [relationship]: change } });
+  changeToMany(type: string, resourceId: number, relationship: string, change: ToManyChange, options: WriteOptions = {}): Promise<void> {
+    return this.update(type, resourceId, { relationships: { [relationship]: change } }, options);
   }
 
-  /** The only way to add a product structure: through its product, with its items. */
-  createStructure(productId: number, input: WriteInput & { items?: readonly ItemInput[] }): Promise<number> {
+  /**
+   * The only way to add a product structure: through its product, with its items. The product's
+   * document changes too (its `product_structure`), so it gets a new version; `options` are about it.
+   */
+  createStructure(productId: number, input: WriteInput & { items?: readonly ItemInput[] }, options: WriteOptions = {}): Promise<number> {
     const structures = definition(STRUCTURES);
+    const products = definition(PRODUCTS);
     return this.transaction(STRUCTURES, async (tx) => {
       await this.lockBillsOfMaterial(tx);
-      const product = await tx.product.findUnique({ where: { id: productId }, select: { id: true } });
-      if (!product) throw notFound('products', productId);
+      const product = await this.lockedRow(tx, products, productId, options, { id: true, version: true });
       const existing = await tx.productStructure.findUnique({ where: { product_id: productId }, select: { id: true } });
       if (existing) throw new DomainError('conflict', `products ${productId} already has a product structure (product_structures ${existing.id})`, 'product_structure');
       const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
       const created = await tx.productStructure.create({ data: { ...(data.columns as object), product_id: productId }, select: { id: true } });
       await this.insertItems(tx, created.id, productId, input.items ?? []);
+      await this.nextVersion(tx, products, product);
       return created.id;
     });
   }
 
-  /** Adds items to a structure (POST /product_structures/{id}/items); returns their ids. */
-  addItems(structureId: number, items: readonly ItemInput[]): Promise<number[]> {
-    return this.transaction(ITEMS, async (tx) => {
-      await this.lockBillsOfMaterial(tx);
-      const structure = await this.structure(tx, structureId);
-      const ids = await this.insertItems(tx, structureId, structure.product_id, items);
-      await this.touchStructure(tx, structureId);
-      return ids;
+  /** Adds items to a structure (POST /product_structures/{id}/items); returns their ids. `options` are about the structure. */
+  addItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    return this.changeItems(structureId, options, async (tx, structure) => {
+      const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      return { result: ids, changed: ids.length > 0 };
     });
   }
 
   /** Replaces all items of a structure (old ones are deleted). */
-  replaceItems(structureId: number, items: readonly ItemInput[]): Promise<number[]> {
-    return this.transaction(ITEMS, async (tx) => {
-      await this.lockBillsOfMaterial(tx);
-      const structure = await this.structure(tx, structureId);
-      await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId } });
-      const ids = await this.insertItems(tx, structureId, structure.product_id, items);
-      await this.touchStructure(tx, structureId);
-      return ids;
+  replaceItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    return this.changeItems(structureId, options, async (tx, structure) => {
+      const { count } = await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId } });
+      const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      return { result: ids, changed: count + ids.length > 0 };
     });
   }
 
   /** Deletes the given items of a structure; ids it does not hold are ignored. */
-  removeItems(structureId: number, itemIds: readonly number[]): Promise<void> {
+  removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
+    return this.changeItems(structureId, options, async (tx) => {
+      const { count } = await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId, id: { in: [...itemIds] } } });
+      return { result: undefined, changed: count > 0 };
+    });
+  }
+
+  /**
+   * A change to a structure's items, under the bill-of-material lock and the structure's row
+   * lock: the structure's document lists its items, so it gets a new version when they change.
+   */
+  private changeItems<T>(
+    structureId: number,
+    options: WriteOptions,
+    change: (tx: PrismaTx, structure: Record<string, unknown>) => Promise<{ result: T; changed: boolean }>,
+  ): Promise<T> {
+    const structures = definition(STRUCTURES);
     return this.transaction(ITEMS, async (tx) => {
       await this.lockBillsOfMaterial(tx);
-      await this.structure(tx, structureId);
-      await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId, id: { in: [...itemIds] } } });
-      await this.touchStructure(tx, structureId);
+      const structure = await this.lockedRow(tx, structures, structureId, options, { id: true, version: true, product_id: true });
+      const { result, changed } = await change(tx, structure);
+      if (changed) await this.nextVersion(tx, structures, structure);
+      return result;
     });
   }
 
@@ -163,14 +197,36 @@ export class Writer {
     if (this.db.provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${BOM_LOCK_KEY})`);
   }
 
-  private async structure(tx: PrismaTx, structureId: number): Promise<{ product_id: number }> {
-    const structure = await tx.productStructure.findUnique({ where: { id: structureId }, select: { product_id: true } });
-    if (!structure) throw notFound(STRUCTURES, structureId);
-    return structure;
+  /**
+   * The stored row a write changes (`select`: some of its columns), locked until the transaction
+   * ends (PostgreSQL: FOR NO KEY UPDATE, which still lets other transactions insert rows that
+   * refer to it; SQLite has one writer), after the checks every such write makes: the resource
+   * exists (else not_found, even when a version was expected), and is at an expected version.
+   */
+  private async lockedRow(
+    tx: PrismaTx,
+    resource: ResourceDefinition,
+    resourceId: number,
+    options: WriteOptions,
+    select?: Record<string, true>,
+  ): Promise<Record<string, unknown>> {
+    if (this.db.provider === 'postgresql') {
+      await tx.$executeRawUnsafe(`SELECT 1 FROM ${id(resource.type)} WHERE "id" = $1 FOR NO KEY UPDATE`, resourceId);
+    }
+    const row = await this.delegate(tx, resource.model).findUnique({ where: { id: resourceId }, ...(select && { select }) });
+    if (!row) throw notFound(resource.type, resourceId);
+    const expected = options.expectedVersion;
+    if (expected !== undefined) {
+      const versions = typeof expected === 'number' ? [expected] : expected;
+      if (!versions.includes(row.version as number)) throw staleVersion(resource.type, resourceId, row.version as number, versions);
+    }
+    return row;
   }
 
-  private async touchStructure(tx: PrismaTx, structureId: number): Promise<void> {
-    await tx.productStructure.update({ where: { id: structureId }, data: { modified_date: new Date() } });
+  /** Writes `columns` (changed values) with the next version of the row and a new `modified_date`. */
+  private async nextVersion(tx: PrismaTx, resource: ResourceDefinition, current: Record<string, unknown>, columns: Record<string, unknown> = {}): Promise<void> {
+    const data = { ...columns, version: (current.version as number) + 1 };
+    await this.delegate(tx, resource.model).update({ where: { id: current.id }, data: resource.attributes.modified_date ? { ...data, modified_date: new Date() } : data });
   }
 
   private async insertItems(tx: PrismaTx, structureId: number, ownerProductId: number, items: readonly ItemInput[]): Promise<number[]> {
@@ -298,29 +354,42 @@ export class Writer {
     return given.length === ids.length && ids.sort((a, b) => a - b).every((id, i) => id === given[i]);
   }
 
-  private async applyToMany(tx: PrismaTx, resource: ResourceDefinition, ownerId: number, changes: [string, ToManyChange][], creating: boolean) {
+  /**
+   * Applies to-many changes in join tables, touching only the links that differ from the stored
+   * ones: adding a link already there keeps one, removing one that is not there is no error.
+   * Returns whether any link was added or removed.
+   */
+  private async applyToMany(tx: PrismaTx, resource: ResourceDefinition, ownerId: number, changes: [string, ToManyChange][], creating: boolean): Promise<boolean> {
+    let changed = false;
     for (const [name, change] of changes) {
       const storage = resource.relationships[name]!.storage;
       if (storage.kind !== 'join') continue;
       const links = this.delegate(tx, storage.joinModel);
       const owner = { [storage.ownColumn]: ownerId };
-      let add: readonly number[] = [];
-      if ('set' in change) {
-        if (!creating) await links.deleteMany({ where: owner });
-        add = change.set;
-      } else {
-        if (change.remove?.length) await links.deleteMany({ where: { ...owner, [storage.targetColumn]: { in: [...change.remove] } } });
-        add = change.add ?? [];
-      }
-      // After `set`, no link is left (or none was there yet).
-      const present = 'set' in change
-        ? new Set<number>()
-        : new Set((await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map((r) => r[storage.targetColumn] as number));
-      // Adding a link already there keeps one (idempotent).
-      const missing = [...new Set(add)].filter((targetId) => !present.has(targetId));
-      if (missing.length > 0) await links.createMany({ data: missing.map((targetId) => ({ ...owner, [storage.targetColumn]: targetId })) });
+      const stored = creating ? [] : (await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map((r) => r[storage.targetColumn] as number);
+      const present = new Set(stored);
+      // `add` and `remove` together: what is removed goes first, so an id in both stays linked.
+      const wanted = new Set('set' in change ? change.set : [...stored.filter((t) => !change.remove?.includes(t)), ...(change.add ?? [])]);
+      const removed = stored.filter((targetId) => !wanted.has(targetId));
+      const added = [...wanted].filter((targetId) => !present.has(targetId));
+      if (removed.length > 0) await links.deleteMany({ where: { ...owner, [storage.targetColumn]: { in: removed } } });
+      if (added.length > 0) await links.createMany({ data: added.map((targetId) => ({ ...owner, [storage.targetColumn]: targetId })) });
+      changed ||= removed.length + added.length > 0;
     }
+    return changed;
   }
+}
+
+/** The columns whose value would change: decimals compare as numbers, exactly (1.50 is 1.5). */
+function changedColumns(columns: Record<string, unknown>, current: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(columns).filter(([column, value]) => !sameValue(current[column], value)));
+}
+
+function sameValue(stored: unknown, given: unknown): boolean {
+  if (stored === null || stored === undefined || given === null || given === undefined) return (stored ?? null) === (given ?? null);
+  // Prisma reads decimals as its own Decimal class; checked values are canonical decimal strings.
+  if (typeof stored === 'object' && typeof (stored as { toFixed?: unknown }).toFixed === 'function') return new Decimal(String(stored)).equals(new Decimal(String(given)));
+  return stored === given;
 }
 
 function isEmpty(value: number | null | ToManyChange): boolean {
@@ -341,11 +410,6 @@ function refuseForbidden(relationship: Relationship, creating: boolean, field: s
   // resource is created and never changed afterwards.
   if (creating && relationship.storage.kind === 'foreignKey') return;
   throw new DomainError('forbidden', `${field}: ${forbidden.message}`, field);
-}
-
-/** `modified_date` set by the server on every update, even one that changes nothing else. */
-function touched(resource: ResourceDefinition, columns: Record<string, unknown>): Record<string, unknown> {
-  return resource.attributes.modified_date ? { ...columns, modified_date: new Date() } : columns;
 }
 
 /**

@@ -14,6 +14,8 @@ const CODES: Record<DomainErrorKind, string> = {
   conflict: 'CONFLICT',
   bom_cycle: 'BOM_CYCLE',
   bad_input: 'BAD_USER_INPUT',
+  // The contract's code for a stale expectedVersion, with extensions.currentVersion.
+  precondition_failed: 'CONFLICT',
 };
 
 export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
@@ -31,6 +33,7 @@ export function maskError(logger: Logger) {
     if (original instanceof DomainError) {
       const extensions: Record<string, unknown> = { code: CODES[original.kind] };
       if (original.field) extensions.field = original.field;
+      if (original.currentVersion !== undefined) extensions.currentVersion = original.currentVersion;
       return new GraphQLError(original.message, { ...at, extensions });
     }
     if (isDatabaseUnavailable(original)) {

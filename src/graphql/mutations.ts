@@ -7,7 +7,7 @@
 import { badInput } from './errors.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
-import type { ItemInput, ToManyChange, WriteInput } from '../data/writes.ts';
+import type { ItemInput, ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
 import { Writer } from '../data/writes.ts';
 import { resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
@@ -134,7 +134,7 @@ function renamed(error: unknown, type: string): unknown {
   // Messages about a field start with its name.
   const startsWithField = error.message.startsWith(error.field) && /^[\s:.]/.test(error.message.slice(error.field.length));
   const message = startsWithField ? prefix + field + error.message.slice(error.field.length) : error.message;
-  return new DomainError(error.kind, message, prefix + field, error.resource, error.reason);
+  return new DomainError(error.kind, message, prefix + field, error.resource, error.reason, error.currentVersion);
 }
 
 async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
@@ -143,6 +143,16 @@ async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw renamed(error, type);
   }
+}
+
+/** What the `expectedVersion` argument of a mutation that changes an existing resource does. */
+function expectedVersionDescription(of: string): string {
+  return `The \`version\` of ${of} you last read: when it is at another, nothing is written and the answer is a CONFLICT error whose \`extensions.currentVersion\` says where it is now. Left out, the write goes ahead.`;
+}
+
+/** The data layer's options for a mutation's `expectedVersion` (null and absent alike: no condition). */
+function conditions(expectedVersion: number | null | undefined): WriteOptions {
+  return expectedVersion === null || expectedVersion === undefined ? {} : { expectedVersion };
 }
 
 /** After a write, what the operation reads next is read anew, not taken from what it loaded before. */
@@ -202,10 +212,10 @@ for (const resource of resources) {
       t.field({
         type: node,
         description: 'Changes only what the input gives; localized text is merged language by language.',
-        args: { id: t.arg.int({ required: true }), input: t.arg({ type: input, required: true }) },
+        args: { id: t.arg.int({ required: true }), input: t.arg({ type: input, required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('this resource') }) },
         resolve: (_root, args, context) =>
           write(resource.type, async () => {
-            await writer(context).update(resource.type, args.id, toWriteInput(inputName, args.input as never));
+            await writer(context).update(resource.type, args.id, toWriteInput(inputName, args.input as never), conditions(args.expectedVersion));
             return fresh(args.id, context);
           }),
       }),
@@ -230,41 +240,46 @@ builder.mutationFields((t) => ({
   createProductStructure: t.field({
     type: Structure,
     description: "Adds a product's bill of material, the only way to add one. A product has at most one (CONFLICT); an item may not make the product part of itself (BOM_CYCLE).",
-    args: { productId: t.arg.int({ required: true }), input: t.arg({ type: StructureInput, required: true }) },
+    args: {
+      productId: t.arg.int({ required: true }),
+      input: t.arg({ type: StructureInput, required: true }),
+      expectedVersion: t.arg.int({ description: expectedVersionDescription('the product (its structure is part of its document)') }),
+    },
     resolve: (_root, args, context) =>
       write(structureResource.type, async () => {
         const quantity = args.input.quantity;
         const attributes = quantity === undefined || quantity === null ? {} : { quantity };
-        return fresh(await writer(context).createStructure(args.productId, { attributes, items: items(args.input.items) }), context);
+        const options = conditions(args.expectedVersion);
+        return fresh(await writer(context).createStructure(args.productId, { attributes, items: items(args.input.items) }, options), context);
       }),
   }),
   addProductStructureItems: t.field({
     type: Structure,
     description: 'Adds items to a structure; the existing ones are kept.',
-    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }) },
+    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
-        await writer(context).addItems(args.structureId, items(args.items));
+        await writer(context).addItems(args.structureId, items(args.items), conditions(args.expectedVersion));
         return fresh(args.structureId, context);
       }),
   }),
   replaceProductStructureItems: t.field({
     type: Structure,
     description: "Replaces all of a structure's items; the old ones are deleted.",
-    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }) },
+    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
-        await writer(context).replaceItems(args.structureId, items(args.items));
+        await writer(context).replaceItems(args.structureId, items(args.items), conditions(args.expectedVersion));
         return fresh(args.structureId, context);
       }),
   }),
   removeProductStructureItems: t.field({
     type: Structure,
     description: "Deletes some of a structure's items; ids it does not hold are ignored.",
-    args: { structureId: t.arg.int({ required: true }), itemIds: t.arg.intList({ required: true }) },
+    args: { structureId: t.arg.int({ required: true }), itemIds: t.arg.intList({ required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
-        await writer(context).removeItems(args.structureId, args.itemIds);
+        await writer(context).removeItems(args.structureId, args.itemIds, conditions(args.expectedVersion));
         return fresh(args.structureId, context);
       }),
   }),

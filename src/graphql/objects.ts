@@ -90,6 +90,13 @@ function implement(resource: ResourceDefinition): void {
     fields: (t) => {
       const fields: Record<string, unknown> = {
         id: t.int({ nullable: false, description: 'The same id as in the REST API.', resolve: (row) => row.id }),
+        // Every load reads it (data/columns.ts), under its own name.
+        version: t.int({
+          nullable: false,
+          description:
+            'Extension (not in the master-data spec): 1 when created, one more with every write that changes this resource. Give it as `expectedVersion` to a mutation to refuse the write when someone else changed the resource since you read it.',
+          resolve: (row) => row.version as number,
+        }),
       };
 
       for (const [name, attribute] of Object.entries(resource.attributes)) {

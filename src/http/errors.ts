@@ -17,6 +17,9 @@ export type ErrorCode =
   | 'type_mismatch'
   | 'conflict'
   | 'bom_cycle'
+  | 'precondition_failed'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
   | 'forbidden'
   | 'method_not_allowed'
   | 'unsupported_media_type'
@@ -53,6 +56,8 @@ export function fromDomainError(error: DomainError): HttpError {
       return new HttpError(409, 'bom_cycle', error.message);
     case 'forbidden':
       return new HttpError(403, 'forbidden', error.message);
+    case 'precondition_failed':
+      return new HttpError(412, 'precondition_failed', error.message);
   }
 }
 

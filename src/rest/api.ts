@@ -7,11 +7,12 @@ import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
-import { Writer } from '../data/writes.ts';
+import { Writer, type WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
+import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
 import { Documents, type ResourceObject } from './documents.ts';
 import { parseQuery, type Query } from './query.ts';
 import { methodsByPath, REST_ROUTES, type RestRoute } from './routes.ts';
@@ -26,8 +27,12 @@ export interface RestOptions {
 
 const JSON_TYPE = { 'Content-Type': JSON_CONTENT_TYPE };
 
+function bytesOf(document: unknown): Buffer<ArrayBuffer> {
+  return Buffer.from(JSON.stringify(document));
+}
+
 function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Record<string, string> = {}) {
-  return c.body(Buffer.from(JSON.stringify(body)), status, { ...JSON_TYPE, ...headers });
+  return c.body(bytesOf(body), status, { ...JSON_TYPE, ...headers });
 }
 
 function notFound(type: string, id: string | number): HttpError {
@@ -44,6 +49,23 @@ function apiBase(c: Context, basePath: string, trustProxy: number): string {
 export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions): Hono {
   const app = new Hono();
   const writer = new Writer(db);
+  const tags = new EntityTags(basePath);
+
+  /** A GET answer with its entity tag, or 304 without a body when the client holds that tag. */
+  async function tagged(c: Context, tag: string, body: () => Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>>) {
+    const headers = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
+    if (tags.clientHolds(c, tag)) return c.body(null, 304, headers);
+    return c.body(await body(), 200, { ...JSON_TYPE, ...headers });
+  }
+
+  /** A GET answer tagged by its bytes. */
+  function read(c: Context, document: unknown) {
+    const bytes = bytesOf(document);
+    return tagged(c, tags.body(bytes), () => bytes);
+  }
+
+  /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
+  const conditions = (c: Context, route: RestRoute): WriteOptions => ({ expectedVersion: tags.expectedVersions(c, route.type) });
 
   /** The state a handler works with: the request's loaders and document builder. */
   const request = (c: Context) => {
@@ -88,40 +110,50 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       loaders.prime(route.type, rows);
       const [data, included] = await Promise.all([docs.resources(route.type, rows), docs.included(route.type, rows, query.include)]);
       const pages = Math.ceil(total / query.perPage);
-      return json(c, { data, included, meta: { total, count: rows.length, pages, per_page: query.perPage }, links: pageLinks(c, docs.base, route, query, pages) });
+      return read(c, { data, included, meta: { total, count: rows.length, pages, per_page: query.perPage }, links: pageLinks(c, docs.base, route, query, pages) });
     },
 
     async get(c, route) {
       const id = pathId(c, route.type);
       const query = parseQuery(c, route);
       const { loaders, docs } = request(c);
-      return json(c, await single(docs, route.type, await existing(loaders, route.type, id), query));
+      const row = await existing(loaders, route.type, id);
+      if (query.include.length > 0) return read(c, await single(docs, route.type, row, query));
+      // The resource's own document: its tag is known before the document is made.
+      return tagged(c, tags.resource(route.type, row.version as number), async () => bytesOf(await single(docs, route.type, row, query)));
     },
 
     async add(c, route) {
       const query = parseQuery(c, route);
+      tags.refuseOnCollection(c);
       const document = await readDocument(c, maxBodyBytes);
       const id = await writer.create(route.type, writeInput(document.data, route.type, 'data'));
       const { loaders, docs } = request(c);
-      return json(c, await single(docs, route.type, await existing(loaders, route.type, id), query), 201, { Location: docs.resourceLink(route.type, id) });
+      const row = await existing(loaders, route.type, id);
+      // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
+      return json(c, await single(docs, route.type, row, query), 201, { Location: docs.resourceLink(route.type, id), ETag: tags.resource(route.type, row.version as number) });
     },
 
     async update(c, route) {
       const id = pathId(c, route.type);
       const query = parseQuery(c, route);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.update(route.type, id, writeInput(document.data, route.type, 'data', id));
+      await writer.update(route.type, id, writeInput(document.data, route.type, 'data', id), conditions(c, route));
       const { loaders, docs } = request(c);
       // Some answers always include related resources (the spec shows a structure's items).
       const always = resourceByType(route.type)!.includes.update ?? [];
       const include = [...new Set([...query.include, ...always])];
-      return json(c, await single(docs, route.type, await existing(loaders, route.type, id), { ...query, include }));
+      const row = await existing(loaders, route.type, id);
+      // The resource's new tag, for the next conditional write (RFC 5789 §2), where the answer
+      // is its own document. Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
+      const tag: Record<string, string> = include.length === 0 && c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
+      return json(c, await single(docs, route.type, row, { ...query, include }), 200, tag);
     },
 
     async 'rel-get'(c, route) {
       const id = pathId(c, route.type);
       const query = parseQuery(c, route);
-      return json(c, await relationshipDocument(c, route, id, query.include.length > 0));
+      return read(c, await relationshipDocument(c, route, id, query.include.length > 0));
     },
 
     async 'rel-set'(c, route) {
@@ -129,7 +161,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       parseQuery(c, route);
       const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.setToOne(route.type, id, route.relationship!, toOneIdentifier(document, target));
+      await writer.setToOne(route.type, id, route.relationship!, toOneIdentifier(document, target), conditions(c, route));
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -148,7 +180,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
         data: Array.isArray(data) ? resources : ((resources[0] as ResourceObject | undefined) ?? null),
       };
       if (included) document.included = included;
-      return json(c, document);
+      return read(c, document);
     },
 
     async 'rel-add'(c, route) {
@@ -156,7 +188,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       parseQuery(c, route);
       const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.changeToMany(route.type, id, route.relationship!, { add: identifiers(document, target) });
+      await writer.changeToMany(route.type, id, route.relationship!, { add: identifiers(document, target) }, conditions(c, route));
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -167,10 +199,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const document = await readDocument(c, maxBodyBytes);
       if (rel.storage.kind === 'children') {
         // A structure's items: full item objects that replace the old ones, which are deleted.
-        await writer.replaceItems(id, itemInputs(document.data, 'data'));
+        await writer.replaceItems(id, itemInputs(document.data, 'data'), conditions(c, route));
         return json(c, await relationshipDocument(c, route, id, true));
       }
-      await writer.changeToMany(route.type, id, route.relationship!, { set: identifiers(document, rel.target) });
+      await writer.changeToMany(route.type, id, route.relationship!, { set: identifiers(document, rel.target) }, conditions(c, route));
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -181,10 +213,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const document = await readDocument(c, maxBodyBytes);
       const ids = identifiers(document, rel.target);
       if (rel.storage.kind === 'children') {
-        await writer.removeItems(id, ids);
+        await writer.removeItems(id, ids, conditions(c, route));
         return json(c, await relationshipDocument(c, route, id, true));
       }
-      await writer.changeToMany(route.type, id, route.relationship!, { remove: ids });
+      await writer.changeToMany(route.type, id, route.relationship!, { remove: ids }, conditions(c, route));
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -198,7 +230,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const { items: itemsMember, ...others } = relationships;
       const input = writeInput(data && { ...data, relationships: others }, 'product_structures', 'data');
       const items = itemsMember === undefined ? [] : itemInputs(itemsMember.data, 'data.relationships.items.data');
-      const structureId = await writer.createStructure(productId, { attributes: input.attributes, items });
+      const structureId = await writer.createStructure(productId, { attributes: input.attributes, items }, conditions(c, route));
       const { loaders, docs } = request(c);
       const row = await existing(loaders, 'product_structures', structureId);
       return json(c, await single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, { Location: docs.resourceLink('product_structures', structureId) });
@@ -208,7 +240,7 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const structureId = pathId(c, route.type);
       parseQuery(c, route);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.addItems(structureId, itemInputs(document.data, 'data'));
+      await writer.addItems(structureId, itemInputs(document.data, 'data'), conditions(c, route));
       return json(c, await relationshipDocument(c, { ...route, relationship: 'items' }, structureId, true), 201);
     },
   };

@@ -1,6 +1,7 @@
 /**
  * JSON:API-style documents of the old interface (rest.md "Documents"): resource objects with
- * every attribute and every relationship (with links), and `included` resources, unique. Rows
+ * every attribute and every relationship (with links) and their version in `meta`, and
+ * `included` resources, unique. Rows
  * come with the ids of all their relationships (RequestLoaders.columns), and the included
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
@@ -23,6 +24,8 @@ export interface ResourceObject {
   attributes: Record<string, unknown>;
   relationships: Record<string, { data: RelationshipData; links: { self: string; related: string } }>;
   links: { self: string };
+  /** `version`: the row's version (src/data/writes.ts), which conditional writes check. */
+  meta: { version: number };
 }
 
 /** `2026-01-31T12:00:00.000Z` (as rows carry date-times) -> ATOM `2026-01-31T12:00:00+00:00`. */
@@ -95,7 +98,14 @@ export class Documents {
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
       for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]!, links: this.relationshipLinks(type, row.id, names[n]!) };
-      return { type, id: row.id, attributes: attributesOf(resource, row), relationships, links: { self: this.resourceLink(type, row.id) } };
+      return {
+        type,
+        id: row.id,
+        attributes: attributesOf(resource, row),
+        relationships,
+        links: { self: this.resourceLink(type, row.id) },
+        meta: { version: row.version as number },
+      };
     });
   }
 

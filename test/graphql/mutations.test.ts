@@ -124,12 +124,17 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
       expect((await ok(`{ unit(id: ${created.id}) { id reference modifiedDate description { nl fr en de } } }`)).unit).toEqual(updated);
     });
 
-    it('an update with an empty input still moves modifiedDate (the server sets it on every write)', async () => {
-      const id = (await ok(`mutation { createUnit(input: { reference: "${unique('U')}" }) { id } }`)).createUnit.id;
-      const before = (await ok(`{ unit(id: ${id}) { modifiedDate } }`)).unit.modifiedDate;
+    it('an update that changes nothing keeps version and modifiedDate; one that changes something moves both', async () => {
+      const reference = unique('U');
+      const id = (await ok(`mutation { createUnit(input: { reference: "${reference}" }) { id } }`)).createUnit.id;
+      const before = (await ok(`{ unit(id: ${id}) { version modifiedDate } }`)).unit;
+      expect(before.version).toBe(1);
       await sleep(20);
-      const after = (await ok(`mutation { updateUnit(id: ${id}, input: {}) { modifiedDate } }`)).updateUnit.modifiedDate;
-      expect(Date.parse(after)).toBeGreaterThan(Date.parse(before));
+      expect((await ok(`mutation { updateUnit(id: ${id}, input: {}) { version modifiedDate } }`)).updateUnit).toEqual(before);
+      expect((await ok(`mutation { updateUnit(id: ${id}, input: { reference: "${reference}" }) { version modifiedDate } }`)).updateUnit).toEqual(before);
+      const after = (await ok(`mutation { updateUnit(id: ${id}, input: { description: { en: "Crate" } }) { version modifiedDate } }`)).updateUnit;
+      expect(after.version).toBe(2);
+      expect(Date.parse(after.modifiedDate)).toBeGreaterThan(Date.parse(before.modifiedDate));
     });
 
     it('customers: attributes, every to-one and every to-many relationship, read back and re-read', async () => {

@@ -305,9 +305,11 @@ function expectAttributeValue(resource: ResourceDefinition, name: string, attrib
 export function expectResource(doc: any, type: string, id?: number): void {
   const resource = resourceByType(type)!;
   expect(doc, `a ${type} resource object`).toBeTypeOf('object');
-  expect(Object.keys(doc).sort()).toEqual(['attributes', 'id', 'links', 'relationships', 'type']);
+  expect(Object.keys(doc).sort()).toEqual(['attributes', 'id', 'links', 'meta', 'relationships', 'type']);
   expect(doc.type).toBe(type);
   expect(Number.isInteger(doc.id), `id ${JSON.stringify(doc.id)} is an integer`).toBe(true);
+  expect(Object.keys(doc.meta)).toEqual(['version']);
+  expect(Number.isInteger(doc.meta.version) && doc.meta.version >= 1, `meta.version ${JSON.stringify(doc.meta.version)} is a positive integer`).toBe(true);
   if (id !== undefined) expect(doc.id).toBe(id);
   expect(doc.links).toEqual({ self: `${BASE}/${type}/${doc.id}` });
   expect(Object.keys(doc.attributes).sort()).toEqual(Object.keys(resource.attributes).sort());
