@@ -17,6 +17,7 @@ import { DomainError } from './data/errors.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { clientAddress } from './http/address.ts';
+import { idempotentPosts } from './http/idempotency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
 import { restApi } from './rest/api.ts';
 import { apiDocs } from './rest/docs.ts';
@@ -62,6 +63,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   });
   app.use('*', rejectUnstorableUrls());
   app.use('*', requireBearer(tokens, config.basePath));
+  app.use('*', idempotentPosts({ prisma: db.prisma, clock, maxBodyBytes: config.maxBodyBytes, graphqlPath: `${config.basePath}/graphql` }));
   // Every route that reads a body reads it within its limit (src/http/body.ts): the token
   // endpoints a few KB, GraphQL and REST MAX_BODY_BYTES.
   app.route('/', tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }));

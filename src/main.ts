@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
 import { purgeTokens } from './auth/tokens.ts';
+import { purgeIdempotencyKeys } from './http/idempotency.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase } from './db/client.ts';
@@ -20,8 +21,8 @@ import { withTimeout } from './timeout.ts';
 const DRAIN_TIMEOUT_MS = 8000;
 /** Closing the database pool after the drain; a stalled server must not hold the exit. */
 const DATABASE_CLOSE_TIMEOUT_MS = 1000;
-/** Expired and revoked tokens are deleted this often (each replica; the deletes are idempotent). */
-const TOKEN_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** Expired tokens and idempotency keys are deleted this often (each replica; the deletes are idempotent). */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 function fail(message: string): never {
   console.error(message);
@@ -95,14 +96,20 @@ async function start(): Promise<void> {
 
   const connections = trackConnections(server as Server);
   setInterval(() => logger.flush(), FLUSH_INTERVAL_MS).unref();
-  const purgeExpiredTokens = () =>
-    purgeTokens(db.prisma, systemClock).then(
-      (purged) => purged > 0 && logger.info({ purged }, 'expired and revoked tokens purged'),
-      (error: unknown) => logger.warn({ err: firstLine(error) }, 'token purge failed'),
+  const purges = [
+    { purge: purgeTokens, what: 'expired and revoked tokens' },
+    { purge: purgeIdempotencyKeys, what: 'idempotency keys older than 24 hours' },
+  ];
+  const purgeExpired = () =>
+    purges.map(({ purge, what }) =>
+      purge(db.prisma, systemClock).then(
+        (purged) => purged > 0 && logger.info({ purged }, `${what} purged`),
+        (error: unknown) => logger.warn({ err: firstLine(error) }, `purge of ${what} failed`),
+      ),
     );
   // Once at start as well: a replica restarted more often than the interval would never purge.
-  void purgeExpiredTokens();
-  const purge = setInterval(purgeExpiredTokens, TOKEN_PURGE_INTERVAL_MS).unref();
+  void purgeExpired();
+  const purge = setInterval(purgeExpired, PURGE_INTERVAL_MS).unref();
 
   let stopping = false;
   const stop = async (signal: string) => {

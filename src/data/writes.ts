@@ -11,6 +11,7 @@
  * compares against the version it would overwrite.
  */
 import type { Database, PrismaTx } from '../db/client.ts';
+import { uniqueViolationFields } from '../db/errors.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { definition } from './columns.ts';
 import { DomainError, notFound, staleVersion } from './errors.ts';
@@ -18,6 +19,7 @@ import { prismaReads } from '../db/reads.ts';
 import { Sql, id } from './sql.ts';
 import { Decimal } from './decimal.ts';
 import { attributeData, checkAttribute } from './validate.ts';
+import { currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
 export type ToManyChange = { set: readonly number[] } | { add?: readonly number[]; remove?: readonly number[] };
@@ -82,10 +84,15 @@ export class Writer {
     return (tx as unknown as Record<string, Delegate>)[model]!;
   }
 
-  /** Runs `work` in one transaction, turning storage errors into domain errors. */
+  /** Runs `work` in one transaction, with the caller's hooks (./write-hooks.ts), turning storage errors into domain errors. */
   private async transaction<T>(type: string, work: (tx: PrismaTx) => Promise<T>): Promise<T> {
+    const hooks = currentWriteHooks();
     try {
-      return await this.db.prisma.$transaction(work);
+      return await this.db.prisma.$transaction(async (tx) => {
+        const result = await work(tx);
+        await hooks?.beforeCommit(tx);
+        return result;
+      });
     } catch (error) {
       throw uniqueViolation(error, type) ?? error;
     }
@@ -443,15 +450,10 @@ async function refuseCycles(tx: PrismaTx, db: Database, ownerProductId: number, 
   }
 }
 
-/**
- * A unique constraint violated by a write, as a conflict naming the field (P2002 from Prisma's
- * model API; the constraint's fields from the driver adapter).
- */
+/** A unique constraint violated by a write, as a conflict naming the field. */
 function uniqueViolation(error: unknown, type: string): DomainError | undefined {
-  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { kind?: string; constraint?: { fields?: string[] } } } } };
-  const cause = e?.meta?.driverAdapterError?.cause;
-  if (e?.code !== 'P2002' && cause?.kind !== 'UniqueConstraintViolation') return undefined;
-  const fields = cause?.constraint?.fields ?? (Array.isArray(e.meta?.target) ? (e.meta!.target as string[]) : []);
-  const field = fields.map((f) => f.replace(/"/g, '')).join(', ') || 'a unique field';
+  const fields = uniqueViolationFields(error);
+  if (!fields) return undefined;
+  const field = fields.join(', ') || 'a unique field';
   return new DomainError('conflict', `${field} must be unique among ${type}: another one already has this value`, field);
 }

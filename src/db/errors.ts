@@ -64,3 +64,16 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof e.message === 'string' && PG_CLIENT_FAILURES.some((m) => (e.message as string).includes(m))) return true;
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
+
+/**
+ * The fields of the unique constraint a write violated (P2002 from Prisma's model API; the
+ * constraint's fields from the driver adapter; empty when neither names them), or undefined
+ * when the error is not a unique violation.
+ */
+export function uniqueViolationFields(error: unknown): string[] | undefined {
+  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { kind?: string; constraint?: { fields?: string[] } } } } };
+  const cause = e?.meta?.driverAdapterError?.cause;
+  if (e?.code !== 'P2002' && cause?.kind !== 'UniqueConstraintViolation') return undefined;
+  const fields = cause?.constraint?.fields ?? (Array.isArray(e.meta?.target) ? (e.meta.target as string[]) : []);
+  return fields.map((f) => f.replace(/"/g, ''));
+}

@@ -16,7 +16,21 @@ import { payloadTooLarge } from './errors.ts';
 /** How long the rest of an oversized body is read and thrown away before the 413 is sent. */
 export const DISCARD_MS = 2000;
 
+/** Bodies already read, by request: a body is a stream, read once, and more than one layer needs it (idempotency keys, handlers). */
+const bodies = new WeakMap<Request, Buffer>();
+
 export async function readBody(c: Context, limit: number): Promise<Buffer> {
+  const read = bodies.get(c.req.raw);
+  if (read) {
+    if (read.length > limit) payloadTooLarge(limit);
+    return read;
+  }
+  const body = await readOnce(c, limit);
+  bodies.set(c.req.raw, body);
+  return body;
+}
+
+async function readOnce(c: Context, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length'));
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (declared > limit) {

@@ -34,6 +34,8 @@ export interface RequestOptions {
   contentType?: string | null;
   /** Bearer token; `null` sends no Authorization header. Default: the read+write token. */
   token?: string | null;
+  /** More request headers (If-Match, If-None-Match, Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -72,7 +74,7 @@ export class Rest {
   }
 
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<RestResponse> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.env.token : options.token;
     if (token !== null) headers.Authorization = `Bearer ${token}`;
     let body: string | undefined;
