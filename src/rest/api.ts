@@ -144,9 +144,9 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const always = resourceByType(route.type)!.includes.update ?? [];
       const include = [...new Set([...query.include, ...always])];
       const row = await existing(loaders, route.type, id);
-      // The resource's new tag, for the next conditional write (RFC 5789 §2), where the answer
-      // is its own document. Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
-      const tag: Record<string, string> = include.length === 0 && c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
+      // The resource's new tag (what its GET without include answers), for the next conditional
+      // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
+      const tag: Record<string, string> = c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
       return json(c, await single(docs, route.type, row, { ...query, include }), 200, tag);
     },
 

@@ -303,13 +303,14 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
     [n.resource]: {
       type: 'object',
       description: `${title(type)} (type \`${type}\`).`,
-      required: ['type', 'id', 'attributes', 'relationships', 'links'],
+      required: ['type', 'id', 'attributes', 'relationships', 'links', 'meta'],
       properties: {
         type: { const: type },
         id: { type: 'integer', minimum: 1 },
         attributes: schemaRef(n.attributes),
         relationships: rels.length > 0 ? schemaRef(n.relationships) : { type: 'object', maxProperties: 0 },
         links: schemaRef('SelfLink'),
+        meta: schemaRef('ResourceMeta'),
       },
     },
     [n.attributesInput]: {
@@ -429,6 +430,18 @@ function sharedSchemas(): Record<string, SchemaObject> {
       ],
     },
     SelfLink: { type: 'object', required: ['self'], properties: { self: uri } },
+    ResourceMeta: {
+      type: 'object',
+      description: 'Extension (not in the master-data spec). Ignored in request bodies.',
+      required: ['version'],
+      properties: {
+        version: {
+          type: 'integer',
+          minimum: 1,
+          description: '1 when the resource was added, one more with every write that changed its document; a write that changes nothing keeps it.',
+        },
+      },
+    },
     RelationshipLinks: { type: 'object', required: ['self', 'related'], properties: { self: uri, related: uri } },
     CollectionMeta: {
       type: 'object',
@@ -506,7 +519,7 @@ function errorResponse(status: number, description: string, codes: readonly Erro
   const headers: ResponseObject['headers'] = {};
   if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
   if (status === 403 && bearer.length > 0) headers['WWW-Authenticate'] = { description: 'With `insufficient_scope`: `Bearer realm="master-data", error="insufficient_scope", ..., scope="write"`.', schema: { type: 'string' } };
-  if (codes.includes('service_unavailable')) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  if (codes.includes('service_unavailable') || codes.includes('idempotency_key_in_use')) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   if (codes.includes('method_not_allowed')) headers.Allow = { $ref: '#/components/headers/Allow' };
   const lines = [...codes.map((c) => `\`${c}\`: ${ERROR_CODES[c]}`), ...bearer.map((c) => `\`${c}\` (bearer): ${BEARER_ERRORS[c]}`)];
   return {
@@ -517,6 +530,19 @@ function errorResponse(status: number, description: string, codes: readonly Erro
 }
 
 const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'unknown_field', 'missing_field', 'invalid_attribute', 'invalid_relationship', 'invalid_parameter'];
+
+/**
+ * The 409 answers, each also as a POST answers it, where `Idempotency-Key` adds its own 409
+ * (OpenAPI has one response per status).
+ */
+function conflictResponses(codes: Record<string, ErrorCode[]>): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(codes).flatMap(([name, list]) => [
+      [name, errorResponse(409, 'Conflict (shape B).', list)],
+      [`${name}OnPost`, errorResponse(409, 'Conflict (shape B); `Retry-After` when the same `Idempotency-Key` is still running.', [...list, 'idempotency_key_in_use'])],
+    ]),
+  );
+}
 
 /** The error answers, each once in components; operations refer to them. */
 const ERROR_RESPONSES: Record<string, ResponseObject> = {
@@ -531,10 +557,18 @@ const ERROR_RESPONSES: Record<string, ResponseObject> = {
     content: { [JSON_MEDIA]: { schema: schemaRef('ErrorA') } },
   },
   MethodNotAllowed: errorResponse(405, 'A method the path does not take; not listed per operation: every path answers it to the methods it does not document.', ['method_not_allowed']),
-  Conflict: errorResponse(409, 'Conflict (shape B).', ['conflict', 'type_mismatch']),
-  TypeMismatch: errorResponse(409, 'Conflict (shape B).', ['type_mismatch']),
-  ItemsConflict: errorResponse(409, 'Conflict (shape B).', ['type_mismatch', 'bom_cycle']),
-  StructureConflict: errorResponse(409, 'Conflict (shape B).', ['conflict', 'type_mismatch', 'bom_cycle']),
+  ...conflictResponses({
+    Conflict: ['conflict', 'type_mismatch'],
+    TypeMismatch: ['type_mismatch'],
+    ItemsConflict: ['type_mismatch', 'bom_cycle'],
+    StructureConflict: ['conflict', 'type_mismatch', 'bom_cycle'],
+  }),
+  NotModified: {
+    description: 'The client holds the current answer (`If-None-Match` names its tag): no body.',
+    headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } },
+  },
+  PreconditionFailed: errorResponse(412, 'The resource changed since the client read it: `If-Match` names no current tag of it. Nothing was written; read it again.', ['precondition_failed']),
+  IdempotencyKeyReused: errorResponse(422, 'The `Idempotency-Key` was used within 24 hours for another request. Nothing was written.', ['idempotency_key_reused']),
   PayloadTooLarge: errorResponse(413, 'The body is too large (shape B).', ['payload_too_large']),
   UnsupportedMediaType: errorResponse(415, 'The body is not JSON (shape B).', ['unsupported_media_type']),
   ServiceUnavailable: errorResponse(503, 'The database is unavailable (shape B); retry after `Retry-After` seconds.', ['service_unavailable']),
@@ -751,17 +785,22 @@ function operationOf(route: RestRoute): OperationObject {
     }
   }
 
+  const posting = route.method === 'POST' && !route.refused;
+  if (success && !route.refused) addConditionalParameters(route, parameters);
   const responses: ResponsesObject = {};
-  if (success) responses[success[0]] = success[1];
+  if (success) responses[success[0]] = withValidators(route, success[1]);
+  if (reading) responses['304'] = responseRef('NotModified');
   responses['400'] = responseRef(route.refused ? 'BadToken' : requestBody ? 'BadRequestBody' : 'BadRequest');
   responses['401'] = responseRef('Unauthorized');
   responses['403'] = responseRef(reading ? 'ForbiddenScope' : 'Forbidden');
   if (!route.refused && notFound) responses['404'] = responseRef('NotFound');
   if (requestBody) {
-    if (conflict) responses['409'] = responseRef(conflict);
+    if (conflict) responses['409'] = responseRef(posting ? `${conflict}OnPost` : conflict);
+    if (!route.refused) responses['412'] = responseRef('PreconditionFailed');
     responses['413'] = responseRef('PayloadTooLarge');
     responses['415'] = responseRef('UnsupportedMediaType');
   }
+  if (posting) responses['422'] = responseRef('IdempotencyKeyReused');
   if (!route.refused) responses['503'] = responseRef('ServiceUnavailable');
 
   return {
@@ -774,6 +813,26 @@ function operationOf(route: RestRoute): OperationObject {
     responses,
     ...(rel?.deprecated ? { deprecated: true } : {}),
   };
+}
+
+/**
+ * Adds the header parameters of conditional requests and retries an operation takes:
+ * If-None-Match on reads, If-Match on writes, Idempotency-Key on POSTs.
+ */
+function addConditionalParameters(route: RestRoute, parameters: (ParameterObject | ReferenceObject)[]): void {
+  if (route.method === 'GET') parameters.push({ $ref: '#/components/parameters/If-None-Match' });
+  else parameters.push({ $ref: `#/components/parameters/${route.operation === 'add' ? 'If-Match-ADD' : 'If-Match'}` });
+  if (route.method === 'POST') parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
+}
+
+/** The validators and cache rule of a success answer: every GET's, and the resource's own tag after ADD and PATCH. */
+function withValidators(route: RestRoute, response: ResponseObject): ResponseObject {
+  const tagged = route.method === 'GET' || route.operation === 'add' || (route.operation === 'update' && route.method === 'PATCH');
+  const headers: ResponseObject['headers'] = { ...response.headers };
+  if (tagged) headers.ETag = { $ref: route.method === 'GET' ? '#/components/headers/ETag' : '#/components/headers/ResourceETag' };
+  if (route.method === 'GET') headers['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
+  if (route.method === 'POST') headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+  return Object.keys(headers).length > 0 ? { ...response, headers } : response;
 }
 
 /** `/customers/:id` -> `/customers/{id}`. */
@@ -799,6 +858,18 @@ and refresh it with \`grant_type=refresh_token&refresh_token=...\` when an opera
 ## Documents
 
 Resource objects \`{type, id, attributes, relationships, links}\` with every attribute and every relationship; localized text is always \`{nl, fr, en, de}\`; numbers are JSON numbers and decimals round-trip exactly; date-times are ATOM (\`${ATOM_EXAMPLE}\`), set by the server. Responses are \`application/json; charset=utf-8\`; request bodies \`application/json\` or \`application/vnd.api+json\`. Every write is one transaction.
+
+## Versions, conditional requests, safe retries
+
+Every resource object carries \`meta.version\` (an extension of the old interface): 1 when added, one more with every write that changes its document; a write that changes nothing (a GET document sent back) keeps it, and its \`modified_date\`.
+
+Every GET answer has a strong \`ETag\` and \`Cache-Control: private, no-cache\`; send the tag back in \`If-None-Match\` and, while nothing changed, the answer is 304 without a body. Writes to a resource and to its relationship paths take \`If-Match\` with the tag its GET (without \`include\`) answered: when someone else changed the resource in between, 412 \`precondition_failed\` and nothing is written, so two clients can never overwrite each other unknowingly:
+
+    curl -si -H "Authorization: Bearer $TOKEN" <base URL>/products/12 | grep -i etag      # ETag: "3-5d41402a"
+    curl -s -X PATCH -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'If-Match: "3-5d41402a"' \\
+         -d '{"data":{"type":"products","attributes":{"consumer_price":2.59}}}' <base URL>/products/12
+
+A POST (ADD, REL-ADD, structures and items) with \`Idempotency-Key: <your key>\` runs once: a retry with the same key and request within 24 hours gets the first answer again with \`Idempotent-Replayed: true\` (422 \`idempotency_key_reused\` for another request, 409 \`idempotency_key_in_use\` while the first still runs).
 
 ## Errors
 
@@ -847,6 +918,52 @@ function build(): OpenAPIObject {
       schema: { type: 'string' },
     })
     .addHeader('Retry-After', { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } })
+    .addHeader('ETag', {
+      description:
+        "A strong entity tag of this answer; send it back in `If-None-Match` to get 304 while it holds. GET of a resource without `include` answers the resource's own tag, which `If-Match` on a write takes.",
+      required: true,
+      schema: { type: 'string', examples: ['"3-5d41402a"'] },
+    })
+    .addHeader('ResourceETag', {
+      description: "The resource's own tag after the write (what its GET without `include` answers), for the next `If-Match`.",
+      required: true,
+      schema: { type: 'string', examples: ['"4-5d41402a"'] },
+    })
+    .addHeader('Cache-Control', { description: '`private, no-cache`: a client may keep the answer but must revalidate it (`If-None-Match`); shared caches keep nothing.', schema: { type: 'string' } })
+    .addHeader('Idempotent-Replayed', {
+      description: '`true` on the kept answer to an earlier request with the same `Idempotency-Key`: nothing was written this time.',
+      schema: { type: 'string', const: 'true' },
+    })
+    .addParameter('If-None-Match', {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'Entity tags (`"..."`, `W/"..."`) or `*`: when one is the answer\'s current tag, 304 without a body.',
+      schema: { type: 'string' },
+    })
+    .addParameter('If-Match', {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        "The resource's tag as `GET /{type}/{id}` (without `include`) answered it, or `*`. When the resource has changed since, 412 `precondition_failed` and nothing is written; without it the write goes ahead. Weak tags never match.",
+      schema: { type: 'string' },
+    })
+    .addParameter('If-Match-ADD', {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'Only `*` can hold: a resource not yet added has no tag (any other value is 412).',
+      schema: { type: 'string' },
+    })
+    .addParameter('Idempotency-Key', {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A key of your choosing (1 to 255 visible ASCII characters, bare or quoted) that makes retrying safe: within 24 hours the same request with the same key (same client, method, path, query and body) writes nothing again and gets the first answer, with `Idempotent-Replayed: true`. The same key with another request: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use` with `Retry-After`.',
+      schema: { type: 'string', minLength: 1, maxLength: 257 },
+    })
     .addHeader('Allow', { description: 'The methods the path takes.', schema: { type: 'string' } });
 
   for (const [name, schema] of Object.entries(sharedSchemas())) builder.addSchema(name, schema);

@@ -165,14 +165,18 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('gives each operation exactly the query parameters it takes: include values, paging, filters', () => {
+  it('gives each operation exactly the query parameters it takes (include values, paging, filters) and the condition and retry headers', () => {
     const parameters = (operation: OperationObject) =>
       (operation.parameters ?? []).map((p) => ('$ref' in p ? (resolvePointer(doc, p.$ref) as ParameterObject) : p));
     for (const route of REST_ROUTES) {
       const path = openApiPath(route.path);
       const operation = (doc.paths![path] as Record<string, OperationObject>)[route.method.toLowerCase()]!;
-      const query = parameters(operation);
+      const query = parameters(operation).filter((p) => p.in === 'query');
       const where = `${route.method} ${path}`;
+      const headers = parameters(operation).filter((p) => p.in === 'header').map((p) => p.name);
+      if (!route.refused) {
+        expect(headers, where).toEqual([route.method === 'GET' ? 'If-None-Match' : 'If-Match', ...(route.method === 'POST' ? ['Idempotency-Key'] : [])]);
+      }
 
       const include = query.find((p) => p.name === 'include');
       const allowed = [...includeValues(route).keys()];
@@ -371,6 +375,35 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     }
     return { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
   }
+
+  it('conditional requests and retries answer as documented: 304, 412, a replay, 409 and 422', async () => {
+    const unitPath = '/units/{id}';
+    const read = await conforming('GET', unitPath, '/units/1', { headers: bearer(env.token) });
+    const tag = read.headers.get('etag')!;
+    expect(read.headers.get('cache-control')).toBe('private, no-cache');
+    expect((await conforming('GET', unitPath, '/units/1', { headers: { ...bearer(env.token), 'If-None-Match': tag } })).status).toBe(304);
+    const list = await conforming('GET', '/units', '/units?per_page=2', { headers: bearer(env.token) });
+    expect((await conforming('GET', '/units', '/units?per_page=2', { headers: { ...bearer(env.token), 'If-None-Match': list.headers.get('etag')! } })).status).toBe(304);
+    const change = (description: string) => requestBody('PATCH', unitPath, { data: { type: 'units', attributes: { description: { en: description } } } });
+    const patched = await conforming('PATCH', unitPath, '/units/1', { ...change('first'), headers: { ...change('first').headers, 'If-Match': tag } });
+    expect(patched.status).toBe(200);
+    const stale = await conforming('PATCH', unitPath, '/units/1', { ...change('second'), headers: { ...change('second').headers, 'If-Match': tag } });
+    expect(stale.body.error.code).toBe('precondition_failed');
+    const add = (reference: string, key: string) => {
+      const init = requestBody('POST', '/units', { data: { type: 'units', attributes: { reference } } });
+      return { ...init, headers: { ...init.headers, 'Idempotency-Key': key } };
+    };
+    const first = await conforming('POST', '/units', '/units', add('openapi-retry', 'openapi-key'));
+    expect(first.status).toBe(201);
+    const replay = await conforming('POST', '/units', '/units', add('openapi-retry', 'openapi-key'));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await conforming('POST', '/units', '/units', add('openapi-other', 'openapi-key'))).body.error.code).toBe('idempotency_key_reused');
+    // The same request under another key, claimed a moment ago by a request still running.
+    const { api_client_id, fingerprint } = await env.database.db.prisma.idempotencyKey.findFirstOrThrow({ where: { key: 'openapi-key' } });
+    await env.database.db.prisma.idempotencyKey.create({ data: { api_client_id, key: 'openapi-running', fingerprint, state: 'running' } });
+    const inUse = await conforming('POST', '/units', '/units', add('openapi-retry', 'openapi-running'));
+    expect(inUse.body.error.code).toBe('idempotency_key_in_use');
+  });
 
   it('the token endpoints answer as documented: tokens, refresh, every error code, revocation', async () => {
     const client = await createClient(env.database.db.prisma, 'openapi-oauth', ['read']);
