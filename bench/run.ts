@@ -22,14 +22,18 @@ import { fetchOnce, median, statementProbe, timedRun, type RunResult } from './l
 import { census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
 import { formatTable, renderSvg, type Goal, type Measurement, type Report } from './lib/report.ts';
 import { startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
-import { TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
+import { defaultTargets, TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
 import { OURS } from './ours.ts';
 import { peerRequest } from './peer/queries.ts';
 import { resolveCases, workloadCase, type ResolvedCase, type WorkloadCase } from './workloads.ts';
 
 const USAGE = `usage: tsx bench/run.ts [options]
 
-  --targets LIST       postgraphile,graphql,rest (default: every target that is plugged in)
+  --targets LIST       postgraphile,graphql,rest,graphql@base,rest@base (default: all; the @base
+                       ones only with --baseline)
+  --baseline DIR       another checkout of this project (npm ci done there), e.g. a git worktree of
+                       the commit before a change: its server runs beside ours as graphql@base and
+                       rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
   --workloads LIST     W0,W1,W2,W3,W4 (default: all)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
@@ -64,6 +68,7 @@ function parseCli() {
       'prepare-only': { type: 'boolean', default: false },
       'verify-only': { type: 'boolean', default: false },
       'print-queries': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -82,7 +87,8 @@ function parseCli() {
       const target = TARGETS[name as TargetName];
       if (!target) throw new Error(`unknown target ${name} (known: ${Object.keys(TARGETS).join(', ')})`);
       return target;
-    }) ?? Object.values(TARGETS);
+    }) ?? defaultTargets(values.baseline !== undefined);
+  if (targets.some((t) => t.server === 'baseline') && values.baseline === undefined) throw new Error('the @base targets need --baseline DIR');
   const workloads = list(values.workloads)?.map((w) => workloadCase(w).workload.name);
   return {
     targets,
@@ -100,6 +106,7 @@ function parseCli() {
     prepareOnly: values['prepare-only'],
     verifyOnly: values['verify-only'],
     printQueries: values['print-queries'],
+    baselineDir: values.baseline && resolve(values.baseline),
   };
 }
 
@@ -220,7 +227,7 @@ async function runDataset(p: Plan, options: Options, measurements: Measurement[]
   try {
     for (const kind of new Set(p.targets.map((t) => t.server))) {
       log(`${p.dataset.id}: starting ${kind}`);
-      const server = await startServer(kind, { dataset: p.dataset, logDir: join(options.out, 'logs'), poolSize: options.poolSize });
+      const server = await startServer(kind, { dataset: p.dataset, logDir: join(options.out, 'logs'), poolSize: options.poolSize, baselineDir: options.baselineDir });
       servers.add(server);
       running.set(kind, server);
     }

@@ -84,7 +84,7 @@ export function formatTable(measurements: Measurement[]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const COLOURS: Record<TargetName, string> = { postgraphile: '#7a7a7a', graphql: '#2f6db5', rest: '#d9822b' };
+const COLOURS: Record<TargetName, string> = { postgraphile: '#7a7a7a', graphql: '#2f6db5', rest: '#d9822b', 'graphql@base': '#9bb8dc', 'rest@base': '#ecc195' };
 
 function escapeXml(text: string): string {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);

@@ -4,12 +4,13 @@
  * it). Both expose `db_statements_total` on GET /metrics; memory is read from /proc/<pid>.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Dataset } from './databases.ts';
 
-export type ServerKind = 'postgraphile' | 'ours';
+/** `baseline`: our server from another checkout of the project (`--baseline`). */
+export type ServerKind = 'postgraphile' | 'ours' | 'baseline';
 
 export interface RunningServer {
   kind: ServerKind;
@@ -28,6 +29,8 @@ export interface StartOptions {
   /** Directory for the server's stdout and stderr. */
   logDir: string;
   poolSize: number;
+  /** The checkout the `baseline` server runs from. */
+  baselineDir?: string;
 }
 
 /** A free TCP port on 127.0.0.1 (asked of the OS, then released for the child to take). */
@@ -54,9 +57,10 @@ async function launch(
   env: NodeJS.ProcessEnv,
   logFile: string,
   ready: () => Promise<boolean>,
+  cwd = ROOT_DIR,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: string | undefined;
   const exit = new Promise<void>((resolve) =>
@@ -132,7 +136,7 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
  * the token endpoint, logs at info (to a file), metrics on, no demo data. The API client is created
  * with the project's CLI for this run and revoked when the server stops.
  */
-export async function startOurs({ dataset, logDir }: StartOptions): Promise<RunningServer> {
+export async function startOurs({ dataset, logDir }: StartOptions, checkout = ROOT_DIR, kind: 'ours' | 'baseline' = 'ours'): Promise<RunningServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -149,10 +153,11 @@ export async function startOurs({ dataset, logDir }: StartOptions): Promise<Runn
     client_secret: string;
   };
   const revoke = () => runCli('src/auth/cli.ts', ['revoke', created.client_id], env).then(() => undefined);
-  const logFile = join(logDir, `${dataset.id}-ours.log`);
+  const logFile = join(logDir, `${dataset.id}-${kind}.log`);
   let launched: Awaited<ReturnType<typeof launch>>;
   try {
-    launched = await launch('our server', ['--import', 'tsx', 'src/main.ts'], env, logFile, async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok);
+    const ready = async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok;
+    launched = await launch(`${kind} server`, ['--import', 'tsx', 'src/main.ts'], env, logFile, ready, checkout);
   } catch (error) {
     await revoke().catch(() => undefined);
     throw error;
@@ -172,16 +177,33 @@ export async function startOurs({ dataset, logDir }: StartOptions): Promise<Runn
     });
     const token = (await res.json()) as { access_token?: string };
     if (!res.ok || !token.access_token) throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
-    return { kind: 'ours', dataset, baseUrl, pid: launched.child.pid!, headers: { authorization: `Bearer ${token.access_token}` }, logFile, stop };
+    return { kind, dataset, baseUrl, pid: launched.child.pid!, headers: { authorization: `Bearer ${token.access_token}` }, logFile, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
+/**
+ * Our server from another checkout of the project, on the same database. The database carries
+ * this checkout's migrations, and a server refuses a database with migrations it does not know:
+ * they are copied into the baseline's migration folders first (migrations only add, so an older
+ * server runs on the newer database as it did on its own).
+ */
+function startBaseline(options: StartOptions): Promise<RunningServer> {
+  const dir = options.baselineDir;
+  if (!dir || !existsSync(join(dir, 'src', 'main.ts'))) throw new Error(`--baseline ${dir}: not a checkout of this project`);
+  if (!existsSync(join(dir, 'node_modules'))) throw new Error(`--baseline ${dir}: run npm ci there first`);
+  for (const provider of ['sqlite', 'postgresql']) {
+    cpSync(join(ROOT_DIR, 'prisma', provider, 'migrations'), join(dir, 'prisma', provider, 'migrations'), { recursive: true });
+  }
+  return startOurs(options, dir, 'baseline');
+}
+
 export function startServer(kind: ServerKind, options: StartOptions): Promise<RunningServer> {
   mkdirSync(options.logDir, { recursive: true });
-  return kind === 'postgraphile' ? startPostGraphile(options) : startOurs(options);
+  if (kind === 'postgraphile') return startPostGraphile(options);
+  return kind === 'baseline' ? startBaseline(options) : startOurs(options);
 }
 
 /** `db_statements_total` from GET /metrics (summed over label sets, if any). */

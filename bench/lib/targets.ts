@@ -1,6 +1,8 @@
 /**
  * Targets: a server, a protocol and what it makes of each case. `postgraphile` is the peer;
- * `graphql` and `rest` are our server's two APIs (one process serves both), through bench/ours.ts.
+ * `graphql` and `rest` are our server's two APIs (one process serves both), through bench/ours.ts;
+ * `graphql@base` and `rest@base` the same two of another checkout (`--baseline`), for paired
+ * before/after numbers.
  */
 import { firstLevel, OURS } from '../ours.ts';
 import { normalisePeer, peerRequest } from '../peer/queries.ts';
@@ -9,7 +11,7 @@ import type { Provider } from './databases.ts';
 import { fromJsonApi, type JsonApiDocument, type Neutral, type Selection } from './neutral.ts';
 import type { RunningServer, ServerKind } from './servers.ts';
 
-export type TargetName = 'postgraphile' | 'graphql' | 'rest';
+export type TargetName = 'postgraphile' | 'graphql' | 'rest' | 'graphql@base' | 'rest@base';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -51,7 +53,7 @@ function post(server: RunningServer, body: unknown): HttpRequest {
   };
 }
 
-export const TARGETS: Record<TargetName, Target> = {
+const OUR_TARGETS = {
   postgraphile: {
     name: 'postgraphile',
     server: 'postgraphile',
@@ -90,4 +92,16 @@ export const TARGETS: Record<TargetName, Target> = {
       };
     },
   },
+} satisfies Record<string, Target>;
+
+export const TARGETS: Record<TargetName, Target> = {
+  ...OUR_TARGETS,
+  // The same requests to the baseline checkout's server.
+  'graphql@base': { ...OUR_TARGETS.graphql, name: 'graphql@base', server: 'baseline' },
+  'rest@base': { ...OUR_TARGETS.rest, name: 'rest@base', server: 'baseline' },
 };
+
+/** The targets a run measures when none are named: the baseline's only with --baseline. */
+export function defaultTargets(withBaseline: boolean): Target[] {
+  return Object.values(TARGETS).filter((t) => withBaseline || t.server !== 'baseline');
+}

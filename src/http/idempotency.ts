@@ -55,9 +55,11 @@ type Claim = { kind: 'claimed'; createdAt: Date } | { kind: 'replay'; row: KeyRo
 export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: IdempotencyOptions): MiddlewareHandler {
   const keys = new KeyStore(prisma, clock);
   return async (c, next) => {
+    // Reads (most requests) decide on the method alone.
+    if (c.req.method !== 'POST') return next();
     const header = c.req.header('idempotency-key');
     const auth = c.get('auth');
-    if (c.req.method !== 'POST' || header === undefined || !auth) return next();
+    if (header === undefined || !auth) return next();
     const key = parseKey(header);
     const body = await readBody(c, maxBodyBytes);
     if (c.req.path === graphqlPath && !isMutation(body)) return next();
