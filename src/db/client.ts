@@ -164,6 +164,21 @@ export function postgresPoolOptions(timeouts: DatabaseTimeouts) {
  */
 const SQLITE_CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL';
 
+/**
+ * Makes the adapter open its transactions with BEGIN IMMEDIATE instead of BEGIN: the write lock
+ * is taken at the start, waiting for it as long as the busy timeout allows. With a deferred BEGIN,
+ * a transaction that has read and then writes fails at once (SQLITE_BUSY, or SQLITE_BUSY_SNAPSHOT
+ * when the other writer committed meanwhile: its snapshot is stale and cannot become a write)
+ * whenever another process (the client CLI, a second server on the file) wrote in between.
+ * Measured: 20 writers over HTTP while the CLI created 5 clients, 1 to 4 of 4,000 writes answered
+ * 503 with BEGIN, none with BEGIN IMMEDIATE. Every interactive transaction here writes.
+ */
+function beginImmediately(connection: Sqlite.Database): Sqlite.Database {
+  const prepare = connection.prepare.bind(connection);
+  connection.prepare = ((sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql)) as typeof connection.prepare;
+  return connection;
+}
+
 export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
   let statements = 0;
   const onStatement = () => {
@@ -181,7 +196,7 @@ export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeout
         setUp: SQLITE_CONNECTION_SETUP,
         gate,
         // The adapter's better-sqlite3 connection: the data layer reads on it too.
-        onConnect: (a) => (connection = (a as { client: Sqlite.Database }).client),
+        onConnect: (a) => (connection = beginImmediately((a as { client: Sqlite.Database }).client)),
       }),
       transactionOptions,
     });
