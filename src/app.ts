@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { requireBearer } from './auth/bearer.ts';
 import { FailureThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './auth/throttle.ts';
-import { demoTokens, isLoopback } from './auth/demo.ts';
+import { demoTokens, isLocalBrowser } from './auth/demo.ts';
 import { tokenEndpoints } from './auth/token-endpoint.ts';
 import { TokenService } from './auth/tokens.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -16,7 +16,6 @@ import { isDatabaseUnavailable } from './db/errors.ts';
 import { DomainError } from './data/errors.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
-import { clientAddress } from './http/address.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
 import { restApi } from './rest/api.ts';
@@ -49,6 +48,38 @@ export interface App {
 }
 
 const READINESS_TIMEOUT_MS = 2000;
+/**
+ * How long a readiness answer is reused. /readyz is open: without this, anyone could keep the
+ * database busy with SELECT 1, one per request; with it, probes cost at most one statement a second.
+ */
+export const READINESS_REUSE_MS = 1000;
+
+/**
+ * Whether the database answers, checked at most once per READINESS_REUSE_MS: concurrent probes
+ * share the check in flight. A change of state is logged once, not on every probe.
+ */
+function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
+  let last: { startedAt: number; ready: Promise<boolean> } | undefined;
+  let state: 'ready' | 'unavailable' = 'ready';
+  const check = () =>
+    withTimeout(db.prisma.$queryRawUnsafe('SELECT 1'), READINESS_TIMEOUT_MS, 'no answer within the readiness timeout').then(
+      () => {
+        if (state === 'unavailable') logger.info('database available again: ready');
+        state = 'ready';
+        return true;
+      },
+      (error: unknown) => {
+        if (state === 'ready') logger.warn({ err: (error as Error)?.message }, 'database unavailable: not ready');
+        state = 'unavailable';
+        return false;
+      },
+    );
+  return () => {
+    const now = performance.now();
+    if (!last || now - last.startedAt >= READINESS_REUSE_MS) last = { startedAt: now, ready: check() };
+    return last.ready;
+  };
+}
 
 export function createApp({ config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE }: AppOptions): App {
   const metrics = createMetrics(db);
@@ -62,7 +93,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     if (draining) c.header('Connection', 'close');
   });
   app.use('*', rejectUnstorableUrls());
-  app.use('*', requireBearer(tokens, config.basePath));
+  app.use('*', requireBearer(tokens, { basePath: config.basePath, metrics: config.metrics, introspection: config.graphqlIntrospection }));
   app.use('*', idempotentPosts({ prisma: db.prisma, clock, maxBodyBytes: config.maxBodyBytes, graphqlPath: `${config.basePath}/graphql` }));
   // Every route that reads a body reads it within its limit (src/http/body.ts): the token
   // endpoints a few KB, GraphQL and REST MAX_BODY_BYTES.
@@ -78,7 +109,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       localeChain: config.localeFallback,
       introspection: config.graphqlIntrospection,
       maxBodyBytes: config.maxBodyBytes,
-      graphiqlToken: (c) => (config.seedDemoData && isLoopback(clientAddress(c, config.trustProxy)) ? demoToken() : Promise.resolve(undefined)),
+      graphiqlToken: (c) => (config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined)),
     }),
   );
   app.route('/', restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }));
@@ -86,33 +117,21 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
-  // Readiness is probed every few seconds: log when it changes, not on every probe.
-  let lastReadiness: 'ready' | 'unavailable' = 'ready';
-  const readiness = (state: typeof lastReadiness, error?: unknown) => {
-    if (state === lastReadiness) return;
-    lastReadiness = state;
-    if (state === 'unavailable') logger.warn({ err: (error as Error)?.message }, 'database unavailable: not ready');
-    else logger.info('database available again: ready');
-  };
+  const databaseReady = readinessProbe(db, logger);
   app.get('/readyz', async (c) => {
     if (draining) return c.json({ status: 'draining' }, 503);
-    try {
-      await withTimeout(db.prisma.$queryRawUnsafe('SELECT 1'), READINESS_TIMEOUT_MS, 'no answer within the readiness timeout');
-      readiness('ready');
-      return c.json({ status: 'ready', database: db.provider });
-    } catch (error) {
-      readiness('unavailable', error);
-      return c.json({ status: 'unavailable', database: db.provider }, 503);
-    }
+    const ready = await databaseReady();
+    return c.json({ status: ready ? 'ready' : 'unavailable', database: db.provider }, ready ? 200 : 503);
   });
 
-  app.get('/metrics', async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
-  );
+  if (config.metrics) {
+    app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }));
+  }
 
-  // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer.
+  // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
+  // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
-    c.body(JSON.stringify(body), status as 400, { 'Content-Type': JSON_CONTENT_TYPE, ...headers });
+    c.body(JSON.stringify(body), status as 400, { 'Content-Type': JSON_CONTENT_TYPE, 'X-Content-Type-Options': 'nosniff', ...headers });
 
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 

@@ -30,8 +30,13 @@ export interface Config {
    * client address is the socket's peer; 1: the last X-Forwarded-For entry (what the one proxy saw).
    */
   trustProxy: number;
-  /** Whether GraphQL answers introspection (GraphiQL needs it); off also hides field suggestions. */
+  /**
+   * Whether GraphQL answers introspection (GraphiQL needs it); off also hides field suggestions,
+   * and the published SDL then needs a token like the API.
+   */
   graphqlIntrospection: boolean;
+  /** Whether GET /metrics is served (open, without a token, as monitoring scrapes it). */
+  metrics: boolean;
   /** Order in which localized text falls back to another language. */
   localeFallback: Locale[];
 }
@@ -101,6 +106,7 @@ const schema = z.object({
     .transform(Number)
     .default(0),
   GRAPHQL_INTROSPECTION: boolean.default(true),
+  METRICS: boolean.default(true),
   LOCALE_FALLBACK: z
     .string()
     .transform((text) => text.split(',').map((l) => l.trim().toLowerCase()))
@@ -139,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: v.MAX_BODY_BYTES,
     trustProxy: v.TRUST_PROXY,
     graphqlIntrospection: v.GRAPHQL_INTROSPECTION,
+    metrics: v.METRICS,
     localeFallback: v.LOCALE_FALLBACK as Locale[],
   };
 }

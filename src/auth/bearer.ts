@@ -7,20 +7,29 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { BearerAuth, TokenService } from './tokens.ts';
 import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 
+interface OpenRoute {
+  methods: readonly string[];
+  path: string;
+  when?: (c: Context) => boolean;
+  /** Open only while the configuration says so (otherwise it needs a token like the API). */
+  unless?: 'metrics off' | 'introspection off';
+}
+
 /**
  * Routes anyone may call. New open routes (the published schema and OpenAPI documents, the
  * GraphiQL page) are added here and nowhere else.
  */
-const OPEN_ROUTES: { methods: readonly string[]; path: string; when?: (c: Context) => boolean }[] = [
+const OPEN_ROUTES: OpenRoute[] = [
   { methods: ['GET', 'HEAD'], path: '/healthz' },
   { methods: ['GET', 'HEAD'], path: '/readyz' },
-  { methods: ['GET', 'HEAD'], path: '/metrics' },
+  { methods: ['GET', 'HEAD'], path: '/metrics', unless: 'metrics off' },
   // The token endpoints authenticate clients themselves (and answer 405 to other methods).
   { methods: ['*'], path: '/oauth/token.php' },
   { methods: ['*'], path: '/oauth/revoke.php' },
   // The GraphiQL page itself (the operations it sends carry a token) and the published SDL.
   { methods: ['GET', 'HEAD'], path: '/graphql', when: isGraphiQLPageRequest },
-  { methods: ['GET', 'HEAD'], path: '/graphql/schema.graphql' },
+  // The SDL hands out what introspection would: an operator who turns introspection off hides it too.
+  { methods: ['GET', 'HEAD'], path: '/graphql/schema.graphql', unless: 'introspection off' },
   // The REST layer's OpenAPI document and its API reference page with the page's files (src/rest/docs.ts).
   { methods: ['GET', 'HEAD'], path: '/openapi.json' },
   { methods: ['GET', 'HEAD'], path: '/docs' },
@@ -37,9 +46,17 @@ export function isGraphiQLPageRequest(c: Context): boolean {
   return !c.req.query('query') && /\btext\/html\b/.test(c.req.header('accept') ?? '');
 }
 
-function isOpenRoute(c: Context, path: string): boolean {
+function isOpenRoute(routes: readonly OpenRoute[], c: Context, path: string): boolean {
   const method = c.req.method;
-  return OPEN_ROUTES.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)));
+  return routes.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)));
+}
+
+export interface BearerOptions {
+  basePath: string;
+  /** Config.metrics: /metrics is open while it is served. */
+  metrics: boolean;
+  /** Config.graphqlIntrospection: the published SDL is open while introspection is. */
+  introspection: boolean;
 }
 
 /** `read` for reading methods, `write` for the rest. GraphQL operations are checked by operation type in the GraphQL layer. */
@@ -76,10 +93,12 @@ function noCredentials(c: Context) {
   });
 }
 
-export function requireBearer(tokens: TokenService, basePath: string): MiddlewareHandler {
+export function requireBearer(tokens: TokenService, { basePath, metrics, introspection }: BearerOptions): MiddlewareHandler {
+  const closed = new Set([...(metrics ? [] : ['metrics off']), ...(introspection ? [] : ['introspection off'])]);
+  const open = OPEN_ROUTES.filter((r) => !r.unless || !closed.has(r.unless));
   return async (c, next) => {
     const path = basePath && c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
-    if (isOpenRoute(c, path)) return next();
+    if (isOpenRoute(open, c, path)) return next();
     const authorization = c.req.header('authorization') ?? '';
     const scheme = /^Bearer(?:\s+|$)/i.exec(authorization);
     if (!scheme) return noCredentials(c);

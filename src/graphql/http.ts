@@ -100,6 +100,20 @@ function costError(schema: GraphQLSchema, document: DocumentNode, operation: Ope
   return over && new GraphQLError(`Query ${over.name} of ${over.actual} exceeds max ${over.name} of ${over.max}`, { extensions: { code: over.code } });
 }
 
+/**
+ * The GraphiQL page may carry a live token (the embedded default's demo client) and runs
+ * operations at a click: no other site may frame it (clickjacking), keep it, or learn its URL.
+ * Its renderer is one inline script that starts web workers from blobs: a script policy is left
+ * to the default, the policy sets what does not depend on it.
+ */
+const GRAPHIQL_PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
 /** Operation names become metric labels: bounded, so that clients cannot grow the label set without end. */
 const MAX_OPERATION_LABELS = 200;
 
@@ -251,7 +265,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     if (c.req.method !== 'POST' && isGraphiQLPageRequest(c)) {
       const token = await options.graphiqlToken?.(c);
       if (!graphiqlPage || graphiqlPage.token !== token) graphiqlPage = { html: await graphiqlHtml(c, token), token };
-      return c.html(graphiqlPage.html, 200, { 'Cache-Control': 'no-store' });
+      return c.html(graphiqlPage.html, 200, GRAPHIQL_PAGE_HEADERS);
     }
     const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
