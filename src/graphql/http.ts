@@ -170,7 +170,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     try {
       document = parse(params.query);
     } catch (error) {
-      if (error instanceof GraphQLError) return [error];
+      if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
       throw error;
     }
     const unstorable = unstorableInput(document, params.variables);
@@ -184,7 +184,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
         throw error;
       }
     })();
-    if (errors.length > 0) return errors.map((error: GraphQLError) => asBadInput(error, document) ?? error);
+    if (errors.length > 0) return errors.map((error: GraphQLError) => asBadInput(error, document) ?? withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
     const operation = getOperationAST(document, params.operationName);
     // Variables that do not fit their types are a request error (400), like a bad literal: the
     // executor would answer them with a 200 and no data.
@@ -283,7 +283,8 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       raw,
       context: { auth: c.get('auth'), startedAt: performance.now(), accept: c.req.header('accept') ?? null },
     };
-    const [body, init] = await handler(request);
+    const [answer, init] = await handler(request);
+    const body = init?.status === 400 && answer ? clarifyRequestErrors(answer) : answer;
     // Its headers are a plain object with lower-case names (graphql-http's and ours): handed to
     // Node as they are, without a Headers object in between.
     const headers = { ...(init?.headers as Record<string, string> | undefined) };
@@ -320,6 +321,36 @@ async function readText(c: Context, limit: number): Promise<string> {
   return text;
 }
 
+/** An error with a code (one it carries already is kept). */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  if (error.extensions?.code) return error;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code } });
+}
+
+/**
+ * What graphql-http says of a request that is not a GraphQL request at all (before any operation
+ * is read), said so that a client knows what to fix.
+ */
+const REQUEST_ERRORS: Record<string, string> = {
+  'Missing body': 'the request has no body: send {"query": "...", "variables": {...}}',
+  'Unparsable JSON body': 'the body is not valid JSON',
+  'JSON body must be an object': 'the body must be a JSON object: {"query": "...", "variables": {...}}',
+  'Missing query': 'the request has no "query": the GraphQL document, as a string',
+  'Invalid query': '"query" must be a string: the GraphQL document',
+  'Invalid variables': '"variables" must be a JSON object of variable names and values',
+  'Invalid operationName': '"operationName" must be a string: the name of an operation in the document',
+  'Invalid extensions': '"extensions" must be a JSON object',
+  'Unparsable URL': 'the query string is malformed: "variables" and "extensions" must be JSON objects',
+};
+
+/** graphql-http's request errors (400, no code) in words and with the code BAD_REQUEST; other answers unchanged. */
+function clarifyRequestErrors(answer: string): string {
+  const parsed = JSON.parse(answer) as { errors?: { message: string; extensions?: Record<string, unknown> }[] };
+  if (!parsed.errors?.some((e) => !e.extensions?.code)) return answer;
+  const errors = parsed.errors.map((e) => (e.extensions?.code ? e : { message: REQUEST_ERRORS[e.message] ?? e.message, extensions: { code: 'BAD_REQUEST' } }));
+  return JSON.stringify({ ...parsed, errors });
+}
+
 /**
  * A validation error about a value written in the query (a literal of the wrong type, a
  * required input field left out) as BAD_USER_INPUT naming the field, as the contract asks of
@@ -340,6 +371,9 @@ function asBadInput(error: GraphQLError, document: DocumentNode): GraphQLError |
   return badInput(error.message, field, error.nodes);
 }
 
+/** Deeper than any input type of the schema goes: a client that sends more sends nonsense. */
+const MAX_VARIABLE_DEPTH = 32;
+
 /** Per parsed document (the parser cache hands back the same object): what is wrong with its string literals. */
 const literalProblems = new WeakMap<DocumentNode, string | null>();
 
@@ -359,17 +393,21 @@ function literalProblem(document: DocumentNode): string | null {
 
 /** Text the database cannot store (NUL, lone surrogates) in string literals or variables, as a GraphQL error. */
 function unstorableInput(document: DocumentNode, variables: unknown): GraphQLError | undefined {
-  let problem: string | undefined = literalProblem(document) ?? undefined;
-  const walk = (value: unknown, path: string): void => {
-    if (problem) return;
+  const literal = literalProblem(document);
+  if (literal) return badInput(literal);
+  // Walked with a stack of its own: variables nested thousands deep (JSON.parse takes them)
+  // would overflow the call stack of a recursive walk (the GraphQL fuzzer's first finding, a 500).
+  const pending: [value: unknown, path: string, depth: number][] = Object.entries(variables ?? {}).map(([k, v]) => [v, `$${k}`, 1]);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, path, depth] = next;
+    if (depth > MAX_VARIABLE_DEPTH) return badInput(`variable ${path.replace(/[.[].*/, '')} is nested deeper than ${MAX_VARIABLE_DEPTH} levels`);
     if (typeof value === 'string') {
       const why = unstorableText(value);
-      if (why) problem = `variable ${path} ${why}`;
-    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
-    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
-  };
-  if (variables) for (const [k, v] of Object.entries(variables)) walk(v, `$${k}`);
-  return problem ? badInput(problem) : undefined;
+      if (why) return badInput(`variable ${path} ${why}`);
+    } else if (Array.isArray(value)) value.forEach((v, i) => pending.push([v, `${path}[${i}]`, depth + 1]));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) pending.push([v, `${path}.${k}`, depth + 1]);
+  }
+  return undefined;
 }
 
 /**

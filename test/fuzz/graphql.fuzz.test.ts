@@ -1,0 +1,196 @@
+/**
+ * Property-based fuzzing of the GraphQL API: the variables of every mutation and the arguments
+ * of every root query (lists with their paging, filters and orders; lookups by id), on both
+ * providers, derived from the executable schema. For every case: never a 5xx and never an
+ * INTERNAL_SERVER_ERROR; every error with a message and a code; a variable of the wrong type
+ * named in its error; after every refused mutation, the database byte for byte as it was.
+ */
+import fc from 'fast-check';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  type GraphQLField,
+  type GraphQLInputType,
+} from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.ts';
+import { providers } from '../support/databases.ts';
+import { dumpDatabase } from '../support/dump.ts';
+import { anyJson, deepNesting, oddNumber, oddString, rawJson, withDuplicateKey } from './arbitraries.ts';
+import { FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+
+interface GraphQLCase {
+  operation: 'query' | 'mutation';
+  field: string;
+  body: string;
+  /** A variable the answer must name (the one given a value of the wrong type on purpose). */
+  names?: string;
+}
+
+/** The codes errors may carry; INTERNAL_SERVER_ERROR is a bug, never in this list. */
+const CODES = ['BAD_REQUEST', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'BOM_CYCLE', 'FORBIDDEN', 'QUERY_COMPLEXITY', 'QUERY_DEPTH', 'QUERY_BREADTH', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED'];
+
+// Values by input type --------------------------------------------------------------------------
+
+const existingId = fc.integer({ min: 1, max: FIXTURE_ROWS });
+
+/** A value for an input type: mostly of the type (ids that exist, enum values), sometimes anything. */
+function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
+  const anything = depth > 2 ? fc.constant(null) : anyJson;
+  if (type instanceof GraphQLNonNull) return valueFor(type.ofType, depth);
+  if (type instanceof GraphQLList) {
+    return fc.oneof({ weight: 12, arbitrary: fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 }) }, { weight: 1, arbitrary: valueFor(type.ofType, depth + 1) }, { weight: 1, arbitrary: anything });
+  }
+  if (type instanceof GraphQLEnumType) return fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...type.getValues().map((v) => v.name)) }, { weight: 1, arbitrary: oddString });
+  if (type instanceof GraphQLInputObjectType) {
+    if (depth > 3) return fc.constant({});
+    const fields = Object.values(type.getFields());
+    const record = fc.record(Object.fromEntries(fields.map((f) => [f.name, valueFor(f.type, depth + 1)])), { requiredKeys: [] });
+    return fc.oneof(
+      { weight: 12, arbitrary: record },
+      { weight: 1, arbitrary: fc.tuple(record, oddString, anything).map(([r, key, value]) => ({ ...r, [key]: value })) },
+      { weight: 1, arbitrary: anything },
+    );
+  }
+  const scalar = type as GraphQLScalarType;
+  const typed: Record<string, fc.Arbitrary<unknown>> = {
+    Int: fc.oneof({ weight: 10, arbitrary: existingId }, { weight: 2, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) }, { weight: 1, arbitrary: oddNumber }),
+    Float: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), oddNumber),
+    String: fc.oneof({ weight: 6, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: oddString }),
+    ID: fc.oneof(existingId.map(String), oddString),
+    Boolean: fc.boolean(),
+    Decimal: fc.oneof(oddNumber, fc.constantFrom('2.49', '0.1', '1e3', '-0', 'abc', '1'.repeat(20))),
+    DateTime: fc.oneof(fc.constantFrom('2026-01-31T12:00:00Z', '2026-02-30T00:00:00Z', '2026-01-31', 'yesterday', ''), oddString),
+  };
+  return fc.oneof({ weight: 20, arbitrary: typed[scalar.name] ?? oddString }, { weight: 1, arbitrary: anything });
+}
+
+/** The plainest value of a type: what a required argument is given while another one is spoiled. */
+function plainValue(type: GraphQLInputType): unknown {
+  const named = getNamedType(type);
+  if (getNullableType(type) instanceof GraphQLList) return [];
+  if (named instanceof GraphQLInputObjectType) return {};
+  if (named instanceof GraphQLEnumType) return named.getValues()[0]!.name;
+  return ({ Int: 1, Float: 1, String: 'x', ID: '1', Boolean: true, Decimal: 1, DateTime: '2026-01-01T00:00:00Z' } as Record<string, unknown>)[named.name] ?? 'x';
+}
+
+/** A value of the wrong JSON type for a scalar argument (what coercion must refuse). */
+function wrongFor(type: GraphQLInputType): fc.Arbitrary<unknown> | undefined {
+  const named = getNullableType(type);
+  if (!(named instanceof GraphQLScalarType)) return undefined;
+  if (named.name === 'Int') return fc.constantFrom('one', true, 1.5, [1], { id: 1 });
+  if (named.name === 'String') return fc.constantFrom(1, true, [], {});
+  return undefined;
+}
+
+// Operations ------------------------------------------------------------------------------------
+
+/** What to ask of a field's answer: a page's count and ids, an object's id, or its type name. */
+function selection(field: GraphQLField<unknown, unknown>): string {
+  const type = getNamedType(field.type);
+  if (!(type instanceof GraphQLObjectType)) return '';
+  const fields = type.getFields();
+  if (fields.nodes) return '{ totalCount pageInfo { hasNextPage endCursor } nodes { id } }';
+  if (fields.id) return fields.version ? '{ id version }' : '{ id }';
+  return '{ __typename }';
+}
+
+function operationText(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>): string {
+  const variables = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  return `${kind} Fuzz${variables ? `(${variables})` : ''} { ${field.name}${args ? `(${args})` : ''} ${selection(field)} }`;
+}
+
+/** Cases for one root field: its variables generated from its arguments, a few spoiled on purpose. */
+function casesFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>): fc.Arbitrary<GraphQLCase> {
+  const query = operationText(kind, field);
+  // Required arguments mostly given (leaving one out is a case too, but a dull one).
+  const required = field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => a.name);
+  const variables = fc.oneof(
+    { weight: 9, arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: required }) },
+    { weight: 1, arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: [] }) },
+  );
+  const bodies = fc.oneof(
+    { weight: 8, arbitrary: variables.map((v) => rawJson({ query, variables: v })) },
+    { weight: 1, arbitrary: fc.tuple(variables, oddString, fc.oneof(anyJson, deepNesting)).map(([v, key, value]) => rawJson({ query, variables: { ...v, [key]: value } })) },
+    { weight: 1, arbitrary: fc.tuple(variables, anyJson).map(([v, value]) => withDuplicateKey(rawJson({ query, variables: v }), 'variables', value)) },
+    { weight: 1, arbitrary: deepNesting.map((value) => rawJson({ query, variables: value })) },
+  );
+  const spoiled: fc.Arbitrary<GraphQLCase>[] = [];
+  // One scalar argument of the wrong type, the required others at their plainest: the error names it.
+  const spoilable = field.args.filter((a) => wrongFor(a.type));
+  if (spoilable.length > 0) {
+    const plain = Object.fromEntries(field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => [a.name, plainValue(a.type)]));
+    spoiled.push(
+      fc.constantFrom(...spoilable).chain((arg) =>
+        wrongFor(arg.type)!.map((wrong) => ({ operation: kind, field: field.name, body: rawJson({ query, variables: { ...plain, [arg.name]: wrong } }), names: `$${arg.name}` })),
+      ),
+    );
+  }
+  const cases = bodies.map((body): GraphQLCase => ({ operation: kind, field: field.name, body }));
+  return spoiled.length > 0 ? fc.oneof({ weight: 4, arbitrary: cases }, { weight: 1, arbitrary: spoiled[0]! }) : cases;
+}
+
+const roots: [kind: 'query' | 'mutation', GraphQLField<unknown, unknown>][] = [
+  ...Object.values(schema.getMutationType()!.getFields()).map((f) => ['mutation', f] as ['mutation', GraphQLField<unknown, unknown>]),
+  ...Object.values(schema.getQueryType()!.getFields())
+    .filter((f) => f.args.length > 0)
+    .map((f) => ['query', f] as ['query', GraphQLField<unknown, unknown>]),
+];
+
+const graphqlCase: fc.Arbitrary<GraphQLCase> = fc.constantFrom(...roots).chain(([kind, field]) => casesFor(kind, field));
+
+// Properties -------------------------------------------------------------------------------------
+
+describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
+  let env: FuzzEnv;
+  let dump: string;
+  beforeAll(async () => {
+    env = await fuzzEnv(provider);
+    dump = await dumpDatabase(env.database.db);
+  }, 120_000);
+  afterAll(async () => env?.database.cleanup());
+
+  it(`${RUNS} cases (seed ${SEED}): never a 5xx or an internal error; errors with a message and a code; refused mutations change nothing`, { timeout: 60_000 + RUNS * 100 }, async () => {
+    let cases = 0;
+    const outcomes = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(graphqlCase, async (c) => {
+        cases += 1;
+        const res = await env.t.request('/graphql', {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+          body: c.body,
+        });
+        const text = await res.text();
+        const what = `${c.field}: ${c.body.slice(0, 400)} -> ${res.status} ${text.slice(0, 400)}`;
+        expect([200, 400], what).toContain(res.status);
+        const answer = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message?: unknown; extensions?: { code?: unknown } }[] };
+        const errors = answer.errors ?? [];
+        for (const error of errors) {
+          expect(typeof error.message === 'string' && error.message.length > 0, what).toBe(true);
+          expect(CODES, what).toContain(error.extensions?.code);
+        }
+        if (c.names) {
+          expect(errors.length, what).toBeGreaterThan(0);
+          expect(errors.map((e) => e.message).join(' '), what).toContain(c.names);
+        }
+        const refused = errors.length > 0 || !answer.data?.[c.field];
+        const key = `${c.operation} ${res.status} ${refused ? (errors[0]?.extensions?.code ?? 'null') : 'ok'}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        if (c.operation !== 'mutation') return;
+        if (refused) expect(await dumpDatabase(env.database.db), `a refused mutation changed the database: ${what}`).toBe(dump);
+        else dump = await dumpDatabase(env.database.db);
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+    expect(cases).toBeGreaterThanOrEqual(RUNS);
+    console.log(`[fuzz] GraphQL on ${provider}: ${cases} cases, seed ${SEED}: ${[...outcomes].sort().map(([k, n]) => `${k} x${n}`).join(', ')}`);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * A dump of every table of a database as one string, deterministic (tables by name, rows sorted),
+ * so that two dumps are equal exactly when the data is: what "a refused write changes nothing"
+ * is checked against.
+ */
+import type { Database } from '../../src/db/client.ts';
+
+async function tableNames(db: Database): Promise<string[]> {
+  const rows =
+    db.provider === 'sqlite'
+      ? await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+      : await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`);
+  return rows.map((r) => r.name).sort();
+}
+
+/** A value as text that tells every stored value apart (numbers, decimals, dates, bytes, bigints). */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (value instanceof Date) return `date:${value.toISOString()}`;
+  if (value instanceof Uint8Array) return `bytes:${Buffer.from(value).toString('hex')}`;
+  if (typeof value === 'bigint') return `int:${value}`;
+  if (typeof value === 'object') return `${value.constructor?.name}:${String(value)}`;
+  return `${typeof value}:${JSON.stringify(value)}`;
+}
+
+const names = new WeakMap<Database, Promise<string[]>>();
+
+export async function dumpDatabase(db: Database): Promise<string> {
+  let tables = names.get(db);
+  if (!tables) names.set(db, (tables = tableNames(db)));
+  const parts = await Promise.all(
+    (await tables).map(async (table) => {
+      const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${table}"`);
+      const lines = rows.map((row) => Object.keys(row).sort().map((column) => `${column}=${cell(row[column])}`).join('|')).sort();
+      return `# ${table} (${rows.length})\n${lines.join('\n')}`;
+    }),
+  );
+  return parts.join('\n');
+}
