@@ -6,7 +6,9 @@ export default defineConfig({
     // Node loads graphql's CommonJS build for the libraries (Pothos, Yoga, graphql-http); Vite
     // would give the tests and the sources the ES module build, a second copy whose classes the
     // first does not recognise. One copy, as in production.
-    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
+    alias: [
+      { find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

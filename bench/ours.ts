@@ -11,7 +11,15 @@
 import { encodeCursor } from '../src/graphql/connections.ts';
 import { attributeField, camel, singular } from '../src/graphql/names.ts';
 import type { GraphQLRequest } from './peer/queries.ts';
-import { byId, canonicalAttribute, definition, relationshipTarget, type Neutral, type NeutralResource, type Selection } from './lib/neutral.ts';
+import {
+  byId,
+  canonicalAttribute,
+  definition,
+  relationshipTarget,
+  type Neutral,
+  type NeutralResource,
+  type Selection,
+} from './lib/neutral.ts';
 import type { ResolvedCase, WorkloadName } from './workloads.ts';
 
 export interface OurWorkload {
@@ -73,7 +81,9 @@ function selectionSet(type: string, selection: Selection, indent: string): strin
     else lines.push(field);
   }
   for (const [name, below] of Object.entries(selection)) {
-    lines.push(`${camel(name)} {\n${selectionSet(relationshipTarget(type, name).target, below, `${indent}  `)}\n${indent}}`);
+    lines.push(
+      `${camel(name)} {\n${selectionSet(relationshipTarget(type, name).target, below, `${indent}  `)}\n${indent}}`,
+    );
   }
   return lines.map((l) => `${indent}${l}`).join('\n');
 }
@@ -84,7 +94,10 @@ function ourRequest(c: ResolvedCase): GraphQLRequest {
   const operation = `${workload.name}${c.pageSize && c.pageSize !== workload.pageSize ? `_${c.pageSize}` : ''}`;
   if (params.shape === 'one') {
     const body = selectionSet(workload.type, workload.include, '    ');
-    return { query: `query ${operation}($id: Int!) {\n  ${camel(singular(workload.type))}(id: $id) {\n${body}\n  }\n}`, variables: { id: params.id } };
+    return {
+      query: `query ${operation}($id: Int!) {\n  ${camel(singular(workload.type))}(id: $id) {\n${body}\n  }\n}`,
+      variables: { id: params.id },
+    };
   }
   const filter: Record<string, unknown> = {};
   if (params.active !== undefined) filter.isActive = params.active;
@@ -105,14 +118,23 @@ function neutralOf(type: string, node: Node, selection: Selection): NeutralResou
   const attributes = Object.fromEntries(
     Object.entries(def.attributes).map(([name, a]) => {
       const value = node[attributeField(def, name, a.column)];
-      return [name, canonicalAttribute(a.type, (part) => (part === undefined ? value : (value as Node | null)?.[a.type === 'localized' ? part : camel(part)]))];
+      return [
+        name,
+        canonicalAttribute(a.type, (part) =>
+          part === undefined ? value : (value as Node | null)?.[a.type === 'localized' ? part : camel(part)],
+        ),
+      ];
     }),
   );
   const relationships: NeutralResource['relationships'] = {};
   for (const [name, below] of Object.entries(selection)) {
     const { target } = relationshipTarget(type, name);
     const related = node[camel(name)] as Node | Node[] | null;
-    relationships[name] = Array.isArray(related) ? byId(related.map((r) => neutralOf(target, r, below))) : related ? neutralOf(target, related, below) : null;
+    relationships[name] = Array.isArray(related)
+      ? byId(related.map((r) => neutralOf(target, r, below)))
+      : related
+        ? neutralOf(target, related, below)
+        : null;
   }
   return { type, id: Number(node.id), attributes, relationships };
 }

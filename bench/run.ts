@@ -17,7 +17,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH_DIR, ROOT_DIR, datasetFor, describe, openReader, prepareDataset, type Dataset } from './lib/databases.ts';
+import {
+  BENCH_DIR,
+  ROOT_DIR,
+  datasetFor,
+  describe,
+  openReader,
+  prepareDataset,
+  type Dataset,
+} from './lib/databases.ts';
 import { fetchOnce, median, statementProbe, timedRun, type RunResult } from './lib/load.ts';
 import { census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
 import { formatTable, renderSvg, type Goal, type Measurement, type Report } from './lib/report.ts';
@@ -63,7 +71,10 @@ function parseCli() {
       connections: { type: 'string', default: '10' },
       'pool-size': { type: 'string', default: '10' },
       probe: { type: 'string', default: '10' },
-      'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+      'postgres-url': {
+        type: 'string',
+        default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+      },
       out: { type: 'string', default: join(BENCH_DIR, 'results') },
       'prepare-only': { type: 'boolean', default: false },
       'verify-only': { type: 'boolean', default: false },
@@ -77,10 +88,15 @@ function parseCli() {
     process.exit(0);
   }
   const count = (name: string, value: string, min: number) => {
-    if (!/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} must be a whole number >= ${min} (got ${value})`);
+    if (!/^\d+$/.test(value) || Number(value) < min)
+      throw new Error(`--${name} must be a whole number >= ${min} (got ${value})`);
     return Number(value);
   };
-  const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (value: string | undefined) =>
+    value
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
 
   const targets: Target[] =
     list(values.targets)?.map((name) => {
@@ -88,7 +104,8 @@ function parseCli() {
       if (!target) throw new Error(`unknown target ${name} (known: ${Object.keys(TARGETS).join(', ')})`);
       return target;
     }) ?? defaultTargets(values.baseline !== undefined);
-  if (targets.some((t) => t.server === 'baseline') && values.baseline === undefined) throw new Error('the @base targets need --baseline DIR');
+  if (targets.some((t) => t.server === 'baseline') && values.baseline === undefined)
+    throw new Error('the @base targets need --baseline DIR');
   const workloads = list(values.workloads)?.map((w) => workloadCase(w).workload.name);
   return {
     targets,
@@ -136,7 +153,9 @@ function plan(options: Options): Plan[] {
   for (const id of ids) {
     const dataset = datasetFor(id, options.postgresUrl);
     const targets = options.targets.filter((t) => t.providers.includes(dataset.provider));
-    const keys = (byDataset[id] ?? MAIN).filter((k) => !options.workloads || options.workloads.includes(workloadCase(k).workload.name));
+    const keys = (byDataset[id] ?? MAIN).filter(
+      (k) => !options.workloads || options.workloads.includes(workloadCase(k).workload.name),
+    );
     if (targets.length === 0 || keys.length === 0) {
       if (options.datasetIds) console.log(`note: ${id} left out: no chosen target or workload runs on it`);
       continue;
@@ -159,7 +178,11 @@ interface Bound {
 
 /** The relationships two selections both follow. */
 function intersect(a: Selection, b: Selection): Selection {
-  return Object.fromEntries(Object.keys(a).filter((name) => name in b).map((name) => [name, intersect(a[name]!, b[name]!)]));
+  return Object.fromEntries(
+    Object.keys(a)
+      .filter((name) => name in b)
+      .map((name) => [name, intersect(a[name]!, b[name]!)]),
+  );
 }
 
 /**
@@ -172,7 +195,8 @@ async function verify(c: ResolvedCase, bound: Bound[], probe: number): Promise<v
     const m = b.measurement;
     try {
       const answer = await fetchOnce(b.server, b.binding.request);
-      if (answer.status < 200 || answer.status > 299) throw new Error(`status ${answer.status}: ${answer.text.slice(0, 200)}`);
+      if (answer.status < 200 || answer.status > 299)
+        throw new Error(`status ${answer.status}: ${answer.text.slice(0, 200)}`);
       const neutral = b.binding.normalise(answer.body);
       const ids = Array.isArray(neutral) ? neutral.map((r) => r.id) : [neutral?.id];
       const expected = c.params.shape === 'one' ? [c.params.id] : c.params.expectedIds;
@@ -181,7 +205,9 @@ async function verify(c: ResolvedCase, bound: Bound[], probe: number): Promise<v
       }
       if (!reference) {
         reference = { name: b.target.name, neutral, selection: b.binding.selection };
-        const counts = Object.entries(census(neutral)).map(([type, n]) => `${type} ${n.total}${n.distinct < n.total ? ` (${n.distinct} distinct)` : ''}`);
+        const counts = Object.entries(census(neutral)).map(
+          ([type, n]) => `${type} ${n.total}${n.distinct < n.total ? ` (${n.distinct} distinct)` : ''}`,
+        );
         log(`  ${c.key}: ${counts.join(', ')}; ${(answer.bytes / 1024).toFixed(1)} KB from ${b.target.name}`);
       } else {
         // Compared on what both answers hold (REST includes one level only).
@@ -212,7 +238,13 @@ function summarise(rounds: RunResult[]): Measurement['summary'] {
   };
 }
 
-async function runDataset(p: Plan, options: Options, measurements: Measurement[], report: Report, servers: Set<RunningServer>) {
+async function runDataset(
+  p: Plan,
+  options: Options,
+  measurements: Measurement[],
+  report: Report,
+  servers: Set<RunningServer>,
+) {
   const reader = await openReader(p.dataset);
   const cases = await resolveCases(reader, p.cases).finally(() => reader.close());
   report.datasets.push({
@@ -227,7 +259,12 @@ async function runDataset(p: Plan, options: Options, measurements: Measurement[]
   try {
     for (const kind of new Set(p.targets.map((t) => t.server))) {
       log(`${p.dataset.id}: starting ${kind}`);
-      const server = await startServer(kind, { dataset: p.dataset, logDir: join(options.out, 'logs'), poolSize: options.poolSize, baselineDir: options.baselineDir });
+      const server = await startServer(kind, {
+        dataset: p.dataset,
+        logDir: join(options.out, 'logs'),
+        poolSize: options.poolSize,
+        baselineDir: options.baselineDir,
+      });
       servers.add(server);
       running.set(kind, server);
     }
@@ -238,7 +275,14 @@ async function runDataset(p: Plan, options: Options, measurements: Measurement[]
       const bound: Bound[] = [];
       for (const target of p.targets) {
         const server = running.get(target.server)!;
-        const measurement: Measurement = { dataset: p.dataset.id, case: c.key, title: c.workload.title, target: target.name, status: 'verified', rounds: [] };
+        const measurement: Measurement = {
+          dataset: p.dataset.id,
+          case: c.key,
+          title: c.workload.title,
+          target: target.name,
+          status: 'verified',
+          rounds: [],
+        };
         measurements.push(measurement);
         const binding = target.bind(c, server);
         if (typeof binding === 'string') {
@@ -256,12 +300,20 @@ async function runDataset(p: Plan, options: Options, measurements: Measurement[]
 
     for (const { c, bound } of perCase) {
       if (bound.length === 0) continue;
-      log(`${p.dataset.id} ${c.key}: warm-up ${options.warmup} s each, then ${options.rounds} x ${options.duration} s alternating ${bound.map((b) => b.target.name).join(' / ')}`);
+      log(
+        `${p.dataset.id} ${c.key}: warm-up ${options.warmup} s each, then ${options.rounds} x ${options.duration} s alternating ${bound.map((b) => b.target.name).join(' / ')}`,
+      );
       // A run that throws (a server died, say) fails its target for this case; the others go on.
       const run = async (b: Bound, duration: number) => {
         if (b.measurement.status === 'failed') return undefined;
         try {
-          return await timedRun({ server: b.server, request: b.binding.request, connections: options.connections, duration, bodyOk: b.target.bodyOk });
+          return await timedRun({
+            server: b.server,
+            request: b.binding.request,
+            connections: options.connections,
+            duration,
+            bodyOk: b.target.bodyOk,
+          });
         } catch (error) {
           b.measurement.status = 'failed';
           b.measurement.reason = `run: ${(error as Error).message}`;
@@ -287,7 +339,9 @@ async function runDataset(p: Plan, options: Options, measurements: Measurement[]
         b.measurement.summary = summarise(b.measurement.rounds);
       }
       const peer = measured.find((b) => b.target.name === 'postgraphile')?.measurement.summary;
-      if (peer) for (const b of measured) if (b.target.server === 'ours') b.measurement.ratioToPeer = b.measurement.summary!.rps / peer.rps;
+      if (peer)
+        for (const b of measured)
+          if (b.target.server === 'ours') b.measurement.ratioToPeer = b.measurement.summary!.rps / peer.rps;
     }
   } finally {
     for (const server of running.values()) {
@@ -331,18 +385,22 @@ async function main(): Promise<void> {
   const options = parseCli();
   if (options.prepareOnly) {
     // Every chosen dataset, whether or not a chosen target would run on it.
-    for (const id of options.datasetIds ?? DATASETS) await prepareDataset(datasetFor(id, options.postgresUrl), options.postgresUrl, log);
+    for (const id of options.datasetIds ?? DATASETS)
+      await prepareDataset(datasetFor(id, options.postgresUrl), options.postgresUrl, log);
     return;
   }
   const plans = plan(options);
   if (plans.length === 0) throw new Error('nothing to run: no chosen target runs on a chosen dataset');
   const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
   const seconds = runs * (options.warmup + options.rounds * options.duration + 1.5);
-  log(`plan: ${plans.map((p) => `${p.dataset.id} [${p.cases.map((c) => c.key).join(' ')}] x [${p.targets.map((t) => t.name).join(' ')}]`).join('; ')}`);
+  log(
+    `plan: ${plans.map((p) => `${p.dataset.id} [${p.cases.map((c) => c.key).join(' ')}] x [${p.targets.map((t) => t.name).join(' ')}]`).join('; ')}`,
+  );
 
   for (const p of plans) await prepareDataset(p.dataset, options.postgresUrl, log);
   if (options.printQueries) return printQueries(plans);
-  if (!options.verifyOnly) log(`timing: about ${Math.ceil(seconds / 60)} min for ${runs} target x case pairs (plus server starts)`);
+  if (!options.verifyOnly)
+    log(`timing: about ${Math.ceil(seconds / 60)} min for ${runs} target x case pairs (plus server starts)`);
 
   const servers = new Set<RunningServer>();
   const stopAll = async () => {
@@ -388,7 +446,9 @@ async function main(): Promise<void> {
   const table = formatTable(measurements);
   console.log(`\n${table}\n`);
   report.goals = goals(measurements);
-  console.log(`Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`);
+  console.log(
+    `Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`,
+  );
   mkdirSync(options.out, { recursive: true });
   const jsonFile = join(options.out, 'latest.json');
   const svgFile = join(options.out, 'latest.svg');
@@ -397,7 +457,9 @@ async function main(): Promise<void> {
     const subtitle = `${machine}; Node ${process.version}; ${options.connections} connections, ${options.rounds} x ${options.duration} s rounds, medians; ${started.toISOString().slice(0, 16)}Z`;
     writeFileSync(svgFile, renderSvg(report, subtitle));
   }
-  log(`wrote ${relative(process.cwd(), jsonFile)}${options.verifyOnly ? '' : ` and ${relative(process.cwd(), svgFile)}`}`);
+  log(
+    `wrote ${relative(process.cwd(), jsonFile)}${options.verifyOnly ? '' : ` and ${relative(process.cwd(), svgFile)}`}`,
+  );
   const failed = measurements.filter((m) => m.status === 'failed');
   if (failed.length > 0) {
     console.error(`${failed.length} target x case pairs failed verification or a run; see the table`);
@@ -416,25 +478,45 @@ function goals(measurements: Measurement[]): Goal[] {
   const list = (items: string[]) => items.join(', ') || 'none';
   const result: Goal[] = [];
 
-  const peerRows = main.map((key) => ({ key, ours: find('pg20', key, 'graphql'), peer: find('pg20', key, 'postgraphile') }));
+  const peerRows = main.map((key) => ({
+    key,
+    ours: find('pg20', key, 'graphql'),
+    peer: find('pg20', key, 'postgraphile'),
+  }));
   const compared = peerRows.filter((r) => r.ours && r.peer);
   const behind = compared.filter((r) => r.ours!.summary!.rps < r.peer!.summary!.rps).map((r) => r.key);
   result.push({
     goal: 'GraphQL at least as fast as PostGraphile on W0-W4',
     met: compared.length === main.length && behind.length === 0,
-    detail: compared.map((r) => `${r.key} ${(r.ours!.summary!.rps / r.peer!.summary!.rps).toFixed(2)}x`).join(', ') || 'not run',
+    detail:
+      compared.map((r) => `${r.key} ${(r.ours!.summary!.rps / r.peer!.summary!.rps).toFixed(2)}x`).join(', ') ||
+      'not run',
   });
   const worseP99 = compared.filter((r) => r.ours!.summary!.p99 > r.peer!.summary!.p99).map((r) => r.key);
-  result.push({ goal: 'GraphQL p99 no worse than the peer', met: compared.length === main.length && worseP99.length === 0, detail: compared.length === main.length ? `worse on ${list(worseP99)}` : 'not run' });
-  const errors = measurements.filter((m) => m.summary && m.summary.errors > 0).map((m) => `${m.dataset} ${m.case} ${m.target}`);
-  result.push({ goal: 'zero errors', met: errors.length === 0, detail: errors.length ? list(errors) : 'none anywhere' });
+  result.push({
+    goal: 'GraphQL p99 no worse than the peer',
+    met: compared.length === main.length && worseP99.length === 0,
+    detail: compared.length === main.length ? `worse on ${list(worseP99)}` : 'not run',
+  });
+  const errors = measurements
+    .filter((m) => m.summary && m.summary.errors > 0)
+    .map((m) => `${m.dataset} ${m.case} ${m.target}`);
+  result.push({
+    goal: 'zero errors',
+    met: errors.length === 0,
+    detail: errors.length ? list(errors) : 'none anywhere',
+  });
 
-  const restRows = main.map((key) => ({ key, rest: find('pg20', key, 'rest'), graphql: find('pg20', key, 'graphql') })).filter((r) => r.rest && r.graphql);
+  const restRows = main
+    .map((key) => ({ key, rest: find('pg20', key, 'rest'), graphql: find('pg20', key, 'graphql') }))
+    .filter((r) => r.rest && r.graphql);
   const restBehind = restRows.filter((r) => r.rest!.summary!.rps < r.graphql!.summary!.rps).map((r) => r.key);
   result.push({
     goal: 'REST at least as fast as our GraphQL on W0-W4',
     met: restRows.length === main.length && restBehind.length === 0,
-    detail: restRows.map((r) => `${r.key} ${(r.rest!.summary!.rps / r.graphql!.summary!.rps).toFixed(2)}x`).join(', ') || 'not run',
+    detail:
+      restRows.map((r) => `${r.key} ${(r.rest!.summary!.rps / r.graphql!.summary!.rps).toFixed(2)}x`).join(', ') ||
+      'not run',
   });
 
   const pages = ['W2/10', 'W2', 'W2/100'].map((key) => find('pg20', key, 'graphql')?.statementsPerRequest);
@@ -448,7 +530,10 @@ function goals(measurements: Measurement[]): Goal[] {
   result.push({
     goal: 'GraphQL W0 latency at scale 20 within 1.5x of scale 1',
     met: growth !== undefined && growth <= 1.5,
-    detail: growth === undefined ? 'not run' : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
+    detail:
+      growth === undefined
+        ? 'not run'
+        : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
   });
   return result;
 }

@@ -42,7 +42,13 @@ async function drive(opts: autocannon.Options): Promise<Sample> {
   const result = await autocannon({ connections, duration, ...opts });
   const statuses: Record<string, number> = {};
   for (const [code, n] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (n as { count: number }).count;
-  return { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, statuses };
+  return {
+    requests: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    statuses,
+  };
 }
 
 const PORT = 4791;
@@ -50,7 +56,13 @@ const PORT = 4791;
 async function waitUntilListening(baseUrl: string, server: ReturnType<typeof spawn>): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (server.exitCode !== null) throw new Error(`service exited with ${server.exitCode}`);
-    if (await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('service did not start within 20 s');
@@ -71,7 +83,14 @@ async function main() {
   const logFile = join(dir, 'service.log');
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: target.url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'info', SEED_DEMO_DATA: 'false' },
+    env: {
+      ...process.env,
+      DATABASE_URL: target.url,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SEED_DEMO_DATA: 'false',
+    },
     stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${PORT}`;
@@ -103,7 +122,9 @@ async function main() {
     for (const [name, options] of Object.entries(workloads)) {
       const sample = await drive(options);
       samples[name]!.push(sample);
-      console.error(`round ${round}: ${name}: ${Math.round(sample.requests)} req/s, statuses ${JSON.stringify(sample.statuses)}`);
+      console.error(
+        `round ${round}: ${name}: ${Math.round(sample.requests)} req/s, statuses ${JSON.stringify(sample.statuses)}`,
+      );
     }
   }
   server.kill('SIGTERM');

@@ -129,8 +129,17 @@ function atom(ms: number): string {
 function page(ids: number[], pageSize: number, pageIndex: number, extra: Partial<ListParams> = {}): ListParams {
   const offset = pageIndex * pageSize;
   const expectedIds = ids.slice(offset, offset + pageSize);
-  if (expectedIds.length < pageSize) throw new Error(`page ${pageIndex + 1} of ${pageSize} is not full (${expectedIds.length} rows)`);
-  return { shape: 'list', pageSize, page: pageIndex + 1, offset, afterId: offset === 0 ? 0 : ids[offset - 1]!, expectedIds, ...extra };
+  if (expectedIds.length < pageSize)
+    throw new Error(`page ${pageIndex + 1} of ${pageSize} is not full (${expectedIds.length} rows)`);
+  return {
+    shape: 'list',
+    pageSize,
+    page: pageIndex + 1,
+    offset,
+    afterId: offset === 0 ? 0 : ids[offset - 1]!,
+    expectedIds,
+    ...extra,
+  };
 }
 
 /**
@@ -138,7 +147,9 @@ function page(ids: number[], pageSize: number, pageIndex: number, extra: Partial
  * the time of seeding, so W4's date is taken from the data rather than written down.
  */
 export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promise<ResolvedCase[]> {
-  const products = (await sql.all('SELECT id, is_active, is_sales, gtin, brand_id, modified_date FROM products ORDER BY id')).map((r) => ({
+  const products = (
+    await sql.all('SELECT id, is_active, is_sales, gtin, brand_id, modified_date FROM products ORDER BY id')
+  ).map((r) => ({
     id: Number(r.id),
     active: Boolean(r.is_active),
     sales: Boolean(r.is_sales),
@@ -146,8 +157,11 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
     brand: r.brand_id as number | null,
     modified: dateTimeMillis(r.modified_date),
   }));
-  const structured = new Set((await sql.all('SELECT product_id FROM product_structures')).map((r) => Number(r.product_id)));
-  const idsOf = async (table: string) => (await sql.all(`SELECT id FROM ${table} ORDER BY id`)).map((r) => Number(r.id));
+  const structured = new Set(
+    (await sql.all('SELECT product_id FROM product_structures')).map((r) => Number(r.product_id)),
+  );
+  const idsOf = async (table: string) =>
+    (await sql.all(`SELECT id FROM ${table} ORDER BY id`)).map((r) => Number(r.id));
 
   const resolved: ResolvedCase[] = [];
   for (const c of cases) {
@@ -189,7 +203,8 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
         const middle = products[Math.floor(products.length / 2)]!;
         let after = Math.floor(middle.modified / 1000) * 1000;
         const qualifying = (t: number) => products.filter((p) => p.active && p.modified > t).map((p) => p.id);
-        if (qualifying(after).length < 3 * size) after = Math.floor(Math.min(...products.map((p) => p.modified)) / 1000) * 1000 - 1000;
+        if (qualifying(after).length < 3 * size)
+          after = Math.floor(Math.min(...products.map((p) => p.modified)) / 1000) * 1000 - 1000;
         params = page(qualifying(after), size, 2, { active: true, modifiedAfter: atom(after) });
         break;
       }

@@ -38,8 +38,14 @@ for (const provider of providers) {
     process.execPath,
     [
       join(prismaDir, '..', 'node_modules', 'prisma', 'build', 'index.js'),
-      'migrate', 'diff', '--config', join(prismaDir, `${provider}.config.ts`),
-      ...from, '--to-schema-datamodel', schemaPath(provider), '--script',
+      'migrate',
+      'diff',
+      '--config',
+      join(prismaDir, `${provider}.config.ts`),
+      ...from,
+      '--to-schema-datamodel',
+      schemaPath(provider),
+      '--script',
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );

@@ -8,5 +8,6 @@ export default defineConfig({
   engine: 'js',
   schema: 'postgresql/schema.prisma',
   migrations: { path: 'postgresql/migrations' },
-  adapter: async () => postgresMigrationAdapter(process.env.DATABASE_URL ?? 'postgresql://postgres@localhost:5432/postgres'),
+  adapter: async () =>
+    postgresMigrationAdapter(process.env.DATABASE_URL ?? 'postgresql://postgres@localhost:5432/postgres'),
 });

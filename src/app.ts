@@ -62,7 +62,11 @@ function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
   let last: { startedAt: number; ready: Promise<boolean> } | undefined;
   let state: 'ready' | 'unavailable' = 'ready';
   const check = () =>
-    withTimeout(db.prisma.$queryRawUnsafe('SELECT 1'), READINESS_TIMEOUT_MS, 'no answer within the readiness timeout').then(
+    withTimeout(
+      db.prisma.$queryRawUnsafe('SELECT 1'),
+      READINESS_TIMEOUT_MS,
+      'no answer within the readiness timeout',
+    ).then(
       () => {
         if (state === 'unavailable') logger.info('database available again: ready');
         state = 'ready';
@@ -93,11 +97,29 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     if (draining) c.header('Connection', 'close');
   });
   app.use('*', rejectUnstorableUrls());
-  app.use('*', requireBearer(tokens, { basePath: config.basePath, metrics: config.metrics, introspection: config.graphqlIntrospection }));
-  app.use('*', idempotentPosts({ prisma: db.prisma, clock, maxBodyBytes: config.maxBodyBytes, graphqlPath: `${config.basePath}/graphql` }));
+  app.use(
+    '*',
+    requireBearer(tokens, {
+      basePath: config.basePath,
+      metrics: config.metrics,
+      introspection: config.graphqlIntrospection,
+    }),
+  );
+  app.use(
+    '*',
+    idempotentPosts({
+      prisma: db.prisma,
+      clock,
+      maxBodyBytes: config.maxBodyBytes,
+      graphqlPath: `${config.basePath}/graphql`,
+    }),
+  );
   // Every route that reads a body reads it within its limit (src/http/body.ts): the token
   // endpoints a few KB, GraphQL and REST MAX_BODY_BYTES.
-  app.route('/', tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }));
+  app.route(
+    '/',
+    tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }),
+  );
   const demoToken = demoTokens(db.prisma, tokens, clock);
   app.route(
     '/',
@@ -109,10 +131,14 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       localeChain: config.localeFallback,
       introspection: config.graphqlIntrospection,
       maxBodyBytes: config.maxBodyBytes,
-      graphiqlToken: (c) => (config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined)),
+      graphiqlToken: (c) =>
+        config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined),
     }),
   );
-  app.route('/', restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }));
+  app.route(
+    '/',
+    restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
+  );
   app.route('/', apiDocs({ basePath: config.basePath }));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -125,13 +151,19 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   });
 
   if (config.metrics) {
-    app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }));
+    app.get('/metrics', async (c) =>
+      c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
+    );
   }
 
   // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
   // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
-    c.body(JSON.stringify(body), status as 400, { 'Content-Type': JSON_CONTENT_TYPE, 'X-Content-Type-Options': 'nosniff', ...headers });
+    c.body(JSON.stringify(body), status as 400, {
+      'Content-Type': JSON_CONTENT_TYPE,
+      'X-Content-Type-Options': 'nosniff',
+      ...headers,
+    });
 
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 
@@ -142,7 +174,10 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       error = serviceUnavailable();
     }
     if (error instanceof HttpError) {
-      const body = error.code === 'not_found' ? shapeA(error.status, error.message) : shapeB(error.status, error.code, error.message);
+      const body =
+        error.code === 'not_found'
+          ? shapeA(error.status, error.message)
+          : shapeB(error.status, error.code, error.message);
       return errorBody(c, body, error.status, error.headers);
     }
     // Anything else is a bug: log it whole, answer without internals.

@@ -110,7 +110,10 @@ const schema = z.object({
   LOCALE_FALLBACK: z
     .string()
     .transform((text) => text.split(',').map((l) => l.trim().toLowerCase()))
-    .refine((list) => list.length === LOCALES.length && LOCALES.every((l) => list.includes(l)), 'must list nl, fr, en and de once each, e.g. en,nl,fr,de')
+    .refine(
+      (list) => list.length === LOCALES.length && LOCALES.every((l) => list.includes(l)),
+      'must list nl, fr, en and de once each, e.g. en,nl,fr,de',
+    )
     .default(['en', 'nl', 'fr', 'de']),
 });
 
@@ -119,9 +122,7 @@ export const CONFIG_VARIABLES = Object.keys(schema.shape);
 
 /** Reads the configuration from an environment (process.env by default). Empty means unset. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(
-    CONFIG_VARIABLES.flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
-  );
+  const present = Object.fromEntries(CONFIG_VARIABLES.flatMap((key) => (env[key] ? [[key, env[key]]] : [])));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

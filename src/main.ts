@@ -48,7 +48,11 @@ function printDemoClient(client: CreatedClient, url: string): void {
 }
 
 function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n').find((l) => l.trim()) ?? 'unknown error';
+  return (
+    String((error as Error)?.message ?? error)
+      .split('\n')
+      .find((l) => l.trim()) ?? 'unknown error'
+  );
 }
 
 async function start(): Promise<void> {
@@ -120,7 +124,9 @@ async function start(): Promise<void> {
     app.startDraining();
     const drained = await connections.drain(DRAIN_TIMEOUT_MS);
     if (!drained) logger.warn('drain timeout: remaining connections were closed');
-    await withTimeout(db.close(), DATABASE_CLOSE_TIMEOUT_MS, 'the database did not close in time').catch((error: Error) => logger.warn(error.message));
+    await withTimeout(db.close(), DATABASE_CLOSE_TIMEOUT_MS, 'the database did not close in time').catch(
+      (error: Error) => logger.warn(error.message),
+    );
     logger.info('stopped');
     logger.flush(() => process.exit(0));
   };

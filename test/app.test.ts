@@ -80,23 +80,32 @@ describe.each(providers)('service endpoints on %s', (provider) => {
         controller.enqueue(new Uint8Array(512).fill(0x20));
       },
     });
-    const res = await t.request('/customers', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const res = await t.request('/customers', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: { code: 'payload_too_large', http_code: 413, message: 'the request body exceeds 1024 bytes' } });
+    expect(await res.json()).toEqual({
+      error: { code: 'payload_too_large', http_code: 413, message: 'the request body exceeds 1024 bytes' },
+    });
     expect(pulled).toBeLessThan(8 * 1024);
   });
 
-  it.each(['/customers/%00', '/customers?filter%5Breference%5D=a%00b', '/customers?x=%E0%A4%A', '/customers?x=%ED%A0%80'])(
-    'refuses %s (NUL or malformed UTF-8 in the URL) with 400 shape B before anything else',
-    async (path) => {
-      const t = testApp(database);
-      const before = database.db.statementCount;
-      const res = await t.request(path, bearer(token));
-      expect(res.status).toBe(400);
-      expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', http_code: 400 });
-      expect(database.db.statementCount).toBe(before);
-    },
-  );
+  it.each([
+    '/customers/%00',
+    '/customers?filter%5Breference%5D=a%00b',
+    '/customers?x=%E0%A4%A',
+    '/customers?x=%ED%A0%80',
+  ])('refuses %s (NUL or malformed UTF-8 in the URL) with 400 shape B before anything else', async (path) => {
+    const t = testApp(database);
+    const before = database.db.statementCount;
+    const res = await t.request(path, bearer(token));
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', http_code: 400 });
+    expect(database.db.statementCount).toBe(before);
+  });
 
   it('while draining, every response carries Connection: close so keep-alive clients leave', async () => {
     const t = testApp(database);

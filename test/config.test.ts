@@ -50,13 +50,20 @@ describe('configuration', () => {
 });
 
 describe('start-up failures', () => {
-  const oneLine = (stderr: string) => stderr.trim().split('\n').filter((l) => !l.includes('npm warn'));
+  const oneLine = (stderr: string) =>
+    stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('npm warn'));
 
   it.each([
     [{ PORT: 'http' }, /^configuration error: PORT /],
     [{ DATABASE_URL: 'mysql://localhost/x' }, /^configuration error: DATABASE_URL /],
     // Valid form, but nothing listens there.
-    [{ DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' }, /^DATABASE_URL: cannot prepare the postgresql database: /],
+    [
+      { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' },
+      /^DATABASE_URL: cannot prepare the postgresql database: /,
+    ],
   ])('%o stops start-up with one line, no stack, exit code 1', async (env, pattern) => {
     const result = await runScript('src/main.ts', [], env as Record<string, string>);
     expect(result.code).toBe(1);

@@ -68,7 +68,11 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
     expectShapeB(other, 422, 'idempotency_key_reused');
     expect(other.body.error.message).toContain(k);
     // Another path with the same body is another request too.
-    expectShapeB(await api.post('/brands', { data: { type: 'brands', attributes: { reference: 'x' } } }, withKey(k)), 422, 'idempotency_key_reused');
+    expectShapeB(
+      await api.post('/brands', { data: { type: 'brands', attributes: { reference: 'x' } } }, withKey(k)),
+      422,
+      'idempotency_key_reused',
+    );
     expect(await units()).toBe(before);
   });
 
@@ -84,14 +88,17 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
     const k = newKey();
     const body = unitBody(api.unique('crate'));
     expectStatus(await api.post('/units', body, withKey(k)), 201);
-    const other = (await getTokens(api.env.t, await createClient(api.env.database.db.prisma, 'pim', ['read', 'write']))).access_token;
+    const other = (await getTokens(api.env.t, await createClient(api.env.database.db.prisma, 'pim', ['read', 'write'])))
+      .access_token;
     const res = await api.post('/units', unitBody(api.unique('crate')), { ...withKey(k), token: other });
     expectStatus(res, 201);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('relationship and structure POSTs are idempotent too', async () => {
-    const customer = await api.create('customers', { relationships: { commercial_resolve_responsible_users: { data: [] } } });
+    const customer = await api.create('customers', {
+      relationships: { commercial_resolve_responsible_users: { data: [] } },
+    });
     const [user] = await api.ids('users', 1);
     const path = `/customers/${customer.id}/relationships/commercial_resolve_responsible_users`;
     const k = newKey();
@@ -113,7 +120,9 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
 
   it('GraphQL mutations: replayed; a query sent with a key is simply answered again', async () => {
     const k = newKey();
-    const mutation = JSON.stringify({ query: `mutation { createBrand(input: { reference: "${api.unique('B')}" }) { id reference } }` });
+    const mutation = JSON.stringify({
+      query: `mutation { createBrand(input: { reference: "${api.unique('B')}" }) { id reference } }`,
+    });
     const post = (body: string) =>
       api.env.t.request('/graphql', {
         method: 'POST',
@@ -143,17 +152,25 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
 
   it('a key whose request died: taken over after the lease if nothing was written, else reported as applied', async () => {
     const prisma = api.env.database.db.prisma;
-    const client = (await prisma.oAuthToken.findFirst({ where: { kind: 'access' }, orderBy: { id: 'asc' } }))!.api_client_id;
+    const client = (await prisma.oAuthToken.findFirst({ where: { kind: 'access' }, orderBy: { id: 'asc' } }))!
+      .api_client_id;
     const body = unitBody(api.unique('crate'));
     const first = await api.post('/units', body, withKey(newKey()));
-    const fingerprint = (await prisma.idempotencyKey.findFirst({ where: { api_client_id: client }, orderBy: { created_at: 'desc' } }))!.fingerprint;
+    const fingerprint = (await prisma.idempotencyKey.findFirst({
+      where: { api_client_id: client },
+      orderBy: { created_at: 'desc' },
+    }))!.fingerprint;
     const old = new Date(Date.now() - LEASE_MS - 1000);
     // The same request (same fingerprint) claimed by a process that died before / after its write committed.
     const [dead, applied] = [newKey(), newKey()];
     const reference = body.data.attributes.reference;
     await prisma.unit.delete({ where: { id: first.body.data.id } });
-    await prisma.idempotencyKey.create({ data: { api_client_id: client, key: dead, fingerprint, state: 'running', created_at: old } });
-    await prisma.idempotencyKey.create({ data: { api_client_id: client, key: applied, fingerprint, state: 'committed', created_at: old } });
+    await prisma.idempotencyKey.create({
+      data: { api_client_id: client, key: dead, fingerprint, state: 'running', created_at: old },
+    });
+    await prisma.idempotencyKey.create({
+      data: { api_client_id: client, key: applied, fingerprint, state: 'committed', created_at: old },
+    });
     const rerun = await api.post('/units', body, withKey(dead));
     expectStatus(rerun, 201);
     expect(rerun.body.data.attributes.reference).toBe(reference);
@@ -162,7 +179,9 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
     expect(lost.body.error.message).toMatch(/was applied/);
     // Within the lease, a claimed key is a request still running.
     const running = newKey();
-    await prisma.idempotencyKey.create({ data: { api_client_id: client, key: running, fingerprint, state: 'running', created_at: new Date() } });
+    await prisma.idempotencyKey.create({
+      data: { api_client_id: client, key: running, fingerprint, state: 'running', created_at: new Date() },
+    });
     expectShapeB(await api.post('/units', body, withKey(running)), 409, 'idempotency_key_in_use');
   });
 
@@ -172,7 +191,10 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
     expectStatus(await api.post('/units', unitBody(api.unique('crate')), withKey(k)), 201);
     const clock = new TestClock();
     const kept = await prisma.idempotencyKey.count();
-    await prisma.idempotencyKey.updateMany({ where: { key: k }, data: { created_at: new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS - 1) } });
+    await prisma.idempotencyKey.updateMany({
+      where: { key: k },
+      data: { created_at: new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS - 1) },
+    });
     expect(await purgeIdempotencyKeys(prisma, clock)).toBe(1);
     expect(await prisma.idempotencyKey.count()).toBe(kept - 1);
     const res = await api.post('/units', unitBody(api.unique('crate')), withKey(k));
@@ -182,7 +204,9 @@ describe.each(providers)('Idempotency-Key on %s', (provider) => {
 });
 
 describe.each(providers)('Idempotency-Key across a restart of the server process on %s', (provider) => {
-  it('the answer is kept in the database: a retry after a restart is replayed, not run again', { timeout: 120_000 }, async () => {
+  it('the answer is kept in the database: a retry after a restart is replayed, not run again', {
+    timeout: 120_000,
+  }, async () => {
     const database = await emptyDatabase(provider);
     const env = { DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false' };
     let service = await startService(env);
@@ -192,14 +216,21 @@ describe.each(providers)('Idempotency-Key across a restart of the server process
       await db.close();
       const tokenAnswer = await fetch(`${service.baseUrl}/oauth/token.php`, {
         method: 'POST',
-        headers: { Authorization: basic(client.client_id, client.client_secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: {
+          Authorization: basic(client.client_id, client.client_secret),
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
       const send = () =>
         fetch(`${service.baseUrl}/units`, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'restart-1' },
+          headers: {
+            Authorization: `Bearer ${token}`,
+            'Content-Type': 'application/json',
+            'Idempotency-Key': 'restart-1',
+          },
           body: JSON.stringify(unitBody('crate-across-restarts')),
         });
       const first = await send();
@@ -211,7 +242,9 @@ describe.each(providers)('Idempotency-Key across a restart of the server process
       expect(again.status).toBe(201);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(await again.text()).toBe(firstBody);
-      const list = (await (await fetch(`${service.baseUrl}/units`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { meta: { total: number } };
+      const list = (await (
+        await fetch(`${service.baseUrl}/units`, { headers: { Authorization: `Bearer ${token}` } })
+      ).json()) as { meta: { total: number } };
       expect(list.meta.total).toBe(1);
     } finally {
       await service.stop();
@@ -226,7 +259,9 @@ describe.each(providers)('the idempotency marker and the write it marks on %s', 
     try {
       const writer = new Writer(database.db);
       const failing = { beforeCommit: async () => Promise.reject(new Error('marker failed')) };
-      await expect(withWriteHooks(failing, () => writer.create('units', { attributes: { reference: 'never' } }))).rejects.toThrow('marker failed');
+      await expect(
+        withWriteHooks(failing, () => writer.create('units', { attributes: { reference: 'never' } })),
+      ).rejects.toThrow('marker failed');
       expect(await database.db.prisma.unit.count()).toBe(0);
       let marked = 0;
       const marking = {

@@ -12,18 +12,28 @@ import { runScript } from './support/process.ts';
 /** Index name and its columns in order, per table. */
 async function indexes(db: Database, table: string): Promise<{ columns: string[]; unique: boolean }[]> {
   if (db.provider === 'sqlite') {
-    const list = await db.prisma.$queryRawUnsafe<{ name: string; unique: bigint | number }[]>(`PRAGMA index_list("${table}")`);
+    const list = await db.prisma.$queryRawUnsafe<{ name: string; unique: bigint | number }[]>(
+      `PRAGMA index_list("${table}")`,
+    );
     return Promise.all(
       list.map(async (index) => ({
         unique: Number(index.unique) === 1,
-        columns: (await db.prisma.$queryRawUnsafe<{ name: string }[]>(`PRAGMA index_info("${index.name}")`)).map((c) => c.name),
+        columns: (await db.prisma.$queryRawUnsafe<{ name: string }[]>(`PRAGMA index_info("${index.name}")`)).map(
+          (c) => c.name,
+        ),
       })),
     );
   }
-  const rows = await db.prisma.$queryRawUnsafe<{ indexdef: string }[]>(`SELECT indexdef FROM pg_indexes WHERE tablename = $1`, table);
+  const rows = await db.prisma.$queryRawUnsafe<{ indexdef: string }[]>(
+    `SELECT indexdef FROM pg_indexes WHERE tablename = $1`,
+    table,
+  );
   return rows.map((r) => ({
     unique: r.indexdef.startsWith('CREATE UNIQUE'),
-    columns: r.indexdef.replace(/^.*\((.*)\)$/, '$1').split(',').map((c) => c.trim().replace(/"/g, '')),
+    columns: r.indexdef
+      .replace(/^.*\((.*)\)$/, '$1')
+      .split(',')
+      .map((c) => c.trim().replace(/"/g, '')),
   }));
 }
 
@@ -50,9 +60,13 @@ describe.each(providers)('migrations on %s', (provider) => {
   it('records them where the Prisma CLI finds them (`prisma migrate status` agrees)', async () => {
     // Only on SQLite: on PostgreSQL the CLI's WebAssembly engine idles 10 s before exiting.
     if (provider !== 'sqlite') return;
-    const result = await runScript('node_modules/prisma/build/index.js', ['migrate', 'status', '--config', 'prisma/sqlite.config.ts'], {
-      DATABASE_URL: database.target.url,
-    });
+    const result = await runScript(
+      'node_modules/prisma/build/index.js',
+      ['migrate', 'status', '--config', 'prisma/sqlite.config.ts'],
+      {
+        DATABASE_URL: database.target.url,
+      },
+    );
     expect(result.stdout).toContain('Database schema is up to date');
   });
 
@@ -68,7 +82,8 @@ describe.each(providers)('migrations on %s', (provider) => {
       const leading = new Set(list.map((i) => i.columns[0]));
       const uniqueColumns = new Set(list.filter((i) => i.unique && i.columns.length === 1).map((i) => i.columns[0]));
       for (const relationship of Object.values(resource.relationships)) {
-        if (relationship.storage.kind === 'foreignKey') expect(leading, `${resource.type}.${relationship.storage.column}`).toContain(relationship.storage.column);
+        if (relationship.storage.kind === 'foreignKey')
+          expect(leading, `${resource.type}.${relationship.storage.column}`).toContain(relationship.storage.column);
       }
       for (const column of ['modified_date', 'is_active', 'is_sales']) {
         if (column in resource.attributes) expect(leading, `${resource.type}.${column}`).toContain(column);

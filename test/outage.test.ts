@@ -146,7 +146,10 @@ describe.skipIf(!providers.includes('postgresql'))('a PostgreSQL server that sto
       const url = `${service.baseUrl}/oauth/token.php`;
       const init = {
         method: 'POST',
-        headers: { Authorization: basic(client.client_id, client.client_secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: {
+          Authorization: basic(client.client_id, client.client_secret),
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       };
       expect((await fetch(url, init)).status).toBe(200);
@@ -198,7 +201,9 @@ describe.each(providers)('a database that does not take writes, on %s', (provide
         const run = await runScript('src/main.ts', [], { DATABASE_URL: target.url, PORT: '0' });
         expect(run.code).toBe(1);
         expect(run.stderr.trim().split('\n')).toHaveLength(1);
-        expect(run.stderr).toMatch(/^DATABASE_URL: cannot prepare the sqlite database: the database does not take writes .*: the file and its directory must be writable$/m);
+        expect(run.stderr).toMatch(
+          /^DATABASE_URL: cannot prepare the sqlite database: the database does not take writes .*: the file and its directory must be writable$/m,
+        );
       } finally {
         if (process.getuid?.() === 0) execFileSync('chattr', ['-i', dir]);
         chmodSync(dir, 0o755);
@@ -215,7 +220,9 @@ describe.each(providers)('a database that does not take writes, on %s', (provide
         const run = await runScript('src/main.ts', [], { DATABASE_URL: database.target.url, PORT: '0' });
         expect(run.code).toBe(1);
         expect(run.stderr.trim().split('\n')).toHaveLength(1);
-        expect(run.stderr).toMatch(/^DATABASE_URL: cannot prepare the postgresql database: the database does not take writes/);
+        expect(run.stderr).toMatch(
+          /^DATABASE_URL: cannot prepare the postgresql database: the database does not take writes/,
+        );
       } finally {
         await database.cleanup();
       }

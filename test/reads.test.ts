@@ -35,13 +35,20 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     const units = await database.db.prisma.unit.findMany({ orderBy: { id: 'asc' } });
     const [kg, l, pcs] = units.map((u) => u.id);
     const one = await rowsByIds(reads, 'units', [l!], columns);
-    const many = await rowsByIds(reads, 'units', [pcs!, 999_999, kg!, ...Array.from({ length: 47 }, (_, i) => 1_000_000 + i)], columns);
+    const many = await rowsByIds(
+      reads,
+      'units',
+      [pcs!, 999_999, kg!, ...Array.from({ length: 47 }, (_, i) => 1_000_000 + i)],
+      columns,
+    );
     expect(one.map((r) => r?.reference)).toEqual(['L']);
     expect(many.slice(0, 3).map((r) => r?.reference ?? null)).toEqual(['PCS', null, 'KG']);
     expect(many).toHaveLength(50);
     expect(statements).toBe(2);
 
-    const prepared = await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements');
+    const prepared = await pool.query<{ name: string; statement: string }>(
+      'SELECT name, statement FROM pg_prepared_statements',
+    );
     const lookups = prepared.rows.filter((r) => r.statement.includes('FROM "units"'));
     expect(lookups).toHaveLength(1);
     expect(lookups[0]!.name).toMatch(/^mdg_\d+_\d+$/);

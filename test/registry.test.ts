@@ -15,9 +15,13 @@ const specTypes = readSpecTypes();
 /** What a registry attribute type must be for a spec type word. */
 function expectedType(attribute: SpecAttribute): Attribute['type'] {
   const scalar = (word: string) =>
-    ({ string: 'string', number: 'decimal', integer: 'integer', boolean: 'boolean', 'localized text': 'localized' })[word];
+    ({ string: 'string', number: 'decimal', integer: 'integer', boolean: 'boolean', 'localized text': 'localized' })[
+      word
+    ];
   if (attribute.type === 'object') {
-    return { object: Object.fromEntries(Object.entries(attribute.fields!).map(([k, v]) => [k, scalar(v)!])) } as Attribute['type'];
+    return {
+      object: Object.fromEntries(Object.entries(attribute.fields!).map(([k, v]) => [k, scalar(v)!])),
+    } as Attribute['type'];
   }
   // The spec types dates as strings; the registry knows they are server-maintained date-times.
   if (attribute.type === 'string' && attribute.name.endsWith('_date')) return 'datetime';
@@ -47,7 +51,11 @@ describe('registry against the spec', () => {
     });
 
     it('has every relationship of the spec, and no other, with its target and cardinality', () => {
-      const described = Object.entries(resource.relationships).map(([name, r]) => ({ name, target: r.target, cardinality: r.cardinality }));
+      const described = Object.entries(resource.relationships).map(([name, r]) => ({
+        name,
+        target: r.target,
+        cardinality: r.cardinality,
+      }));
       const sort = (list: { name: string }[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
       expect(sort(described)).toEqual(sort(spec.relationships));
     });
@@ -57,13 +65,25 @@ describe('registry against the spec', () => {
 describe('registry against the Prisma model', () => {
   // Building a client reads the data model; no query is sent.
   const db = createDatabase(parseDatabaseUrl('file:./data/never-opened.db'));
-  const models = (db.prisma as unknown as { _runtimeDataModel: { models: Record<string, { dbName: string; fields: { name: string; kind: string; type: string }[] }> } })._runtimeDataModel.models;
+  const models = (
+    db.prisma as unknown as {
+      _runtimeDataModel: {
+        models: Record<string, { dbName: string; fields: { name: string; kind: string; type: string }[] }>;
+      };
+    }
+  )._runtimeDataModel.models;
   const modelOf = (delegate: string) => {
     const name = Object.keys(models).find((m) => m[0]!.toLowerCase() + m.slice(1) === delegate);
     if (!name) throw new Error(`no Prisma model for ${delegate}`);
     return { name, ...models[name]! };
   };
-  const PRISMA_TYPE = { string: 'String', integer: 'Int', decimal: 'Decimal', boolean: 'Boolean', datetime: 'DateTime' } as const;
+  const PRISMA_TYPE = {
+    string: 'String',
+    integer: 'Int',
+    decimal: 'Decimal',
+    boolean: 'Boolean',
+    datetime: 'DateTime',
+  } as const;
 
   describe.each(resources.map((r) => [r.type, r] as const))('%s', (_type, resource) => {
     const model = modelOf(resource.model);
@@ -96,7 +116,9 @@ describe('registry against the Prisma model', () => {
         } else if (storage.kind === 'join') {
           const join = modelOf(storage.joinModel);
           expect(join.dbName, name).toBe(storage.joinTable);
-          expect(join.fields.map((f) => f.name)).toEqual(expect.arrayContaining([storage.ownColumn, storage.targetColumn, storage.targetRelation]));
+          expect(join.fields.map((f) => f.name)).toEqual(
+            expect.arrayContaining([storage.ownColumn, storage.targetColumn, storage.targetRelation]),
+          );
           expect(join.fields.find((f) => f.name === storage.targetRelation)!.type).toBe(modelOf(target.model).name);
         } else {
           expect(modelOf(target.model).fields.find((f) => f.name === storage.targetColumn)?.type, name).toBe('Int');
@@ -113,7 +135,9 @@ describe('registry against the Prisma model', () => {
     });
 
     it('says an attribute may be null exactly where its column allows it', () => {
-      const block = readFileSync(new URL('../prisma/models.prisma', import.meta.url), 'utf8').split(`model ${model.name} {`)[1]!.split('\n}')[0]!;
+      const block = readFileSync(new URL('../prisma/models.prisma', import.meta.url), 'utf8')
+        .split(`model ${model.name} {`)[1]!
+        .split('\n}')[0]!;
       for (const [name, attribute] of Object.entries(resource.attributes)) {
         if (typeof attribute.type === 'object' || attribute.type === 'localized') continue;
         const line = block.split('\n').find((l) => l.trim().split(/\s+/)[0] === attribute.column);
@@ -125,16 +149,26 @@ describe('registry against the Prisma model', () => {
     it('has owner links only through foreign key columns to their target', () => {
       for (const [name, link] of Object.entries(resource.ownerLinks ?? {})) {
         expect(field(link.column)?.type, name).toBe('Int');
-        expect(model.fields.find((f) => f.kind === 'object' && f.type === modelOf(resourceByType(link.target)!.model).name), name).toBeDefined();
+        expect(
+          model.fields.find((f) => f.kind === 'object' && f.type === modelOf(resourceByType(link.target)!.model).name),
+          name,
+        ).toBeDefined();
       }
     });
 
     it('allows includes only of its own relationships', () => {
       const { list, get, aliases = {}, update = [] } = resource.includes;
-      const names = [...list, ...get, ...update, ...Object.values(aliases.list ?? {}), ...Object.values(aliases.get ?? {})];
+      const names = [
+        ...list,
+        ...get,
+        ...update,
+        ...Object.values(aliases.list ?? {}),
+        ...Object.values(aliases.get ?? {}),
+      ];
       for (const name of names) expect(resource.relationships, name).toHaveProperty(name);
       for (const [name, rel] of Object.entries(resource.relationships)) {
-        for (const include of rel.relatedIncludes ?? []) expect(resourceByType(rel.target)!.relationships, `${name} -> ${include}`).toHaveProperty(include);
+        for (const include of rel.relatedIncludes ?? [])
+          expect(resourceByType(rel.target)!.relationships, `${name} -> ${include}`).toHaveProperty(include);
       }
     });
   });

@@ -15,12 +15,16 @@ describe('schema files', () => {
   });
 
   it('every model change has a migration (models.prisma equals the snapshot of the last migration)', () => {
-    expect(prismaFile('models.prisma'), 'run `npm run migrations:new -- <name>`').toBe(prismaFile('migrated-models.prisma'));
+    expect(prismaFile('models.prisma'), 'run `npm run migrations:new -- <name>`').toBe(
+      prismaFile('migrated-models.prisma'),
+    );
   });
 
   it('both providers have the same migrations', () => {
     const names = (provider: (typeof providers)[number]) =>
-      readdirSync(migrationsDirectory(provider), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+      readdirSync(migrationsDirectory(provider), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
     expect(names('postgresql')).toEqual(names('sqlite'));
     expect(names('sqlite').length).toBeGreaterThan(0);
   });

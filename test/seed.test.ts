@@ -39,7 +39,8 @@ describe.each(providers)('seeded %s database', (provider) => {
   afterAll(async () => database?.cleanup());
 
   it('holds demo data of every resource type at scale 1', async () => {
-    for (const resource of resources) expect(await count(`SELECT COUNT(*) AS n FROM "${resource.type}"`), resource.type).toBeGreaterThan(0);
+    for (const resource of resources)
+      expect(await count(`SELECT COUNT(*) AS n FROM "${resource.type}"`), resource.type).toBeGreaterThan(0);
     expect(await db.prisma.customer.count()).toBe(500);
     expect(await db.prisma.product.count()).toBe(500);
     expect(await db.prisma.productStructure.count()).toBe(250);
@@ -51,9 +52,12 @@ describe.each(providers)('seeded %s database', (provider) => {
 
   it('resolves every foreign key of every relationship', async () => {
     const models = (db.prisma as unknown as { _runtimeDataModel: { models: DataModel } })._runtimeDataModel.models;
-    const table = (delegate: string) => Object.entries(models).find(([name]) => name[0]!.toLowerCase() + name.slice(1) === delegate)![1].dbName;
+    const table = (delegate: string) =>
+      Object.entries(models).find(([name]) => name[0]!.toLowerCase() + name.slice(1) === delegate)![1].dbName;
     const dangling = (from: string, column: string, to: string) =>
-      count(`SELECT COUNT(*) AS n FROM "${from}" x LEFT JOIN "${to}" y ON x."${column}" = y.id WHERE x."${column}" IS NOT NULL AND y.id IS NULL`);
+      count(
+        `SELECT COUNT(*) AS n FROM "${from}" x LEFT JOIN "${to}" y ON x."${column}" = y.id WHERE x."${column}" IS NOT NULL AND y.id IS NULL`,
+      );
     let checked = 0;
     for (const resource of resources) {
       for (const [name, relationship] of Object.entries(resource.relationships)) {
@@ -66,7 +70,9 @@ describe.each(providers)('seeded %s database', (provider) => {
           expect(await dangling(join, storage.ownColumn, resource.type), `${join}.${storage.ownColumn}`).toBe(0);
           expect(await dangling(join, storage.targetColumn, target), `${join}.${storage.targetColumn}`).toBe(0);
         } else {
-          expect(await dangling(target, storage.targetColumn, resource.type), `${target}.${storage.targetColumn}`).toBe(0);
+          expect(await dangling(target, storage.targetColumn, resource.type), `${target}.${storage.targetColumn}`).toBe(
+            0,
+          );
         }
         checked++;
       }
@@ -75,7 +81,9 @@ describe.each(providers)('seeded %s database', (provider) => {
   });
 
   it('has acyclic, multi-level bills of material whose items all exist', async () => {
-    const structures = await db.prisma.productStructure.findMany({ select: { product_id: true, items: { select: { product_id: true } } } });
+    const structures = await db.prisma.productStructure.findMany({
+      select: { product_id: true, items: { select: { product_id: true } } },
+    });
     expect(structures.every((s) => s.items.length > 0)).toBe(true);
     const components = new Map(structures.map((s) => [s.product_id, s.items.map((i) => i.product_id)]));
     const depth = new Map<number, number>();
@@ -94,7 +102,10 @@ describe.each(providers)('seeded %s database', (provider) => {
   });
 
   it('computes gross quantities exactly as net x (1 + loss / 100)', async () => {
-    const items = await db.prisma.productStructureItem.findMany({ where: { gross_quantity: { not: null } }, take: 500 });
+    const items = await db.prisma.productStructureItem.findMany({
+      where: { gross_quantity: { not: null } },
+      take: 500,
+    });
     for (const item of items) {
       const expected = item.net_quantity!.times(item.loss_percentage!.plus(100)).div(100).toDecimalPlaces(6);
       expect(item.gross_quantity!.equals(expected), `item ${item.id}`).toBe(true);
@@ -105,7 +116,10 @@ describe.each(providers)('seeded %s database', (provider) => {
     const before = await db.prisma.customer.findUniqueOrThrow({ where: { id: 1 } });
     await new Promise((r) => setTimeout(r, 5));
     for (const value of ['0.1', '0.3', '1234567.8901', '99999999.99']) {
-      const after = await db.prisma.customer.update({ where: { id: 1 }, data: { credit_limit_used: new Prisma.Decimal(value) } });
+      const after = await db.prisma.customer.update({
+        where: { id: 1 },
+        data: { credit_limit_used: new Prisma.Decimal(value) },
+      });
       expect(after.credit_limit_used!.toString()).toBe(value);
     }
     const after = await db.prisma.customer.findUniqueOrThrow({ where: { id: 1 } });

@@ -37,18 +37,33 @@ describe.each(providers)('the service on %s', (provider) => {
       const printed = service.output();
       const id = printed.match(/client_id: +(\S+)/)![1]!;
       const secret = printed.match(/client_secret: +(\S+)/)![1]!;
-      expect(printed).toContain(`curl -s -u '${id}:${secret}' -d grant_type=client_credentials ${service.baseUrl}/oauth/token.php`);
+      expect(printed).toContain(
+        `curl -s -u '${id}:${secret}' -d grant_type=client_credentials ${service.baseUrl}/oauth/token.php`,
+      );
       const token = await fetch(`${service.baseUrl}/oauth/token.php`, {
         method: 'POST',
-        headers: { Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       expect(token.status).toBe(200);
       const { access_token } = await token.json();
       expect((await fetch(`${service.baseUrl}/graphql`, { method: 'POST' })).status).toBe(401);
-      expect((await fetch(`${service.baseUrl}/graphql`, { method: 'POST', headers: { Authorization: `Bearer ${access_token}` } })).status).not.toBe(401);
+      expect(
+        (
+          await fetch(`${service.baseUrl}/graphql`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${access_token}` },
+          })
+        ).status,
+      ).not.toBe(401);
       // Structured log lines never carry the secret or the token.
-      const logLines = printed.split('\n').filter((l) => l.startsWith('{')).join('\n');
+      const logLines = printed
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .join('\n');
       expect(logLines).not.toContain(secret);
       expect(logLines).not.toContain(access_token);
     } finally {
@@ -80,7 +95,14 @@ describe.each(providers)('the service on %s', (provider) => {
     try {
       const client = await createClient(db.prisma, 'purge', ['read']);
       const { id } = await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: client.client_id } });
-      const token = (digest: string, fields: { expires_at: Date; revoked_at?: Date }) => ({ digest, kind: 'access', api_client_id: id, family: digest, scope: 'read', ...fields });
+      const token = (digest: string, fields: { expires_at: Date; revoked_at?: Date }) => ({
+        digest,
+        kind: 'access',
+        api_client_id: id,
+        family: digest,
+        scope: 'read',
+        ...fields,
+      });
       const future = new Date(Date.now() + 3600_000);
       await db.prisma.oAuthToken.createMany({
         data: [
@@ -95,7 +117,9 @@ describe.each(providers)('the service on %s', (provider) => {
       } finally {
         expect((await service.stop()).code).toBe(0);
       }
-      expect((await db.prisma.oAuthToken.findMany({ select: { digest: true } })).map((t) => t.digest)).toEqual(['valid']);
+      expect((await db.prisma.oAuthToken.findMany({ select: { digest: true } })).map((t) => t.digest)).toEqual([
+        'valid',
+      ]);
     } finally {
       await db.close();
     }
@@ -104,7 +128,10 @@ describe.each(providers)('the service on %s', (provider) => {
   it('drains on SIGTERM sent to `npm start` under keep-alive load: zero reset or failed requests, exit 0', async () => {
     if (provider !== 'sqlite') return; // draining does not depend on the provider
     const dir = mkdtempSync(join(tmpdir(), 'mdg-drain-'));
-    const service = await startService({ DATABASE_URL: `file:${join(dir, 'db.sqlite')}`, SEED_DEMO_DATA: 'false' }, { viaNpm: true });
+    const service = await startService(
+      { DATABASE_URL: `file:${join(dir, 'db.sqlite')}`, SEED_DEMO_DATA: 'false' },
+      { viaNpm: true },
+    );
     try {
       const load = keepAliveLoad(`${service.baseUrl}/healthz`, 8);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -132,7 +159,9 @@ describe.each(providers)('the service on %s', (provider) => {
     const agent = new http.Agent({ keepAlive: true });
     try {
       await new Promise<void>((resolve, reject) =>
-        http.get(`${service.baseUrl}/healthz`, { agent }, (res) => res.resume().on('end', () => resolve())).on('error', reject),
+        http
+          .get(`${service.baseUrl}/healthz`, { agent }, (res) => res.resume().on('end', () => resolve()))
+          .on('error', reject),
       );
       const { code, ms } = await service.stop('SIGTERM');
       expect(code).toBe(0);
@@ -148,8 +177,10 @@ describe.each(providers)('the service on %s', (provider) => {
     const dir = mkdtempSync(join(tmpdir(), 'mdg-body-'));
     const service = await startService({ DATABASE_URL: `file:${join(dir, 'db.sqlite')}`, SEED_DEMO_DATA: 'false' });
     try {
-      const rss = () => Number(readFileSync(`/proc/${service.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1]) * 1024;
-      const uploadAll = () => Promise.all(Array.from({ length: 4 }, () => upload(`${service.baseUrl}/oauth/token.php`, 64 * 1024 * 1024)));
+      const rss = () =>
+        Number(readFileSync(`/proc/${service.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1]) * 1024;
+      const uploadAll = () =>
+        Promise.all(Array.from({ length: 4 }, () => upload(`${service.baseUrl}/oauth/token.php`, 64 * 1024 * 1024)));
       // A first round warms the process up (code paths compiled, heap and socket buffers grown),
       // so that what follows measures the bodies only.
       expect(await uploadAll()).toEqual([413, 413, 413, 413]);
@@ -196,7 +227,14 @@ function keepAliveLoad(url: string, connections: number) {
     try {
       for (;;) {
         const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-          http.get(url, { agent }, (r) => r.resume().on('end', () => resolve(r)).on('error', reject)).on('error', reject);
+          http
+            .get(url, { agent }, (r) =>
+              r
+                .resume()
+                .on('end', () => resolve(r))
+                .on('error', reject),
+            )
+            .on('error', reject);
         }).catch((error: NodeJS.ErrnoException) => error);
         if (res instanceof Error) {
           failures.push(res.code ?? res.message);
@@ -243,7 +281,9 @@ function upload(url: string, bytes: number): Promise<number | 'closed'> {
       if (!['EPIPE', 'ECONNRESET'].includes(error.code ?? '')) reject(error);
     });
     socket.on('close', () => resolve('closed'));
-    socket.write(`POST ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x61), Buffer.from('\r\n')]);
     let sent = 0;
     const write = () => {

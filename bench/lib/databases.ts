@@ -53,7 +53,10 @@ export async function openReader(dataset: Dataset): Promise<SqlReader> {
     // as local time, and W4's date would move with the machine's time zone.
     const getTypeParser = (oid: number, format?: 'text' | 'binary') =>
       oid === TIMESTAMP_OID ? (value: string) => value : pg.types.getTypeParser(oid, format);
-    const client = new pg.Client({ connectionString: dataset.url, types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser } });
+    const client = new pg.Client({
+      connectionString: dataset.url,
+      types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
+    });
     await client.connect();
     return { all: async (sql) => (await client.query(sql)).rows, close: () => client.end() };
   }
@@ -92,16 +95,19 @@ async function staleReason(dataset: Dataset): Promise<string | undefined> {
     );
     if (!tables.some((t) => t.name === '_prisma_migrations')) return 'not migrated';
     const applied = new Set(
-      (await reader.all('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')).map(
-        (r) => r.migration_name as string,
-      ),
+      (
+        await reader.all(
+          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+        )
+      ).map((r) => r.migration_name as string),
     );
     const missing = migrationNames(dataset.provider).filter((m) => !applied.has(m));
     if (missing.length > 0) return `migrations not applied: ${missing.join(', ')}`;
     for (const [table, perScale] of Object.entries(PER_SCALE)) {
       const [row] = await reader.all(`SELECT count(*) AS n FROM ${table}`);
       const count = Number(row?.n);
-      if (count !== perScale * dataset.scale) return `${table}: ${count} rows, scale ${dataset.scale} has ${perScale * dataset.scale}`;
+      if (count !== perScale * dataset.scale)
+        return `${table}: ${count} rows, scale ${dataset.scale} has ${perScale * dataset.scale}`;
     }
     return undefined;
   } finally {
@@ -124,13 +130,19 @@ async function ensurePostgresDatabase(dataset: Dataset, adminUrl: string): Promi
 /** Runs the project's seed CLI (tsx src/seed/cli.ts) against the dataset, output passed through. */
 function runSeed(dataset: Dataset): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/seed/cli.ts', '--scale', String(dataset.scale), '--replace'], {
-      cwd: ROOT_DIR,
-      env: { ...process.env, DATABASE_URL: dataset.url },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/seed/cli.ts', '--scale', String(dataset.scale), '--replace'],
+      {
+        cwd: ROOT_DIR,
+        env: { ...process.env, DATABASE_URL: dataset.url },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`seed of ${dataset.id} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`seed of ${dataset.id} exited with ${code}`)),
+    );
   });
 }
 
@@ -156,7 +168,8 @@ async function vacuumAnalyse(dataset: Dataset): Promise<void> {
 export async function prepareDataset(dataset: Dataset, adminUrl: string, log: (line: string) => void): Promise<void> {
   if (dataset.provider === 'postgresql') await ensurePostgresDatabase(dataset, adminUrl);
   else mkdirSync(dirname(sqliteFile(dataset)), { recursive: true });
-  const reason = dataset.provider === 'sqlite' && !existsSync(sqliteFile(dataset)) ? 'no database file' : await staleReason(dataset);
+  const reason =
+    dataset.provider === 'sqlite' && !existsSync(sqliteFile(dataset)) ? 'no database file' : await staleReason(dataset);
   if (reason === undefined) {
     log(`${dataset.id}: reusing ${describe(dataset)} (scale ${dataset.scale})`);
   } else {

@@ -84,7 +84,11 @@ export interface FetchedAnswer {
 }
 
 export async function fetchOnce(server: RunningServer, request: HttpRequest): Promise<FetchedAnswer> {
-  const res = await fetch(`${server.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  const res = await fetch(`${server.baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
   const text = await res.text();
   let body: unknown;
   try {

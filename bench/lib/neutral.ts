@@ -68,7 +68,8 @@ export function canonicalDecimal(value: unknown): string | null {
   if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`not a decimal: ${value}`);
   const text = String(value).trim();
   const match = DECIMAL.exec(text);
-  if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new Error(`not a decimal: ${JSON.stringify(value)}`);
+  if (!match || (match[2] === '' && (match[3] ?? '') === ''))
+    throw new Error(`not a decimal: ${JSON.stringify(value)}`);
   const [, sign, whole = '', fraction = '', exponent = '0'] = match;
   // Shift the decimal point by the exponent over the digit string.
   let digits = whole + fraction;
@@ -94,7 +95,15 @@ export function dateTimeMillis(value: unknown): number {
   const match = DATE_TIME.exec(String(value).trim());
   if (!match) throw new Error(`not a date-time: ${JSON.stringify(value)}`);
   const [, y, mo, d, h, mi, s, fraction = '', zone] = match;
-  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(fraction.slice(0, 3).padEnd(3, '0')));
+  let ms = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    Number(fraction.slice(0, 3).padEnd(3, '0')),
+  );
   if (zone && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) * 60_000;
@@ -137,7 +146,9 @@ export function canonicalScalar(type: ScalarType, value: unknown): NeutralValue 
 export function canonicalAttribute(type: AttributeType, read: (part?: string) => unknown): NeutralValue {
   if (type === 'localized') return Object.fromEntries(LOCALES.map((l) => [l, canonicalScalar('string', read(l))]));
   if (typeof type === 'object') {
-    return Object.fromEntries(Object.entries(type.object).map(([field, t]) => [field, canonicalScalar(t, read(field))]));
+    return Object.fromEntries(
+      Object.entries(type.object).map(([field, t]) => [field, canonicalScalar(t, read(field))]),
+    );
   }
   return canonicalScalar(type, read());
 }
@@ -158,7 +169,8 @@ export function project(value: Neutral, selection: Selection): Neutral {
   const relationships: NeutralResource['relationships'] = {};
   for (const [name, below] of Object.entries(selection)) {
     const related = value.relationships[name];
-    relationships[name] = related === undefined ? null : (project(related, below) as NeutralResource | NeutralResource[] | null);
+    relationships[name] =
+      related === undefined ? null : (project(related, below) as NeutralResource | NeutralResource[] | null);
   }
   return { ...value, relationships };
 }
@@ -170,7 +182,8 @@ export function firstDifference(a: unknown, b: unknown, path = '$'): string | un
     const text = JSON.stringify(v) ?? String(v);
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   };
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return `${path}: ${show(a)} vs ${show(b)}`;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return `${path}: ${show(a)} vs ${show(b)}`;
   if (Array.isArray(a) !== Array.isArray(b)) return `${path}: ${show(a)} vs ${show(b)}`;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return `${path}: ${a.length} elements vs ${b.length}`;
@@ -254,7 +267,8 @@ export function fromJsonApi(document: JsonApiDocument, selection: Selection): Ne
       const data = resource.relationships?.[name]?.data;
       const resolve = (identifier: JsonApiIdentifier) => {
         const found = index.get(`${identifier.type}:${identifier.id}`);
-        if (!found) throw new Error(`${identifier.type} ${identifier.id} (${resource.type}.${name}) is not in included`);
+        if (!found)
+          throw new Error(`${identifier.type} ${identifier.id} (${resource.type}.${name}) is not in included`);
         return convert(found, next);
       };
       if (data === undefined) throw new Error(`${resource.type} ${resource.id} has no relationship ${name}`);

@@ -46,18 +46,40 @@ export interface Goal {
 export interface Report {
   meta: Record<string, unknown>;
   goals?: Goal[];
-  datasets: { id: string; provider: string; scale: number; database: string; cases: { key: string; title: string; params: unknown }[] }[];
+  datasets: {
+    id: string;
+    provider: string;
+    scale: number;
+    database: string;
+    cases: { key: string; title: string; params: unknown }[];
+  }[];
   measurements: Measurement[];
 }
 
 const fmt = (value: number | undefined, digits = 0) =>
-  value === undefined || Number.isNaN(value) ? '-' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  value === undefined || Number.isNaN(value)
+    ? '-'
+    : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Fixed-width text table, one line per measurement. */
 export function formatTable(measurements: Measurement[]): string {
-  const header = ['dataset', 'case', 'target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'errors', 'stmts/req', 'peak RSS MB', 'KB/resp', 'vs peer'];
+  const header = [
+    'dataset',
+    'case',
+    'target',
+    'req/s',
+    'mean ms',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'stmts/req',
+    'peak RSS MB',
+    'KB/resp',
+    'vs peer',
+  ];
   const rows = measurements.map((m) => {
-    if (m.status === 'skipped' || m.status === 'failed') return [m.dataset, m.case, m.target, `${m.status}: ${m.reason ?? ''}`];
+    if (m.status === 'skipped' || m.status === 'failed')
+      return [m.dataset, m.case, m.target, `${m.status}: ${m.reason ?? ''}`];
     const s = m.summary;
     const stmts = m.statementsPerRequest;
     return [
@@ -76,7 +98,9 @@ export function formatTable(measurements: Measurement[]): string {
     ];
   });
   // Status rows (skipped, failed) hold a reason in the fourth cell: it does not size that column.
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.filter((r) => i < 3 || r.length > 4).map((r) => (r[i] ?? '').length)));
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.filter((r) => i < 3 || r.length > 4).map((r) => (r[i] ?? '').length)),
+  );
   const line = (cells: string[]) =>
     cells.length <= 4
       ? cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join('  ')
@@ -84,7 +108,13 @@ export function formatTable(measurements: Measurement[]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const COLOURS: Record<TargetName, string> = { postgraphile: '#7a7a7a', graphql: '#2f6db5', rest: '#d9822b', 'graphql@base': '#9bb8dc', 'rest@base': '#ecc195' };
+const COLOURS: Record<TargetName, string> = {
+  postgraphile: '#7a7a7a',
+  graphql: '#2f6db5',
+  rest: '#d9822b',
+  'graphql@base': '#9bb8dc',
+  'rest@base': '#ecc195',
+};
 
 function escapeXml(text: string): string {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
@@ -118,15 +148,22 @@ export function renderSvg(report: Report, subtitle: string): string {
       if (`${lines.at(-1)} ${word}`.trim().length > 38) lines.push(word);
       else lines[lines.length - 1] = `${lines.at(-1)} ${word}`.trim();
     }
-    lines.forEach((line, i) => parts.push(`<text x="12" y="${top + 27 + i * 13}" class="title">${escapeXml(line)}</text>`));
+    lines.forEach((line, i) =>
+      parts.push(`<text x="12" y="${top + 27 + i * 13}" class="title">${escapeXml(line)}</text>`),
+    );
     for (const m of members) {
       const s = m.summary!;
       const length = Math.max(1, (s.rps / best) * barMax);
-      const stmts = m.statementsPerRequest === undefined ? '' : `, ${fmt(m.statementsPerRequest, Number.isInteger(m.statementsPerRequest) ? 0 : 2)} stmt/req`;
+      const stmts =
+        m.statementsPerRequest === undefined
+          ? ''
+          : `, ${fmt(m.statementsPerRequest, Number.isInteger(m.statementsPerRequest) ? 0 : 2)} stmt/req`;
       const ratio = m.ratioToPeer === undefined ? '' : `, ${m.ratioToPeer.toFixed(2)}x peer`;
       const rss = s.peakRssMb === undefined ? '' : `, ${fmt(s.peakRssMb)} MB`;
       const label = `${m.target}: ${fmt(s.rps, s.rps < 100 ? 1 : 0)} req/s, p50 ${fmt(s.p50, 1)} ms, p99 ${fmt(s.p99, 1)} ms${stmts}${rss}${ratio}${s.errors ? `, ${s.errors} errors` : ''}`;
-      parts.push(`<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" fill="${COLOURS[m.target]}"/>`);
+      parts.push(
+        `<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" fill="${COLOURS[m.target]}"/>`,
+      );
       parts.push(`<text x="${textX}" y="${y + 12}">${escapeXml(label)}</text>`);
       y += barHeight + gap;
     }
@@ -134,7 +171,10 @@ export function renderSvg(report: Report, subtitle: string): string {
   }
   const legend = (Object.keys(COLOURS) as TargetName[])
     .filter((t) => measured.some((m) => m.target === t))
-    .map((t, i) => `<rect x="${12 + i * 140}" y="48" width="12" height="12" fill="${COLOURS[t]}"/><text x="${30 + i * 140}" y="58">${t}</text>`)
+    .map(
+      (t, i) =>
+        `<rect x="${12 + i * 140}" y="48" width="12" height="12" fill="${COLOURS[t]}"/><text x="${30 + i * 140}" y="58">${t}</text>`,
+    )
     .join('');
   const height = y + 10;
   return [

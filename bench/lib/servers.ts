@@ -40,7 +40,9 @@ export function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -101,7 +103,17 @@ export async function startPostGraphile({ dataset, logDir, poolSize }: StartOpti
   const logFile = join(logDir, `${dataset.id}-postgraphile.log`);
   const { child, stop } = await launch(
     'PostGraphile',
-    ['--require', join(BENCH_DIR, 'polyfill.cjs'), entry, '--database-url', dataset.url, '--port', String(port), '--pool-size', String(poolSize)],
+    [
+      '--require',
+      join(BENCH_DIR, 'polyfill.cjs'),
+      entry,
+      '--database-url',
+      dataset.url,
+      '--port',
+      String(port),
+      '--pool-size',
+      String(poolSize),
+    ],
     { ...process.env, NODE_ENV: 'production' },
     logFile,
     async () => {
@@ -120,13 +132,19 @@ export async function startPostGraphile({ dataset, logDir, poolSize }: StartOpti
 /** Runs one of the project's CLIs (`node --import tsx <script> ...`) and returns its stdout. */
 function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: ROOT_DIR,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} ${args[0]} exited with ${code}: ${err.trim()}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script} ${args[0]} exited with ${code}: ${err.trim()}`)),
+    );
   });
 }
 
@@ -136,7 +154,11 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
  * the token endpoint, logs at info (to a file), metrics on, no demo data. The API client is created
  * with the project's CLI for this run and revoked when the server stops.
  */
-export async function startOurs({ dataset, logDir }: StartOptions, checkout = ROOT_DIR, kind: 'ours' | 'baseline' = 'ours'): Promise<RunningServer> {
+export async function startOurs(
+  { dataset, logDir }: StartOptions,
+  checkout = ROOT_DIR,
+  kind: 'ours' | 'baseline' = 'ours',
+): Promise<RunningServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -148,7 +170,9 @@ export async function startOurs({ dataset, logDir }: StartOptions, checkout = RO
     LOG_LEVEL: 'info',
     SEED_DEMO_DATA: 'false',
   };
-  const created = JSON.parse(await runCli('src/auth/cli.ts', ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read', '--json'], env)) as {
+  const created = JSON.parse(
+    await runCli('src/auth/cli.ts', ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read', '--json'], env),
+  ) as {
     client_id: string;
     client_secret: string;
   };
@@ -176,8 +200,17 @@ export async function startOurs({ dataset, logDir }: StartOptions, checkout = RO
       body: 'grant_type=client_credentials',
     });
     const token = (await res.json()) as { access_token?: string };
-    if (!res.ok || !token.access_token) throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
-    return { kind, dataset, baseUrl, pid: launched.child.pid!, headers: { authorization: `Bearer ${token.access_token}` }, logFile, stop };
+    if (!res.ok || !token.access_token)
+      throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
+    return {
+      kind,
+      dataset,
+      baseUrl,
+      pid: launched.child.pid!,
+      headers: { authorization: `Bearer ${token.access_token}` },
+      logFile,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -192,10 +225,13 @@ export async function startOurs({ dataset, logDir }: StartOptions, checkout = RO
  */
 function startBaseline(options: StartOptions): Promise<RunningServer> {
   const dir = options.baselineDir;
-  if (!dir || !existsSync(join(dir, 'src', 'main.ts'))) throw new Error(`--baseline ${dir}: not a checkout of this project`);
+  if (!dir || !existsSync(join(dir, 'src', 'main.ts')))
+    throw new Error(`--baseline ${dir}: not a checkout of this project`);
   if (!existsSync(join(dir, 'node_modules'))) throw new Error(`--baseline ${dir}: run npm ci there first`);
   for (const provider of ['sqlite', 'postgresql']) {
-    cpSync(join(ROOT_DIR, 'prisma', provider, 'migrations'), join(dir, 'prisma', provider, 'migrations'), { recursive: true });
+    cpSync(join(ROOT_DIR, 'prisma', provider, 'migrations'), join(dir, 'prisma', provider, 'migrations'), {
+      recursive: true,
+    });
   }
   return startOurs(options, dir, 'baseline');
 }

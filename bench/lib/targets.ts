@@ -71,7 +71,11 @@ const OUR_TARGETS = {
     providers: ['postgresql', 'sqlite'],
     bind(c, server) {
       const slot = OURS[c.workload.name];
-      return { request: post(server, slot.graphql(c)), selection: c.workload.include, normalise: (body) => slot.normaliseGraphql(c, body) };
+      return {
+        request: post(server, slot.graphql(c)),
+        selection: c.workload.include,
+        normalise: (body) => slot.normaliseGraphql(c, body),
+      };
     },
     bodyOk: graphqlBodyOk,
   },
@@ -84,7 +88,8 @@ const OUR_TARGETS = {
       const path = slot.rest(c);
       if (path === undefined) return `REST cannot express ${c.key} (per_page is at most 50)`;
       const selection = slot.restSelection ?? firstLevel(c.workload.include);
-      const normalise = slot.normaliseRest ?? ((_: ResolvedCase, body: unknown) => fromJsonApi(body as JsonApiDocument, selection));
+      const normalise =
+        slot.normaliseRest ?? ((_: ResolvedCase, body: unknown) => fromJsonApi(body as JsonApiDocument, selection));
       return {
         request: { method: 'GET', path, headers: { ...server.headers, accept: 'application/json' } },
         selection,

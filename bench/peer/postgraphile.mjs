@@ -35,14 +35,19 @@ const poolSize = Number(values['pool-size']);
 // PostGraphile and grafast read NODE_ENV when they are loaded; the runner sets it, this is the
 // fallback for a manual start. Hence the dynamic imports below.
 process.env.NODE_ENV ??= 'production';
-const [{ postgraphile }, { PostGraphileAmberPreset }, { makePgService }, { grafserv }, { PostGraphileConnectionFilterPreset }] =
-  await Promise.all([
-    import('postgraphile'),
-    import('postgraphile/presets/amber'),
-    import('postgraphile/adaptors/pg'),
-    import('postgraphile/grafserv/node'),
-    import('postgraphile-plugin-connection-filter'),
-  ]);
+const [
+  { postgraphile },
+  { PostGraphileAmberPreset },
+  { makePgService },
+  { grafserv },
+  { PostGraphileConnectionFilterPreset },
+] = await Promise.all([
+  import('postgraphile'),
+  import('postgraphile/presets/amber'),
+  import('postgraphile/adaptors/pg'),
+  import('postgraphile/grafserv/node'),
+  import('postgraphile-plugin-connection-filter'),
+]);
 
 /**
  * Statement counting. @dataplan/pg sends everything through `client.query` of clients it takes
@@ -58,7 +63,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
 pool.on('connect', (client) => {
   const query = client.query;
   client.query = function countedQuery(config, ...rest) {
-    const text = typeof config === 'string' ? config : config?.text ?? '';
+    const text = typeof config === 'string' ? config : (config?.text ?? '');
     if (NOT_COUNTED.test(text)) uncounted += 1;
     else statements += 1;
     return query.call(this, config, ...rest);
@@ -99,7 +104,9 @@ server.keepAliveTimeout = 65_000;
 // Build the schema (introspection of the database) before announcing readiness.
 await pgl.getSchemaResult();
 server.listen(port, values.host, () => {
-  console.log(`postgraphile peer listening on http://${values.host}:${port}/graphql (pid ${process.pid}, pool ${poolSize})`);
+  console.log(
+    `postgraphile peer listening on http://${values.host}:${port}/graphql (pid ${process.pid}, pool ${poolSize})`,
+  );
 });
 
 const shutdown = () => {

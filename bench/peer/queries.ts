@@ -43,7 +43,10 @@ const RELATIONSHIPS: Record<string, Record<string, PeerRelationship>> = {
     account_manager: { one: 'userByAccountManagerId' },
     customer_service_manager: { one: 'userByCustomerServiceManagerId' },
     address: { one: 'addressByAddressId' },
-    commercial_resolve_responsible_users: { many: 'customerCommercialResolveResponsibleUsersByCustomerId', through: 'userByUserId' },
+    commercial_resolve_responsible_users: {
+      many: 'customerCommercialResolveResponsibleUsersByCustomerId',
+      through: 'userByUserId',
+    },
     inform_on_complaint_users: { many: 'customerInformOnComplaintUsersByCustomerId', through: 'userByUserId' },
     inform_on_complaint_functions: {
       many: 'customerInformOnComplaintFunctionsByCustomerId',
@@ -76,7 +79,10 @@ const RELATIONSHIPS: Record<string, Record<string, PeerRelationship>> = {
       many: 'supplierEvaluationRoleUserLinksBySupplierId',
       through: 'supplierEvaluationRoleUserBySupplierEvaluationRoleUserId',
     },
-    commercial_resolve_responsible_users: { many: 'supplierCommercialResolveResponsibleUsersBySupplierId', through: 'userByUserId' },
+    commercial_resolve_responsible_users: {
+      many: 'supplierCommercialResolveResponsibleUsersBySupplierId',
+      through: 'userByUserId',
+    },
     inform_on_complaint_users: { many: 'supplierInformOnComplaintUsersBySupplierId', through: 'userByUserId' },
   },
 };
@@ -111,7 +117,12 @@ function selectionSet(type: string, selection: Selection, indent: string): strin
   const lines = ['rowId'];
   for (const a of Object.values(def.attributes)) {
     if (a.type === 'localized') lines.push(['nl', 'fr', 'en', 'de'].map((l) => attributeField(a.column, l)).join(' '));
-    else if (typeof a.type === 'object') lines.push(Object.keys(a.type.object).map((f) => attributeField(a.column, f)).join(' '));
+    else if (typeof a.type === 'object')
+      lines.push(
+        Object.keys(a.type.object)
+          .map((f) => attributeField(a.column, f))
+          .join(' '),
+      );
     else lines.push(attributeField(a.column));
   }
   for (const [name, below] of Object.entries(selection)) {
@@ -142,7 +153,10 @@ export function peerRequest(c: ResolvedCase): GraphQLRequest {
   const operation = `${workload.name}${c.pageSize && c.pageSize !== workload.pageSize ? `_${c.pageSize}` : ''}`;
   if (params.shape === 'one') {
     const body = selectionSet(workload.type, workload.include, '    ');
-    return { query: `query ${operation}($id: Int!) {\n  ${root.one}(rowId: $id) {\n${body}\n  }\n}`, variables: { id: params.id } };
+    return {
+      query: `query ${operation}($id: Int!) {\n  ${root.one}(rowId: $id) {\n${body}\n  }\n}`,
+      variables: { id: params.id },
+    };
   }
   const { args, variables, declarations } = listArguments(params);
   const body = selectionSet(workload.type, workload.include, '      ');
@@ -180,7 +194,10 @@ type PeerNode = Record<string, unknown>;
 function neutralResource(type: string, node: PeerNode, selection: Selection): NeutralResource {
   const def = definition(type);
   const attributes = Object.fromEntries(
-    Object.entries(def.attributes).map(([name, a]) => [name, canonicalAttribute(a.type, (part) => node[attributeField(a.column, part)])]),
+    Object.entries(def.attributes).map(([name, a]) => [
+      name,
+      canonicalAttribute(a.type, (part) => node[attributeField(a.column, part)]),
+    ]),
   );
   const relationships: NeutralResource['relationships'] = {};
   for (const [name, below] of Object.entries(selection)) {

@@ -48,7 +48,9 @@ export function isGraphiQLPageRequest(c: Context): boolean {
 
 function isOpenRoute(routes: readonly OpenRoute[], c: Context, path: string): boolean {
   const method = c.req.method;
-  return routes.some((r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)));
+  return routes.some(
+    (r) => r.path === path && (r.methods.includes('*') || r.methods.includes(method)) && (!r.when || r.when(c)),
+  );
 }
 
 export interface BearerOptions {
@@ -87,13 +89,23 @@ function challenge(c: Context, status: 400 | 401 | 403, error: string, descripti
 }
 
 function noCredentials(c: Context) {
-  return c.body(JSON.stringify({ error: 'invalid_request', error_description: 'an access token is required: Authorization: Bearer <token>' }), 401, {
-    ...JSON_TYPE,
-    'WWW-Authenticate': REALM,
-  });
+  return c.body(
+    JSON.stringify({
+      error: 'invalid_request',
+      error_description: 'an access token is required: Authorization: Bearer <token>',
+    }),
+    401,
+    {
+      ...JSON_TYPE,
+      'WWW-Authenticate': REALM,
+    },
+  );
 }
 
-export function requireBearer(tokens: TokenService, { basePath, metrics, introspection }: BearerOptions): MiddlewareHandler {
+export function requireBearer(
+  tokens: TokenService,
+  { basePath, metrics, introspection }: BearerOptions,
+): MiddlewareHandler {
   const closed = new Set([...(metrics ? [] : ['metrics off']), ...(introspection ? [] : ['introspection off'])]);
   const open = OPEN_ROUTES.filter((r) => !r.unless || !closed.has(r.unless));
   return async (c, next) => {
@@ -104,7 +116,8 @@ export function requireBearer(tokens: TokenService, { basePath, metrics, introsp
     if (!scheme) return noCredentials(c);
     const token = authorization.slice(scheme[0].length).trim();
     // RFC 6750 §3.1: a request missing a required parameter is invalid_request, 400.
-    if (token === '') return challenge(c, 400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');
+    if (token === '')
+      return challenge(c, 400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');
     if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return challenge(c, 401, 'invalid_token', 'malformed bearer token');
     const check = await tokens.checkAccessToken(token);
     if (!check.ok) return challenge(c, 401, 'invalid_token', check.reason);

@@ -32,17 +32,28 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['create', 'list', 'revoke'].includes(command)) throw new ClientInputError(`unknown command ${command}\n${USAGE}`);
+  if (!['create', 'list', 'revoke'].includes(command))
+    throw new ClientInputError(`unknown command ${command}\n${USAGE}`);
   const config = loadConfig();
   // The CLI writes wherever DATABASE_URL points (the SQLite default when unset), which need not
   // be where a running service reads: say which, on stderr so --json output stays clean.
-  console.error(`client: using the ${describeDatabase(config.database)}${process.env.DATABASE_URL ? '' : ' (DATABASE_URL is not set)'}`);
+  console.error(
+    `client: using the ${describeDatabase(config.database)}${process.env.DATABASE_URL ? '' : ' (DATABASE_URL is not set)'}`,
+  );
   await migrate(config.database, config.databaseTimeouts);
   const db = createDatabase(config.database, config.databaseTimeouts);
   try {
     if (command === 'create') {
-      const client = await createClient(db.prisma, values.name ?? '', values.scopes.split(',').map((s) => s.trim()).filter(Boolean));
-      if (values.json) console.log(JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }));
+      const client = await createClient(
+        db.prisma,
+        values.name ?? '',
+        values.scopes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
+      if (values.json)
+        console.log(JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }));
       else {
         console.log(`client ${client.name} created with scopes: ${client.scopes}`);
         console.log(`client_id:     ${client.client_id}`);
@@ -54,7 +65,9 @@ async function main(): Promise<number> {
       if (values.json) console.log(JSON.stringify(clients));
       else {
         for (const c of clients) {
-          console.log(`${c.client_id}  ${c.revoked ? 'REVOKED' : 'active '}  ${c.scopes.padEnd(10)}  ${c.created_date.toISOString()}  ${c.name}`);
+          console.log(
+            `${c.client_id}  ${c.revoked ? 'REVOKED' : 'active '}  ${c.scopes.padEnd(10)}  ${c.created_date.toISOString()}  ${c.name}`,
+          );
         }
         if (clients.length === 0) console.log('no API clients');
       }
@@ -76,7 +89,9 @@ main().then(
     // parseArgs reports bad options as errors with an ERR_PARSE_ARGS_* code: usage errors too.
     const usage = String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
     const known = error instanceof ClientInputError || error instanceof ConfigError || usage;
-    console.error(`client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`);
+    console.error(
+      `client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`,
+    );
     process.exit(known ? 2 : 1);
   },
 );

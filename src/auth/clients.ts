@@ -21,7 +21,8 @@ export async function createClient(prisma: PrismaDb, name: string, scopes: strin
   if (!name.trim()) throw new ClientInputError('a client needs a name (--name)');
   if (scopes.length === 0) throw new ClientInputError('a client needs at least one scope (--scopes read,write)');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new ClientInputError(`unknown scope ${unknown.join(', ')}: the scopes are read and write`);
+  if (unknown.length > 0)
+    throw new ClientInputError(`unknown scope ${unknown.join(', ')}: the scopes are read and write`);
   const secret = newSecret('mds');
   const client = await prisma.apiClient.create({
     data: { client_id: randomUUID(), name: name.trim(), scopes: formatScopes(scopes), secret_hash: hashSecret(secret) },
@@ -42,7 +43,10 @@ export async function revokeClient(prisma: PrismaDb, clientId: string, clock: Cl
     const client = await tx.apiClient.findUnique({ where: { client_id: clientId } });
     if (!client) return false;
     await tx.apiClient.update({ where: { id: client.id }, data: { revoked: true } });
-    await tx.oAuthToken.updateMany({ where: { api_client_id: client.id, revoked_at: null }, data: { revoked_at: clock.now() } });
+    await tx.oAuthToken.updateMany({
+      where: { api_client_id: client.id, revoked_at: null },
+      data: { revoked_at: clock.now() },
+    });
     return true;
   });
 }

@@ -20,7 +20,14 @@ export function isLoopback(address: string): boolean {
 }
 
 /** Headers reverse proxies add: where one is present, the socket's peer is a proxy, not the browser. */
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'via'];
+const FORWARDING_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'via',
+];
 
 /** Names a browser on this machine reaches the service by. */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -46,9 +53,15 @@ export function demoTokens(prisma: PrismaDb, tokens: TokenService, clock: Clock)
   return async () => {
     const now = clock.now().getTime();
     if (current && current.expiresAt - REUSE_MARGIN_MS > now) return current.token;
-    const demo = await prisma.apiClient.findFirst({ where: { name: DEMO_CLIENT_NAME, revoked: false }, orderBy: { id: 'asc' } });
+    const demo = await prisma.apiClient.findFirst({
+      where: { name: DEMO_CLIENT_NAME, revoked: false },
+      orderBy: { id: 'asc' },
+    });
     if (!demo) return undefined;
-    const issued = await tokens.clientCredentials({ id: demo.id, clientId: demo.client_id, scopes: parseScopes(demo.scopes) }, undefined);
+    const issued = await tokens.clientCredentials(
+      { id: demo.id, clientId: demo.client_id, scopes: parseScopes(demo.scopes) },
+      undefined,
+    );
     current = { token: issued.access_token, expiresAt: now + issued.expires_in * 1000 };
     return current.token;
   };

@@ -38,7 +38,9 @@ async function verifyLegacyScrypt(secret: string, [N, r, p, salt, key]: string[]
   const expected = Buffer.from(key, 'base64');
   const options = { N: Number(N), r: Number(r), p: Number(p), maxmem: 256 * Number(N) * Number(r) };
   const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(secret, Buffer.from(salt, 'base64'), expected.length, options, (error, derived) => (error ? reject(error) : resolve(derived))),
+    scrypt(secret, Buffer.from(salt, 'base64'), expected.length, options, (error, derived) =>
+      error ? reject(error) : resolve(derived),
+    ),
   );
   return timingSafeEqual(actual, expected);
 }

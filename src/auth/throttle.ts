@@ -29,7 +29,13 @@ export interface ThrottleOptions {
   windowMs: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottleOptions = { addressLimit: 30, clientLimit: 10, slowAfter: 5, delayStepMs: 200, windowMs: 60_000 };
+export const DEFAULT_THROTTLE: ThrottleOptions = {
+  addressLimit: 30,
+  clientLimit: 10,
+  slowAfter: 5,
+  delayStepMs: 200,
+  windowMs: 60_000,
+};
 
 /** Bound on remembered keys per map; the oldest window is forgotten first. */
 const MAX_TRACKED_KEYS = 10_000;

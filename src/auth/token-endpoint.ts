@@ -64,18 +64,26 @@ function clientCredentials(c: Context, form: Map<string, string>): { id: string;
     const decoded = decodeUtf8(Buffer.from(header.slice(6).trim(), 'base64'));
     const colon = decoded?.indexOf(':') ?? -1;
     if (decoded === undefined || colon < 0) throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
-    basic = { id: formText(decoded.slice(0, colon), 'client_id'), secret: formText(decoded.slice(colon + 1), 'client_secret') };
+    basic = {
+      id: formText(decoded.slice(0, colon), 'client_id'),
+      secret: formText(decoded.slice(colon + 1), 'client_secret'),
+    };
   }
   const formId = form.get('client_id');
   const formSecret = form.get('client_secret');
   if (basic && (formId !== undefined || formSecret !== undefined)) {
     if ((formId !== undefined && formId !== basic.id) || (formSecret !== undefined && formSecret !== basic.secret)) {
-      throw new OAuthError(400, 'invalid_request', 'client credentials differ between the Authorization header and the body');
+      throw new OAuthError(
+        400,
+        'invalid_request',
+        'client credentials differ between the Authorization header and the body',
+      );
     }
   }
   const id = basic?.id ?? formId;
   const secret = basic?.secret ?? formSecret;
-  if (!id || secret === undefined) throw new OAuthError(401, 'invalid_client', 'client authentication is required (HTTP Basic)');
+  if (!id || secret === undefined)
+    throw new OAuthError(401, 'invalid_client', 'client authentication is required (HTTP Basic)');
   return { id, secret };
 }
 
@@ -94,7 +102,10 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
    * Runs a client-authenticated OAuth request under the failure throttle (./throttle.ts): the
    * attempt counts from its start and is settled by how client authentication went.
    */
-  async function guarded(c: Context, handle: (form: Map<string, string>, client: AuthenticatedClient) => Promise<Response>) {
+  async function guarded(
+    c: Context,
+    handle: (form: Map<string, string>, client: AuthenticatedClient) => Promise<Response>,
+  ) {
     let outcome: Outcome = 'failed';
     let settle: ((outcome: Outcome) => void) | undefined;
     try {
@@ -103,10 +114,14 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
       const admission = throttle.begin(clientAddress(c, trustProxy), credentials.id);
       if (!admission.admitted) {
         const seconds = admission.retryAfterSeconds;
-        return c.json({ error: 'rate_limited', error_description: `too many failed attempts; retry in ${seconds} s` }, 429, {
-          ...NO_STORE,
-          'Retry-After': String(seconds),
-        });
+        return c.json(
+          { error: 'rate_limited', error_description: `too many failed attempts; retry in ${seconds} s` },
+          429,
+          {
+            ...NO_STORE,
+            'Retry-After': String(seconds),
+          },
+        );
       }
       settle = admission.settle;
       if (admission.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.delayMs));

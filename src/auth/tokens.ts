@@ -107,12 +107,21 @@ export class TokenService {
     const wanted = parseScopes(requested);
     const refused = wanted.filter((s) => !allowed.includes(s));
     if (wanted.length === 0 || refused.length > 0) {
-      throw new OAuthError(400, 'invalid_scope', `scope may only contain ${allowed.join(' ')}${refused.length ? ` (not ${refused.join(' ')})` : ''}`);
+      throw new OAuthError(
+        400,
+        'invalid_scope',
+        `scope may only contain ${allowed.join(' ')}${refused.length ? ` (not ${refused.join(' ')})` : ''}`,
+      );
     }
     return formatScopes(wanted);
   }
 
-  private async issue(tx: PrismaTx | PrismaDb, client: AuthenticatedClient, scope: string, family: string): Promise<TokenResponse> {
+  private async issue(
+    tx: PrismaTx | PrismaDb,
+    client: AuthenticatedClient,
+    scope: string,
+    family: string,
+  ): Promise<TokenResponse> {
     const now = this.clock.now().getTime();
     const access = newSecret('mda');
     const refresh = newSecret('mdr');
@@ -125,7 +134,13 @@ export class TokenService {
       INSERT INTO "oauth_tokens" ("digest", "kind", "api_client_id", "family", "scope", "expires_at", "created_date")
       VALUES (${digest(access)}, 'access', ${client.id}, ${family}, ${scope}, ${accessExpiry}, ${created}),
              (${digest(refresh)}, 'refresh', ${client.id}, ${family}, ${scope}, ${refreshExpiry}, ${created})`;
-    return { access_token: access, expires_in: this.accessTtlSeconds, token_type: 'Bearer', scope, refresh_token: refresh };
+    return {
+      access_token: access,
+      expires_in: this.accessTtlSeconds,
+      token_type: 'Bearer',
+      scope,
+      refresh_token: refresh,
+    };
   }
 
   clientCredentials(client: AuthenticatedClient, requestedScope: string | undefined): Promise<TokenResponse> {
@@ -137,32 +152,52 @@ export class TokenService {
    * number of concurrent exchanges exactly one wins. Presenting a spent token again is treated
    * as theft (RFC 9700 §4.14.2): every token of its family is revoked.
    */
-  async refresh(client: AuthenticatedClient, refreshToken: string, requestedScope: string | undefined): Promise<TokenResponse> {
+  async refresh(
+    client: AuthenticatedClient,
+    refreshToken: string,
+    requestedScope: string | undefined,
+  ): Promise<TokenResponse> {
     const now = this.clock.now();
     const row = await this.prisma.oAuthToken.findUnique({ where: { digest: digest(refreshToken) } });
     if (!row || row.kind !== 'refresh') throw new OAuthError(400, 'invalid_grant', 'unknown refresh token');
-    if (row.api_client_id !== client.id) throw new OAuthError(400, 'invalid_grant', 'the refresh token was issued to another client');
+    if (row.api_client_id !== client.id)
+      throw new OAuthError(400, 'invalid_grant', 'the refresh token was issued to another client');
     if (row.revoked_at) throw new OAuthError(400, 'invalid_grant', 'the refresh token has been revoked');
     if (row.rotated_at) {
       await this.revokeFamily(row.family);
-      throw new OAuthError(400, 'invalid_grant', 'the refresh token was already used; every token of this grant is now revoked');
+      throw new OAuthError(
+        400,
+        'invalid_grant',
+        'the refresh token was already used; every token of this grant is now revoked',
+      );
     }
-    if (row.expires_at.getTime() <= now.getTime()) throw new OAuthError(400, 'invalid_grant', 'the refresh token has expired');
+    if (row.expires_at.getTime() <= now.getTime())
+      throw new OAuthError(400, 'invalid_grant', 'the refresh token has expired');
     const scope = this.grantedScope(parseScopes(row.scope), requestedScope);
     const issued = await this.prisma.$transaction(async (tx) => {
-      const spent = await tx.oAuthToken.updateMany({ where: { id: row.id, rotated_at: null, revoked_at: null }, data: { rotated_at: now } });
+      const spent = await tx.oAuthToken.updateMany({
+        where: { id: row.id, rotated_at: null, revoked_at: null },
+        data: { rotated_at: now },
+      });
       return spent.count === 1 ? this.issue(tx, client, scope, row.family) : null;
     });
     if (!issued) {
       // Another request spent it first: the same token presented twice.
       await this.revokeFamily(row.family);
-      throw new OAuthError(400, 'invalid_grant', 'the refresh token was already used; every token of this grant is now revoked');
+      throw new OAuthError(
+        400,
+        'invalid_grant',
+        'the refresh token was already used; every token of this grant is now revoked',
+      );
     }
     return issued;
   }
 
   private async revokeFamily(family: string): Promise<void> {
-    await this.prisma.oAuthToken.updateMany({ where: { family, revoked_at: null }, data: { revoked_at: this.clock.now() } });
+    await this.prisma.oAuthToken.updateMany({
+      where: { family, revoked_at: null },
+      data: { revoked_at: this.clock.now() },
+    });
     for (const [key, entry] of this.cache) if (entry.family === family) this.cache.delete(key);
   }
 
@@ -176,7 +211,10 @@ export class TokenService {
     if (!row || row.api_client_id !== client.id) return;
     if (row.kind === 'refresh') await this.revokeFamily(row.family);
     else {
-      await this.prisma.oAuthToken.updateMany({ where: { id: row.id, revoked_at: null }, data: { revoked_at: this.clock.now() } });
+      await this.prisma.oAuthToken.updateMany({
+        where: { id: row.id, revoked_at: null },
+        data: { revoked_at: this.clock.now() },
+      });
       this.cache.delete(key);
     }
   }

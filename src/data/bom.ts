@@ -35,15 +35,24 @@ export interface StructureItem {
 export async function structureItems(db: DataSource, productIds: readonly number[]): Promise<StructureItem[][]> {
   const dec = (column: string, alias: string) => decimalAsNumber(db.provider, column, alias);
   const sql = new Sql(db.provider)
-    .text(`SELECT s."product_id" AS "owner", ${dec('s."quantity"', 'structureQuantity')}, i."id" AS "itemId", i."product_id" AS "productId",`)
-    .text(` COALESCE(i."unit_id", p."unit_id") AS "unitId", ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')},`)
+    .text(
+      `SELECT s."product_id" AS "owner", ${dec('s."quantity"', 'structureQuantity')}, i."id" AS "itemId", i."product_id" AS "productId",`,
+    )
+    .text(
+      ` COALESCE(i."unit_id", p."unit_id") AS "unitId", ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')},`,
+    )
     .text(` ${dec('i."loss_percentage"', 'loss')}, i."is_phantom" AS "isPhantom"`)
-    .text(` FROM ${id('product_structures')} s JOIN ${id('product_structure_items')} i ON i."product_structure_id" = s."id"`)
+    .text(
+      ` FROM ${id('product_structures')} s JOIN ${id('product_structure_items')} i ON i."product_structure_id" = s."id"`,
+    )
     .text(` JOIN ${id('products')} p ON p."id" = i."product_id" WHERE s."product_id"`)
     .in(productIds)
     .text(` ORDER BY s."product_id", i."id"`);
   // An expression's type is not declared in SQLite: its integers come back as bigint.
-  const rows = (await db.query<StructureItem>(sql)).map((raw) => ({ ...raw, unitId: raw.unitId === null ? null : Number(raw.unitId) }));
+  const rows = (await db.query<StructureItem>(sql)).map((raw) => ({
+    ...raw,
+    unitId: raw.unitId === null ? null : Number(raw.unitId),
+  }));
   return groupBy(rows, 'owner', productIds);
 }
 
@@ -62,8 +71,12 @@ export async function usages(db: DataSource, productIds: readonly number[]): Pro
   const dec = (column: string, alias: string) => decimalAsNumber(db.provider, column, alias);
   const sql = new Sql(db.provider)
     .text(`SELECT i."product_id" AS "component", s."product_id" AS "parentId", i."id" AS "itemId",`)
-    .text(` ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')}, ${dec('s."quantity"', 'structureQuantity')}`)
-    .text(` FROM ${id('product_structure_items')} i JOIN ${id('product_structures')} s ON s."id" = i."product_structure_id"`)
+    .text(
+      ` ${dec('i."net_quantity"', 'net')}, ${dec('i."gross_quantity"', 'gross')}, ${dec('s."quantity"', 'structureQuantity')}`,
+    )
+    .text(
+      ` FROM ${id('product_structure_items')} i JOIN ${id('product_structures')} s ON s."id" = i."product_structure_id"`,
+    )
     .text(` WHERE i."product_id"`)
     .in(productIds)
     .text(` ORDER BY i."product_id", s."product_id", i."id"`);
@@ -105,7 +118,9 @@ export async function explode(
 ): Promise<BomLine[]> {
   type Node = { productId: number; required: Decimal | null; path: number[]; order: number[] };
   const lines: (BomLine & { order: number[] })[] = [];
-  let frontier: Node[] = [{ productId, required: quantity === null ? null : new Decimal(quantity), path: [productId], order: [] }];
+  let frontier: Node[] = [
+    { productId, required: quantity === null ? null : new Decimal(quantity), path: [productId], order: [] },
+  ];
   for (let level = 1; level <= levels && frontier.length > 0; level++) {
     const structures = await loadItems(frontier.map((n) => n.productId));
     const next: Node[] = [];
@@ -118,7 +133,8 @@ export async function explode(
       const usable = batch !== null && !batch.isZero() && required !== null;
       items.forEach((item, i) => {
         const net = decimal(item.net) ?? new Decimal(0);
-        const gross = decimal(item.gross) ?? net.times(new Decimal(1).plus((decimal(item.loss) ?? new Decimal(0)).div(100)));
+        const gross =
+          decimal(item.gross) ?? net.times(new Decimal(1).plus((decimal(item.loss) ?? new Decimal(0)).div(100)));
         const line = {
           level,
           productId: item.productId,
@@ -131,19 +147,23 @@ export async function explode(
           order: [...node.order, i],
         };
         lines.push(line);
-        if (lines.length > maxLines) throw new ExplosionTooLargeError(`the explosion has more than ${maxLines} lines: ask for fewer levels`);
+        if (lines.length > maxLines)
+          throw new ExplosionTooLargeError(`the explosion has more than ${maxLines} lines: ask for fewer levels`);
         // Stored data is acyclic (writes refuse cycles); a cycle from elsewhere is not followed.
         if (!node.path.includes(item.productId)) {
-          next.push({ productId: item.productId, required: line.grossQuantity, path: [...node.path, item.productId], order: line.order });
+          next.push({
+            productId: item.productId,
+            required: line.grossQuantity,
+            path: [...node.path, item.productId],
+            order: line.order,
+          });
         }
       });
     });
     // A component whose requirement is unknown cannot be exploded for a quantity.
     frontier = next.filter((n) => n.required !== null);
   }
-  return lines
-    .sort((a, b) => compareOrder(a.order, b.order))
-    .map(({ order: _order, ...line }) => line);
+  return lines.sort((a, b) => compareOrder(a.order, b.order)).map(({ order: _order, ...line }) => line);
 }
 
 function compareOrder(a: number[], b: number[]): number {
@@ -185,8 +205,10 @@ export async function whereUsed(
           grossQuantity: decimal(usage.gross),
           structureQuantity: decimal(usage.structureQuantity),
         });
-        if (lines.length > maxLines) throw new ExplosionTooLargeError(`where-used has more than ${maxLines} lines: ask for fewer levels`);
-        if (!node.path.includes(usage.parentId)) next.push({ productId: usage.parentId, path: [...node.path, usage.parentId] });
+        if (lines.length > maxLines)
+          throw new ExplosionTooLargeError(`where-used has more than ${maxLines} lines: ask for fewer levels`);
+        if (!node.path.includes(usage.parentId))
+          next.push({ productId: usage.parentId, path: [...node.path, usage.parentId] });
       }
     });
     frontier = next;

@@ -23,7 +23,8 @@ export interface Column {
 export function attributeColumns(attribute: Attribute): Column[] {
   const { type, column } = attribute;
   if (type === 'localized') return LOCALES.map((locale) => ({ name: `${column}_${locale}`, type: 'string' }));
-  if (typeof type === 'object') return Object.entries(type.object).map(([field, t]) => ({ name: `${column}_${field}`, type: t }));
+  if (typeof type === 'object')
+    return Object.entries(type.object).map(([field, t]) => ({ name: `${column}_${field}`, type: t }));
   return [{ name: column, type }];
 }
 
@@ -92,7 +93,8 @@ export function columnsOf(
   for (const name of relationships) {
     const relationship = def.relationships[name];
     if (!relationship) throw new Error(`${type} has no relationship ${name}`);
-    if (relationship.storage.kind === 'foreignKey') columns.set(relationship.storage.column, { name: relationship.storage.column, type: 'integer' });
+    if (relationship.storage.kind === 'foreignKey')
+      columns.set(relationship.storage.column, { name: relationship.storage.column, type: 'integer' });
   }
   for (const name of ownerLinks) {
     const link = def.ownerLinks?.[name];
@@ -151,15 +153,35 @@ export function relationshipIdColumns(type: string, names: readonly string[]): C
       case 'foreignKey':
         return [];
       case 'inverse':
-        return [{ name: key, type: 'integer', expression: (_p, a) => `(SELECT s."id" FROM ${id(rel.target)} s WHERE s.${id(storage.targetColumn)} = ${a}."id")` }];
+        return [
+          {
+            name: key,
+            type: 'integer',
+            expression: (_p, a) =>
+              `(SELECT s."id" FROM ${id(rel.target)} s WHERE s.${id(storage.targetColumn)} = ${a}."id")`,
+          },
+        ];
       case 'children':
-        return [{ name: key, type: 'integer', expression: (p, a) => aggregateIds(p, 'c."id"', `${id(rel.target)} c`, `c.${id(storage.targetColumn)} = ${a}."id"`) }];
+        return [
+          {
+            name: key,
+            type: 'integer',
+            expression: (p, a) =>
+              aggregateIds(p, 'c."id"', `${id(rel.target)} c`, `c.${id(storage.targetColumn)} = ${a}."id"`),
+          },
+        ];
       case 'join':
         return [
           {
             name: key,
             type: 'integer',
-            expression: (p, a) => aggregateIds(p, `j.${id(storage.targetColumn)}`, `${id(storage.joinTable)} j`, `j.${id(storage.ownColumn)} = ${a}."id"`),
+            expression: (p, a) =>
+              aggregateIds(
+                p,
+                `j.${id(storage.targetColumn)}`,
+                `${id(storage.joinTable)} j`,
+                `j.${id(storage.ownColumn)} = ${a}."id"`,
+              ),
           },
         ];
     }

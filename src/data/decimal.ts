@@ -17,14 +17,23 @@ const NUMERIC = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** A number or numeric string as a canonical decimal string (no exponent), or DecimalInputError. */
 export function parseDecimal(value: unknown): string {
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : typeof value === 'string' ? value.trim() : '';
+  const text =
+    typeof value === 'number'
+      ? Number.isFinite(value)
+        ? String(value)
+        : ''
+      : typeof value === 'string'
+        ? value.trim()
+        : '';
   if (!NUMERIC.test(text)) throw new DecimalInputError(`must be a number (got ${JSON.stringify(value)})`);
   const decimal = new Decimal(text);
   if (decimal.precision(false) > MAX_SIGNIFICANT_DIGITS) {
     throw new DecimalInputError(`may have at most ${MAX_SIGNIFICANT_DIGITS} significant digits (got ${text})`);
   }
   if (decimal.decimalPlaces() > MAX_SCALE || decimal.abs().gte(new Decimal(10).pow(MAX_INTEGER_DIGITS))) {
-    throw new DecimalInputError(`is out of range (at most ${MAX_INTEGER_DIGITS} digits before and ${MAX_SCALE} after the point; got ${text})`);
+    throw new DecimalInputError(
+      `is out of range (at most ${MAX_INTEGER_DIGITS} digits before and ${MAX_SCALE} after the point; got ${text})`,
+    );
   }
   return decimal.toFixed();
 }

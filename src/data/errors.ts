@@ -42,8 +42,18 @@ export function notFound(type: string, id: number, field?: string): DomainError 
 }
 
 /** A write refused because the resource has moved on from the version(s) the client expected. */
-export function staleVersion(type: string, id: number, currentVersion: number, expected: readonly number[]): DomainError {
-  const wanted = expected.length === 0 ? 'a version the client holds' : expected.length === 1 ? `version ${expected[0]}` : `one of versions ${expected.join(', ')}`;
+export function staleVersion(
+  type: string,
+  id: number,
+  currentVersion: number,
+  expected: readonly number[],
+): DomainError {
+  const wanted =
+    expected.length === 0
+      ? 'a version the client holds'
+      : expected.length === 1
+        ? `version ${expected[0]}`
+        : `one of versions ${expected.join(', ')}`;
   return new DomainError(
     'precondition_failed',
     `${type} ${id} is at version ${currentVersion}, not ${wanted}: it changed since it was read; read it again and reapply the change`,

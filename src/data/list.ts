@@ -72,14 +72,21 @@ function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
         break;
       case 'gtin': {
         const digits = condition.digits.replace(/^0+/, '');
-        const candidates = Array.from({ length: Math.max(1, 15 - digits.length) }, (_, zeros) => '0'.repeat(zeros) + digits);
+        const candidates = Array.from(
+          { length: Math.max(1, 15 - digits.length) },
+          (_, zeros) => '0'.repeat(zeros) + digits,
+        );
         sql.text(`t.${id(condition.column)}`).in(candidates);
         break;
       }
       case 'relatedReference': {
         const rel = definition(type).relationships[condition.relationship];
-        if (rel?.storage.kind !== 'foreignKey') throw new Error(`${type}.${condition.relationship} is not a foreign key`);
-        sql.text(`t.${id(rel.storage.column)} IN (SELECT r."id" FROM ${id(rel.target)} r WHERE r."reference" = `).value(condition.reference).text(')');
+        if (rel?.storage.kind !== 'foreignKey')
+          throw new Error(`${type}.${condition.relationship} is not a foreign key`);
+        sql
+          .text(`t.${id(rel.storage.column)} IN (SELECT r."id" FROM ${id(rel.target)} r WHERE r."reference" = `)
+          .value(condition.reference)
+          .text(')');
         break;
       }
     }
@@ -90,7 +97,12 @@ function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
 const TOTAL = '__total';
 
 /** One page of rows, in order. */
-export async function listRows(db: DataSource, type: string, query: ListQuery, columns: readonly Column[]): Promise<Row[]> {
+export async function listRows(
+  db: DataSource,
+  type: string,
+  query: ListQuery,
+  columns: readonly Column[],
+): Promise<Row[]> {
   return db.query<Row>(pageStatement(db, type, query, columns, false));
 }
 
@@ -104,14 +116,28 @@ export async function listRows(db: DataSource, type: string, query: ListQuery, c
  * the end has no row to carry the total: then, and only then, it is counted apart. Rows keep the
  * total in a column of their own, which no document reads.
  */
-export async function listPage(db: DataSource, type: string, query: ListQuery, columns: readonly Column[]): Promise<{ rows: Row[]; total: number }> {
+export async function listPage(
+  db: DataSource,
+  type: string,
+  query: ListQuery,
+  columns: readonly Column[],
+): Promise<{ rows: Row[]; total: number }> {
   const rows = await db.query<Row>(pageStatement(db, type, query, columns, true));
   if (rows.length > 0) return { rows, total: Number(rows[0]![TOTAL]) };
   return { rows, total: query.offset === 0 ? 0 : await countRows(db, type, query.conditions) };
 }
 
-function pageStatement(db: DataSource, type: string, query: ListQuery, columns: readonly Column[], withTotal: boolean): Sql {
-  const order = [...query.orderBy.filter((o) => o.column !== 'id'), query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' }];
+function pageStatement(
+  db: DataSource,
+  type: string,
+  query: ListQuery,
+  columns: readonly Column[],
+  withTotal: boolean,
+): Sql {
+  const order = [
+    ...query.orderBy.filter((o) => o.column !== 'id'),
+    query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' },
+  ];
   // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
   const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
   const orderBy = ` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;

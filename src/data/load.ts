@@ -25,7 +25,12 @@ export function groupBy<T, K extends keyof T>(rows: readonly T[], key: K, keys: 
 }
 
 /** Rows of `type` by id, `null` where there is none. */
-export async function rowsByIds(db: DataSource, type: string, ids: readonly number[], columns: readonly Column[]): Promise<(Row | null)[]> {
+export async function rowsByIds(
+  db: DataSource,
+  type: string,
+  ids: readonly number[],
+  columns: readonly Column[],
+): Promise<(Row | null)[]> {
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id"`)
     .in(ids);
@@ -44,7 +49,9 @@ export async function rowsByColumn(
   keys: readonly number[],
   columns: readonly Column[],
 ): Promise<Row[][]> {
-  const withKey = columns.some((c) => c.name === column) ? columns : [...columns, { name: column, type: 'integer' as const }];
+  const withKey = columns.some((c) => c.name === column)
+    ? columns
+    : [...columns, { name: column, type: 'integer' as const }];
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, withKey, 't')} FROM ${id(type)} t WHERE t.${id(column)}`)
     .in(keys)
@@ -72,22 +79,34 @@ export async function pageByColumn(
   columns: readonly Column[],
   { first, offset }: { first: number; offset: number },
 ): Promise<KeyedPage[]> {
-  const withKey = columns.some((c) => c.name === column) ? columns : [...columns, { name: column, type: 'integer' as const }];
+  const withKey = columns.some((c) => c.name === column)
+    ? columns
+    : [...columns, { name: column, type: 'integer' as const }];
   const names = withKey.map((c) => id(c.name)).join(', ');
   const sql = new Sql(db.provider)
     .text(`SELECT ${names} FROM (SELECT ${selectList(db.provider, withKey, 't')}, `)
-    .text(`ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)}`)
+    .text(
+      `ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)}`,
+    )
     .in(keys)
     .text(`) p WHERE "__n" > `)
     .value(offset)
     .text(` AND "__n" <= `)
     .value(offset + first + 1)
     .text(` ORDER BY ${id(column)}, "id"`);
-  return groupBy(await db.query<Row>(sql), column, keys).map((rows) => ({ rows: rows.slice(0, first), hasMore: rows.length > first }));
+  return groupBy(await db.query<Row>(sql), column, keys).map((rows) => ({
+    rows: rows.slice(0, first),
+    hasMore: rows.length > first,
+  }));
 }
 
 /** How many rows of `type` have each key in `column`. */
-export async function countByColumn(db: DataSource, type: string, column: string, keys: readonly number[]): Promise<number[]> {
+export async function countByColumn(
+  db: DataSource,
+  type: string,
+  column: string,
+  keys: readonly number[],
+): Promise<number[]> {
   const sql = new Sql(db.provider)
     .text(`SELECT t.${id(column)} AS "k", COUNT(*) AS "n" FROM ${id(type)} t WHERE t.${id(column)}`)
     .in(keys)

@@ -33,7 +33,10 @@ export class RequestLoaders {
     let columns = allColumns.get(type);
     if (!columns) {
       const fields = allFields(type);
-      allColumns.set(type, (columns = [...columnsOf(type, fields), ...relationshipIdColumns(type, [...fields.relationships])]));
+      allColumns.set(
+        type,
+        (columns = [...columnsOf(type, fields), ...relationshipIdColumns(type, [...fields.relationships])]),
+      );
     }
     return columns;
   }

@@ -53,7 +53,9 @@ function attributeSchema(attribute: Attribute): z.ZodType {
     return z.strictObject(Object.fromEntries(LOCALES.map((l) => [l, text.nullable().optional()])));
   }
   if (typeof attribute.type === 'object') {
-    return z.strictObject(Object.fromEntries(Object.entries(attribute.type.object).map(([f, t]) => [f, scalar(t).nullable().optional()])));
+    return z.strictObject(
+      Object.fromEntries(Object.entries(attribute.type.object).map(([f, t]) => [f, scalar(t).nullable().optional()])),
+    );
   }
   return scalar(attribute.type);
 }
@@ -64,7 +66,8 @@ const schemas = new Map<Attribute, z.ZodType>();
 export function checkAttribute(resource: ResourceDefinition, name: string, value: unknown, field = name): unknown {
   const attribute = resource.attributes[name]!;
   if (value === null) {
-    if (!attribute.nullable) throw new DomainError('bad_input', `${field} cannot be null`, field, undefined, 'invalid_attribute');
+    if (!attribute.nullable)
+      throw new DomainError('bad_input', `${field} cannot be null`, field, undefined, 'invalid_attribute');
     return null;
   }
   let schema = schemas.get(attribute);
@@ -73,12 +76,23 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
-    const expected = attribute.type === 'localized' ? 'localized text' : typeof attribute.type === 'object' ? 'object' : attribute.type;
+    const expected =
+      attribute.type === 'localized'
+        ? 'localized text'
+        : typeof attribute.type === 'object'
+          ? 'object'
+          : attribute.type;
     const message = issue.code === 'invalid_type' ? `must be ${article(expected)}` : issue.message;
     throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
   }
   if (attribute.positive && !(Number(parsed.data) > 0)) {
-    throw new DomainError('bad_input', `${field} must be greater than 0 (got ${parsed.data})`, field, undefined, 'invalid_attribute');
+    throw new DomainError(
+      'bad_input',
+      `${field} must be greater than 0 (got ${parsed.data})`,
+      field,
+      undefined,
+      'invalid_attribute',
+    );
   }
   return parsed.data;
 }

@@ -122,12 +122,24 @@ export class Writer {
   }
 
   /** REL-SET of a to-one relationship. */
-  setToOne(type: string, resourceId: number, relationship: string, target: number | null, options: WriteOptions = {}): Promise<void> {
+  setToOne(
+    type: string,
+    resourceId: number,
+    relationship: string,
+    target: number | null,
+    options: WriteOptions = {},
+  ): Promise<void> {
     return this.update(type, resourceId, { relationships: { [relationship]: target } }, options);
   }
 
   /** REL-ADD, REL-REPLACE, REL-REMOVE of a to-many relationship stored in a join table. */
-  changeToMany(type: string, resourceId: number, relationship: string, change: ToManyChange, options: WriteOptions = {}): Promise<void> {
+  changeToMany(
+    type: string,
+    resourceId: number,
+    relationship: string,
+    change: ToManyChange,
+    options: WriteOptions = {},
+  ): Promise<void> {
     return this.update(type, resourceId, { relationships: { [relationship]: change } }, options);
   }
 
@@ -135,16 +147,28 @@ export class Writer {
    * The only way to add a product structure: through its product, with its items. The product's
    * document changes too (its `product_structure`), so it gets a new version; `options` are about it.
    */
-  createStructure(productId: number, input: WriteInput & { items?: readonly ItemInput[] }, options: WriteOptions = {}): Promise<number> {
+  createStructure(
+    productId: number,
+    input: WriteInput & { items?: readonly ItemInput[] },
+    options: WriteOptions = {},
+  ): Promise<number> {
     const structures = definition(STRUCTURES);
     const products = definition(PRODUCTS);
     return this.transaction(STRUCTURES, async (tx) => {
       await this.lockBillsOfMaterial(tx);
       const product = await this.lockedRow(tx, products, productId, options, { id: true, version: true });
       const existing = await tx.productStructure.findUnique({ where: { product_id: productId }, select: { id: true } });
-      if (existing) throw new DomainError('conflict', `products ${productId} already has a product structure (product_structures ${existing.id})`, 'product_structure');
+      if (existing)
+        throw new DomainError(
+          'conflict',
+          `products ${productId} already has a product structure (product_structures ${existing.id})`,
+          'product_structure',
+        );
       const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
-      const created = await tx.productStructure.create({ data: { ...(data.columns as object), product_id: productId }, select: { id: true } });
+      const created = await tx.productStructure.create({
+        data: { ...(data.columns as object), product_id: productId },
+        select: { id: true },
+      });
       await this.insertItems(tx, created.id, productId, input.items ?? []);
       await this.nextVersion(tx, products, product);
       return created.id;
@@ -171,7 +195,9 @@ export class Writer {
   /** Deletes the given items of a structure; ids it does not hold are ignored. */
   removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
     return this.changeItems(structureId, options, async (tx) => {
-      const { count } = await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId, id: { in: [...itemIds] } } });
+      const { count } = await tx.productStructureItem.deleteMany({
+        where: { product_structure_id: structureId, id: { in: [...itemIds] } },
+      });
       return { result: undefined, changed: count > 0 };
     });
   }
@@ -188,7 +214,11 @@ export class Writer {
     const structures = definition(STRUCTURES);
     return this.transaction(ITEMS, async (tx) => {
       await this.lockBillsOfMaterial(tx);
-      const structure = await this.lockedRow(tx, structures, structureId, options, { id: true, version: true, product_id: true });
+      const structure = await this.lockedRow(tx, structures, structureId, options, {
+        id: true,
+        version: true,
+        product_id: true,
+      });
       const { result, changed } = await change(tx, structure);
       if (changed) await this.nextVersion(tx, structures, structure);
       return result;
@@ -220,23 +250,40 @@ export class Writer {
     if (this.db.provider === 'postgresql') {
       await tx.$executeRawUnsafe(`SELECT 1 FROM ${id(resource.type)} WHERE "id" = $1 FOR NO KEY UPDATE`, resourceId);
     }
-    const row = await this.delegate(tx, resource.model).findUnique({ where: { id: resourceId }, ...(select && { select }) });
+    const row = await this.delegate(tx, resource.model).findUnique({
+      where: { id: resourceId },
+      ...(select && { select }),
+    });
     if (!row) throw notFound(resource.type, resourceId);
     const expected = options.expectedVersion;
     if (expected !== undefined) {
       const versions = typeof expected === 'number' ? [expected] : expected;
-      if (!versions.includes(row.version as number)) throw staleVersion(resource.type, resourceId, row.version as number, versions);
+      if (!versions.includes(row.version as number))
+        throw staleVersion(resource.type, resourceId, row.version as number, versions);
     }
     return row;
   }
 
   /** Writes `columns` (changed values) with the next version of the row and a new `modified_date`. */
-  private async nextVersion(tx: PrismaTx, resource: ResourceDefinition, current: Record<string, unknown>, columns: Record<string, unknown> = {}): Promise<void> {
+  private async nextVersion(
+    tx: PrismaTx,
+    resource: ResourceDefinition,
+    current: Record<string, unknown>,
+    columns: Record<string, unknown> = {},
+  ): Promise<void> {
     const data = { ...columns, version: (current.version as number) + 1 };
-    await this.delegate(tx, resource.model).update({ where: { id: current.id }, data: resource.attributes.modified_date ? { ...data, modified_date: new Date() } : data });
+    await this.delegate(tx, resource.model).update({
+      where: { id: current.id },
+      data: resource.attributes.modified_date ? { ...data, modified_date: new Date() } : data,
+    });
   }
 
-  private async insertItems(tx: PrismaTx, structureId: number, ownerProductId: number, items: readonly ItemInput[]): Promise<number[]> {
+  private async insertItems(
+    tx: PrismaTx,
+    structureId: number,
+    ownerProductId: number,
+    items: readonly ItemInput[],
+  ): Promise<number[]> {
     const resource = definition(ITEMS);
     const prepared: Record<string, unknown>[] = [];
     // The items' products, units and types are checked together: one statement per type, not per item.
@@ -246,9 +293,15 @@ export class Writer {
       prepared.push({ ...data.columns, product_structure_id: structureId });
     }
     await this.verify(tx, targets);
-    await refuseCycles(tx, this.db, ownerProductId, prepared.map((p) => p.product_id as number));
+    await refuseCycles(
+      tx,
+      this.db,
+      ownerProductId,
+      prepared.map((p) => p.product_id as number),
+    );
     const ids: number[] = [];
-    for (const data of prepared) ids.push((await tx.productStructureItem.create({ data: data as never, select: { id: true } })).id);
+    for (const data of prepared)
+      ids.push((await tx.productStructureItem.create({ data: data as never, select: { id: true } })).id);
     return ids;
   }
 
@@ -257,7 +310,12 @@ export class Writer {
    * into columns to write and to-many changes to apply. `current` is the stored row on update
    * (undefined on create).
    */
-  private async prepare(tx: PrismaTx, resource: ResourceDefinition, input: WriteInput, current: Record<string, unknown> | undefined): Promise<Prepared> {
+  private async prepare(
+    tx: PrismaTx,
+    resource: ResourceDefinition,
+    input: WriteInput,
+    current: Record<string, unknown> | undefined,
+  ): Promise<Prepared> {
     const targets = new LinkTargets();
     const prepared = await this.check(tx, resource, input, current, targets);
     await this.verify(tx, targets);
@@ -277,14 +335,27 @@ export class Writer {
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(input.attributes ?? {})) {
       const attribute = resource.attributes[name];
-      if (!attribute) throw new DomainError('bad_input', `${fieldPrefix}${name} is not an attribute of ${resource.type}`, fieldPrefix + name, undefined, 'unknown_field');
+      if (!attribute)
+        throw new DomainError(
+          'bad_input',
+          `${fieldPrefix}${name} is not an attribute of ${resource.type}`,
+          fieldPrefix + name,
+          undefined,
+          'unknown_field',
+        );
       if (attribute.write === 'server' || value === undefined) continue;
       values[name] = checkAttribute(resource, name, value, fieldPrefix + name);
     }
     if (creating) {
       for (const [name, attribute] of Object.entries(resource.attributes)) {
         if (attribute.required && (values[name] === undefined || values[name] === null)) {
-          throw new DomainError('bad_input', `${fieldPrefix}${name} is required`, fieldPrefix + name, undefined, 'missing_field');
+          throw new DomainError(
+            'bad_input',
+            `${fieldPrefix}${name} is required`,
+            fieldPrefix + name,
+            undefined,
+            'missing_field',
+          );
         }
       }
     }
@@ -295,11 +366,23 @@ export class Writer {
     for (const [name, value] of Object.entries(relationships)) {
       const relationship = resource.relationships[name];
       const field = fieldPrefix + name;
-      if (!relationship) throw new DomainError('bad_input', `${field} is not a relationship of ${resource.type}`, field, undefined, 'unknown_field');
+      if (!relationship)
+        throw new DomainError(
+          'bad_input',
+          `${field} is not a relationship of ${resource.type}`,
+          field,
+          undefined,
+          'unknown_field',
+        );
       if (value === undefined) continue;
       // A document read with GET and sent back unchanged is accepted: a relationship that cannot
       // be changed may be given as it is.
-      if (!creating && (value === null || !isWritable(relationship)) && (await this.unchanged(tx, relationship, value, current))) continue;
+      if (
+        !creating &&
+        (value === null || !isWritable(relationship)) &&
+        (await this.unchanged(tx, relationship, value, current))
+      )
+        continue;
       // On creation there is nothing to change: an empty link is no link (a document copied from another resource).
       if (creating && !isWritable(relationship) && isEmpty(value)) continue;
       refuseForbidden(relationship, creating, field);
@@ -317,16 +400,24 @@ export class Writer {
           columns[relationship.storage.column] = value;
         }
       } else {
-        if (relationship.storage.kind !== 'join') throw new DomainError('forbidden', `${field} cannot be changed here`, field);
+        if (relationship.storage.kind !== 'join')
+          throw new DomainError('forbidden', `${field} cannot be changed here`, field);
         const change = value as ToManyChange;
-        for (const targetId of 'set' in change ? change.set : [...(change.add ?? [])]) targets.add(relationship.target, targetId, field);
+        for (const targetId of 'set' in change ? change.set : [...(change.add ?? [])])
+          targets.add(relationship.target, targetId, field);
         toMany.push([name, change]);
       }
     }
     if (creating) {
       for (const [name, relationship] of Object.entries(resource.relationships)) {
         if (relationship.required && (relationships[name] === undefined || relationships[name] === null)) {
-          throw new DomainError('bad_input', `${fieldPrefix}${name} is required`, fieldPrefix + name, undefined, 'missing_field');
+          throw new DomainError(
+            'bad_input',
+            `${fieldPrefix}${name} is required`,
+            fieldPrefix + name,
+            undefined,
+            'missing_field',
+          );
         }
       }
     }
@@ -337,26 +428,48 @@ export class Writer {
   private async verify(tx: PrismaTx, targets: LinkTargets): Promise<void> {
     for (const [type, fields] of targets.byType) {
       const ids = [...fields.keys()];
-      const found = new Set((await this.delegate(tx, definition(type).model).findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id as number));
+      const found = new Set(
+        (
+          await this.delegate(tx, definition(type).model).findMany({ where: { id: { in: ids } }, select: { id: true } })
+        ).map((r) => r.id as number),
+      );
       const missing = ids.find((i) => !found.has(i));
       if (missing !== undefined) throw notFound(type, missing, fields.get(missing));
     }
   }
 
   /** Whether `value` is what the relationship already holds for the stored row `current`. */
-  private async unchanged(tx: PrismaTx, relationship: Relationship, value: number | null | ToManyChange, current: Record<string, unknown>): Promise<boolean> {
+  private async unchanged(
+    tx: PrismaTx,
+    relationship: Relationship,
+    value: number | null | ToManyChange,
+    current: Record<string, unknown>,
+  ): Promise<boolean> {
     const storage = relationship.storage;
     const target = definition(relationship.target);
     if (storage.kind === 'foreignKey') return (current[storage.column] ?? null) === value;
     if (storage.kind === 'inverse') {
-      const row = await this.delegate(tx, target.model).findMany({ where: { [storage.targetColumn]: current.id }, select: { id: true } });
+      const row = await this.delegate(tx, target.model).findMany({
+        where: { [storage.targetColumn]: current.id },
+        select: { id: true },
+      });
       return (row[0]?.id ?? null) === value;
     }
     if (value === null || typeof value === 'number' || !('set' in value)) return false;
     const ids =
       storage.kind === 'children'
-        ? (await this.delegate(tx, target.model).findMany({ where: { [storage.targetColumn]: current.id }, select: { id: true } })).map((r) => r.id as number)
-        : (await this.delegate(tx, storage.joinModel).findMany({ where: { [storage.ownColumn]: current.id }, select: { [storage.targetColumn]: true } })).map((r) => r[storage.targetColumn] as number);
+        ? (
+            await this.delegate(tx, target.model).findMany({
+              where: { [storage.targetColumn]: current.id },
+              select: { id: true },
+            })
+          ).map((r) => r.id as number)
+        : (
+            await this.delegate(tx, storage.joinModel).findMany({
+              where: { [storage.ownColumn]: current.id },
+              select: { [storage.targetColumn]: true },
+            })
+          ).map((r) => r[storage.targetColumn] as number);
     const given = [...new Set(value.set)].sort((a, b) => a - b);
     return given.length === ids.length && ids.sort((a, b) => a - b).every((id, i) => id === given[i]);
   }
@@ -366,21 +479,34 @@ export class Writer {
    * ones: adding a link already there keeps one, removing one that is not there is no error.
    * Returns whether any link was added or removed.
    */
-  private async applyToMany(tx: PrismaTx, resource: ResourceDefinition, ownerId: number, changes: [string, ToManyChange][], creating: boolean): Promise<boolean> {
+  private async applyToMany(
+    tx: PrismaTx,
+    resource: ResourceDefinition,
+    ownerId: number,
+    changes: [string, ToManyChange][],
+    creating: boolean,
+  ): Promise<boolean> {
     let changed = false;
     for (const [name, change] of changes) {
       const storage = resource.relationships[name]!.storage;
       if (storage.kind !== 'join') continue;
       const links = this.delegate(tx, storage.joinModel);
       const owner = { [storage.ownColumn]: ownerId };
-      const stored = creating ? [] : (await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map((r) => r[storage.targetColumn] as number);
+      const stored = creating
+        ? []
+        : (await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map(
+            (r) => r[storage.targetColumn] as number,
+          );
       const present = new Set(stored);
       // `add` and `remove` together: what is removed goes first, so an id in both stays linked.
-      const wanted = new Set('set' in change ? change.set : [...stored.filter((t) => !change.remove?.includes(t)), ...(change.add ?? [])]);
+      const wanted = new Set(
+        'set' in change ? change.set : [...stored.filter((t) => !change.remove?.includes(t)), ...(change.add ?? [])],
+      );
       const removed = stored.filter((targetId) => !wanted.has(targetId));
       const added = [...wanted].filter((targetId) => !present.has(targetId));
       if (removed.length > 0) await links.deleteMany({ where: { ...owner, [storage.targetColumn]: { in: removed } } });
-      if (added.length > 0) await links.createMany({ data: added.map((targetId) => ({ ...owner, [storage.targetColumn]: targetId })) });
+      if (added.length > 0)
+        await links.createMany({ data: added.map((targetId) => ({ ...owner, [storage.targetColumn]: targetId })) });
       changed ||= removed.length + added.length > 0;
     }
     return changed;
@@ -393,9 +519,11 @@ function changedColumns(columns: Record<string, unknown>, current: Record<string
 }
 
 function sameValue(stored: unknown, given: unknown): boolean {
-  if (stored === null || stored === undefined || given === null || given === undefined) return (stored ?? null) === (given ?? null);
+  if (stored === null || stored === undefined || given === null || given === undefined)
+    return (stored ?? null) === (given ?? null);
   // Prisma reads decimals as its own Decimal class; checked values are canonical decimal strings.
-  if (typeof stored === 'object' && typeof (stored as { toFixed?: unknown }).toFixed === 'function') return new Decimal(String(stored)).equals(new Decimal(String(given)));
+  if (typeof stored === 'object' && typeof (stored as { toFixed?: unknown }).toFixed === 'function')
+    return new Decimal(String(stored)).equals(new Decimal(String(given)));
   return stored === given;
 }
 
@@ -424,11 +552,20 @@ function refuseForbidden(relationship: Relationship, creating: boolean, field: s
  * the owner, nor any product whose structure contains the owner at any depth. One recursive
  * statement walks down from the candidate products (UNION makes it stop on existing cycles too).
  */
-async function refuseCycles(tx: PrismaTx, db: Database, ownerProductId: number, candidates: readonly number[]): Promise<void> {
+async function refuseCycles(
+  tx: PrismaTx,
+  db: Database,
+  ownerProductId: number,
+  candidates: readonly number[],
+): Promise<void> {
   if (candidates.length === 0) return;
   const direct = candidates.indexOf(ownerProductId);
   if (direct >= 0) {
-    throw new DomainError('bom_cycle', `items[${direct}].product: products ${ownerProductId} cannot be an item of its own structure`, `items[${direct}].product`);
+    throw new DomainError(
+      'bom_cycle',
+      `items[${direct}].product: products ${ownerProductId} cannot be an item of its own structure`,
+      `items[${direct}].product`,
+    );
   }
   const sql = new Sql(db.provider)
     .text(`WITH RECURSIVE reach("root", "id") AS (SELECT p."id", p."id" FROM ${id('products')} p WHERE p."id"`)
@@ -455,5 +592,9 @@ function uniqueViolation(error: unknown, type: string): DomainError | undefined 
   const fields = uniqueViolationFields(error);
   if (!fields) return undefined;
   const field = fields.join(', ') || 'a unique field';
-  return new DomainError('conflict', `${field} must be unique among ${type}: another one already has this value`, field);
+  return new DomainError(
+    'conflict',
+    `${field} must be unique among ${type}: another one already has this value`,
+    field,
+  );
 }

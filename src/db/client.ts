@@ -10,7 +10,13 @@ import pg from 'pg';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.ts';
 import { postgresReads, sqliteReads, type DataSource } from './reads.ts';
-import { DEFAULT_DATABASE_TIMEOUTS, ensureSqliteDirectory, type DatabaseTarget, type DatabaseTimeouts, type Provider } from './url.ts';
+import {
+  DEFAULT_DATABASE_TIMEOUTS,
+  ensureSqliteDirectory,
+  type DatabaseTarget,
+  type DatabaseTimeouts,
+  type Provider,
+} from './url.ts';
 
 /**
  * Both generated clients come from the same models (prisma/models.prisma), so their model APIs
@@ -75,10 +81,12 @@ class TransactionGate {
 
   wrap<T extends object>(adapter: T): T {
     const gate = this;
-    const outside = (run: (...args: unknown[]) => unknown) => async (...args: unknown[]) => {
-      await gate.whenIdle();
-      return run(...args);
-    };
+    const outside =
+      (run: (...args: unknown[]) => unknown) =>
+      async (...args: unknown[]) => {
+        await gate.whenIdle();
+        return run(...args);
+      };
     return new Proxy(adapter, {
       get(object, property) {
         const value = Reflect.get(object, property, object);
@@ -104,7 +112,8 @@ class TransactionGate {
           return new Proxy(transaction, {
             get(tx, name) {
               const member = Reflect.get(tx, name, tx);
-              if (name !== 'commit' && name !== 'rollback') return typeof member === 'function' ? member.bind(tx) : member;
+              if (name !== 'commit' && name !== 'rollback')
+                return typeof member === 'function' ? member.bind(tx) : member;
               return async () => {
                 try {
                   await member.call(tx);
@@ -175,11 +184,15 @@ const SQLITE_CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL';
  */
 function beginImmediately(connection: Sqlite.Database): Sqlite.Database {
   const prepare = connection.prepare.bind(connection);
-  connection.prepare = ((sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql)) as typeof connection.prepare;
+  connection.prepare = ((sql: string) =>
+    prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql)) as typeof connection.prepare;
   return connection;
 }
 
-export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
+export function createDatabase(
+  target: DatabaseTarget,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Database {
   let statements = 0;
   const onStatement = () => {
     statements += 1;
@@ -204,7 +217,12 @@ export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeout
       if (!connection) await prisma.$connect();
       return connection!;
     };
-    return database(prisma, 'sqlite', sqliteReads(connected, () => gate.whenIdle(), onStatement), () => prisma.$disconnect());
+    return database(
+      prisma,
+      'sqlite',
+      sqliteReads(connected, () => gate.whenIdle(), onStatement),
+      () => prisma.$disconnect(),
+    );
   }
   // One pool for Prisma and the data layer's reads: one connection budget per replica.
   const pool = new pg.Pool({ connectionString: target.url, max: POOL_SIZE, ...postgresPoolOptions(timeouts) });
@@ -214,7 +232,10 @@ export function createDatabase(target: DatabaseTarget, timeouts: DatabaseTimeout
   // adapter listens only while connected: between its $disconnect and the end of pool.end()
   // (connections closing during shutdown) nobody else would.
   pool.on('error', () => undefined);
-  const prisma = new PostgresClient({ adapter: countingFactory(new PrismaPg(pool), onStatement), transactionOptions }) as unknown as PrismaDb;
+  const prisma = new PostgresClient({
+    adapter: countingFactory(new PrismaPg(pool), onStatement),
+    transactionOptions,
+  }) as unknown as PrismaDb;
   return database(prisma, 'postgresql', postgresReads(pool, onStatement), async () => {
     await prisma.$disconnect();
     await pool.end();

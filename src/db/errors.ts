@@ -58,7 +58,8 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     if (code && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SQLITE.test(code))) return true;
   }
   if (typeof e.code === 'string') {
-    if (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SQLITE.test(e.code) || UNAVAILABLE_SQLSTATE.test(e.code)) return true;
+    if (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SQLITE.test(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))
+      return true;
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(e.code)) return true;
   }
   if (typeof e.message === 'string' && PG_CLIENT_FAILURES.some((m) => (e.message as string).includes(m))) return true;
@@ -71,7 +72,10 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
  * when the error is not a unique violation.
  */
 export function uniqueViolationFields(error: unknown): string[] | undefined {
-  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { kind?: string; constraint?: { fields?: string[] } } } } };
+  const e = error as {
+    code?: string;
+    meta?: { target?: unknown; driverAdapterError?: { cause?: { kind?: string; constraint?: { fields?: string[] } } } };
+  };
   const cause = e?.meta?.driverAdapterError?.cause;
   if (e?.code !== 'P2002' && cause?.kind !== 'UniqueConstraintViolation') return undefined;
   const fields = cause?.constraint?.fields ?? (Array.isArray(e.meta?.target) ? (e.meta.target as string[]) : []);

@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { DEFAULT_DATABASE_TIMEOUTS, ensureSqliteDirectory, type DatabaseTarget, type DatabaseTimeouts, type Provider } from './url.ts';
+import {
+  DEFAULT_DATABASE_TIMEOUTS,
+  ensureSqliteDirectory,
+  type DatabaseTarget,
+  type DatabaseTimeouts,
+  type Provider,
+} from './url.ts';
 import { withTimeout } from '../timeout.ts';
 
 const PRISMA_ADVISORY_LOCK_KEY = 72707369;
@@ -62,7 +68,8 @@ function pendingMigrations(all: Migration[], applied: AppliedMigration[]): Migra
   for (const row of live) {
     const file = byName.get(row.migration_name);
     if (!file) throw new Error(`migration ${row.migration_name} is applied but missing from the migrations folder`);
-    if (file.checksum !== row.checksum) throw new Error(`migration ${row.migration_name} was modified after it was applied`);
+    if (file.checksum !== row.checksum)
+      throw new Error(`migration ${row.migration_name} was modified after it was applied`);
   }
   const done = new Set(live.map((row) => row.migration_name));
   return all.filter((m) => !done.has(m.name));
@@ -73,10 +80,15 @@ function pendingMigrations(all: Migration[], applied: AppliedMigration[]): Migra
  * the migrations it applied. Every wait is bounded by `timeouts` except the migration
  * statements themselves, which may legitimately take long on a large database.
  */
-export async function migrate(target: DatabaseTarget, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Promise<string[]> {
+export async function migrate(
+  target: DatabaseTarget,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Promise<string[]> {
   const migrations = readMigrations(target.provider);
   try {
-    return target.provider === 'sqlite' ? migrateSqlite(target, migrations, timeouts) : await migratePostgres(target.url, migrations, timeouts);
+    return target.provider === 'sqlite'
+      ? migrateSqlite(target, migrations, timeouts)
+      : await migratePostgres(target.url, migrations, timeouts);
   } catch (error) {
     throw notWritable(error, target.provider) ?? error;
   }
@@ -87,9 +99,12 @@ function notWritable(error: unknown, provider: Provider): DatabaseNotWritableErr
   if (error instanceof DatabaseNotWritableError) return error;
   const { code, message } = error as { code?: string; message?: string };
   if (provider === 'sqlite' && /^SQLITE_(READONLY|CANTOPEN|PERM)/.test(code ?? '')) {
-    return new DatabaseNotWritableError(`the database does not take writes (${message}): the file and its directory must be writable`);
+    return new DatabaseNotWritableError(
+      `the database does not take writes (${message}): the file and its directory must be writable`,
+    );
   }
-  if (provider === 'postgresql' && code === '25006') return new DatabaseNotWritableError(`the database does not take writes (${message})`);
+  if (provider === 'postgresql' && code === '25006')
+    return new DatabaseNotWritableError(`the database does not take writes (${message})`);
   return undefined;
 }
 
@@ -143,7 +158,11 @@ function migrateSqlite(target: DatabaseTarget, migrations: Migration[], timeouts
         throw new RolledBack();
       })();
     } catch (error) {
-      if (!(error instanceof RolledBack)) throw notWritable(error, 'sqlite') ?? new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`);
+      if (!(error instanceof RolledBack))
+        throw (
+          notWritable(error, 'sqlite') ??
+          new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`)
+        );
     }
     return applied;
   } finally {
@@ -172,7 +191,11 @@ async function migratePostgres(url: string, migrations: Migration[], timeouts: D
   // bounded tighter than the rest, so that a stalled server fails start-up quickly.
   await withTimeout(client.connect(), timeouts.connectMs, 'connecting timed out');
   try {
-    await withTimeout(client.query(`SET lock_timeout = ${lockWaitMs}`), timeouts.statementMs, 'the server does not answer');
+    await withTimeout(
+      client.query(`SET lock_timeout = ${lockWaitMs}`),
+      timeouts.statementMs,
+      'the server does not answer',
+    );
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
     await client.query('SET lock_timeout = 0');
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -203,13 +226,20 @@ async function migratePostgres(url: string, migrations: Migration[], timeouts: D
     try {
       await client.query(WRITE_PROBE);
     } catch (error) {
-      throw notWritable(error, 'postgresql') ?? new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`);
+      throw (
+        notWritable(error, 'postgresql') ??
+        new DatabaseNotWritableError(`the database does not take writes (${(error as Error).message})`)
+      );
     } finally {
       await client.query('ROLLBACK');
     }
     return applied;
   } finally {
-    await withTimeout(client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]), timeouts.statementMs, '').catch(() => undefined);
+    await withTimeout(
+      client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]),
+      timeouts.statementMs,
+      '',
+    ).catch(() => undefined);
     await withTimeout(client.end(), timeouts.statementMs, '').catch(() => undefined);
   }
 }

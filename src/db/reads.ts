@@ -26,7 +26,10 @@ export interface DataSource {
 }
 
 /** Reads through a Prisma client or interactive transaction: inside a write, its own connection. */
-export function prismaReads(provider: Provider, prisma: { $queryRawUnsafe<T>(sql: string, ...values: unknown[]): Promise<T> }): DataSource {
+export function prismaReads(
+  provider: Provider,
+  prisma: { $queryRawUnsafe<T>(sql: string, ...values: unknown[]): Promise<T> },
+): DataSource {
   return { provider, query: <T>(s: Statement) => prisma.$queryRawUnsafe<T[]>(s.toString(), ...s.values) };
 }
 
@@ -41,7 +44,9 @@ function timestampToIso(text: string): string {
 
 const pgTypes = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? timestampToIso : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === TIMESTAMP_OID
+      ? timestampToIso
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -67,7 +72,8 @@ export function postgresReads(pool: pg.Pool, onStatement: () => void): DataSourc
   let generation = 0;
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `mdg_${generation}_${names.size + 1}`));
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS)
+      names.set(text, (name = `mdg_${generation}_${names.size + 1}`));
     return name;
   };
   const run = (text: string, values: unknown[]) => pool.query({ name: nameOf(text), text, values, types: pgTypes });
@@ -90,7 +96,10 @@ export function postgresReads(pool: pg.Pool, onStatement: () => void): DataSourc
 }
 
 function isStalePlan(error: unknown): boolean {
-  return (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+  return (
+    (error as { code?: string }).code === '0A000' &&
+    /cached plan must not change result type/.test((error as Error).message)
+  );
 }
 
 /** Statements prepared once per text; texts differ only by the length of their IN lists. */
@@ -112,7 +121,11 @@ function sqliteValue(value: unknown): unknown {
  * Reads on the SQLite connection Prisma's adapter opened. They wait while an interactive
  * transaction holds that connection (`whenIdle`), as every other statement does (./client.ts).
  */
-export function sqliteReads(connection: () => Promise<Sqlite.Database>, whenIdle: () => Promise<void>, onStatement: () => void): DataSource {
+export function sqliteReads(
+  connection: () => Promise<Sqlite.Database>,
+  whenIdle: () => Promise<void>,
+  onStatement: () => void,
+): DataSource {
   const prepared = new Map<string, { statement: Sqlite.Statement; converters: [string, Convert][] }>();
   const prepare = (db: Sqlite.Database, text: string) => {
     let entry = prepared.get(text);
@@ -123,7 +136,11 @@ export function sqliteReads(connection: () => Promise<Sqlite.Database>, whenIdle
     const converters = statement
       .columns()
       .flatMap((c): [string, Convert][] =>
-        /^BOOLEAN$/i.test(c.type ?? '') ? [[c.name, BOOLEAN]] : /^DATETIME$/i.test(c.type ?? '') ? [[c.name, DATETIME]] : [],
+        /^BOOLEAN$/i.test(c.type ?? '')
+          ? [[c.name, BOOLEAN]]
+          : /^DATETIME$/i.test(c.type ?? '')
+            ? [[c.name, DATETIME]]
+            : [],
       );
     if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value!);
     prepared.set(text, (entry = { statement, converters }));

@@ -3,7 +3,15 @@
  * gateway offers. The arithmetic and the batching live in the data layer (src/data/bom.ts).
  */
 import { badInput } from './errors.ts';
-import { explode, ExplosionTooLargeError, structureItems, usages, whereUsed, type BomLine, type WhereUsedLine } from '../data/bom.ts';
+import {
+  explode,
+  ExplosionTooLargeError,
+  structureItems,
+  usages,
+  whereUsed,
+  type BomLine,
+  type WhereUsedLine,
+} from '../data/bom.ts';
 import { toOutputNumber } from '../data/decimal.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
@@ -20,12 +28,16 @@ const Product = refOf('products');
 const Item = refOf('product_structure_items');
 const Unit = refOf('units');
 
-const quantity = (value: Parameters<typeof toOutputNumber>[0] | null) => (value === null ? null : toOutputNumber(value));
+const quantity = (value: Parameters<typeof toOutputNumber>[0] | null) =>
+  value === null ? null : toOutputNumber(value);
 
 const BomLineType = builder.objectRef<BomLine>('BomLine').implement({
   description: 'A component needed to make a quantity of a product, at some level of its bill of material.',
   fields: (t) => ({
-    level: t.exposeInt('level', { nullable: false, description: '1 for the direct items, 2 for their items, and so on.' }),
+    level: t.exposeInt('level', {
+      nullable: false,
+      description: '1 for the direct items, 2 for their items, and so on.',
+    }),
     product: t.field({ type: Product, nullable: false, resolve: (line) => line.productId }),
     path: t.field({
       type: [Product],
@@ -33,10 +45,27 @@ const BomLineType = builder.objectRef<BomLine>('BomLine').implement({
       description: 'The products from the exploded one down to the parent of this line.',
       resolve: (line) => line.path,
     }),
-    item: t.field({ type: Item, nullable: false, description: 'The structure item this line comes from.', resolve: (line) => line.itemId }),
-    unit: t.field({ type: Unit, description: "The quantity's unit: the item's, or the component's own.", resolve: (line) => line.unitId }),
-    netQuantity: t.field({ type: 'Decimal', description: 'Needed without losses.', resolve: (line) => quantity(line.netQuantity) }),
-    grossQuantity: t.field({ type: 'Decimal', description: 'Needed with losses: what must be provided.', resolve: (line) => quantity(line.grossQuantity) }),
+    item: t.field({
+      type: Item,
+      nullable: false,
+      description: 'The structure item this line comes from.',
+      resolve: (line) => line.itemId,
+    }),
+    unit: t.field({
+      type: Unit,
+      description: "The quantity's unit: the item's, or the component's own.",
+      resolve: (line) => line.unitId,
+    }),
+    netQuantity: t.field({
+      type: 'Decimal',
+      description: 'Needed without losses.',
+      resolve: (line) => quantity(line.netQuantity),
+    }),
+    grossQuantity: t.field({
+      type: 'Decimal',
+      description: 'Needed with losses: what must be provided.',
+      resolve: (line) => quantity(line.grossQuantity),
+    }),
     isPhantom: t.boolean({ nullable: false, resolve: (line) => line.isPhantom }),
   }),
 });
@@ -45,7 +74,12 @@ const WhereUsedLineType = builder.objectRef<WhereUsedLine>('WhereUsedLine').impl
   description: 'A product whose bill of material uses the queried one, directly (level 1) or through others.',
   fields: (t) => ({
     level: t.exposeInt('level', { nullable: false }),
-    product: t.field({ type: Product, nullable: false, description: 'The product whose structure holds the item.', resolve: (line) => line.productId }),
+    product: t.field({
+      type: Product,
+      nullable: false,
+      description: 'The product whose structure holds the item.',
+      resolve: (line) => line.productId,
+    }),
     path: t.field({
       type: [Product],
       nullable: false,
@@ -53,9 +87,17 @@ const WhereUsedLineType = builder.objectRef<WhereUsedLine>('WhereUsedLine').impl
       resolve: (line) => line.path,
     }),
     item: t.field({ type: Item, nullable: false, resolve: (line) => line.itemId }),
-    netQuantity: t.field({ type: 'Decimal', description: "The item's net quantity, per the structure's quantity.", resolve: (line) => quantity(line.netQuantity) }),
+    netQuantity: t.field({
+      type: 'Decimal',
+      description: "The item's net quantity, per the structure's quantity.",
+      resolve: (line) => quantity(line.netQuantity),
+    }),
     grossQuantity: t.field({ type: 'Decimal', resolve: (line) => quantity(line.grossQuantity) }),
-    structureQuantity: t.field({ type: 'Decimal', description: 'The batch the structure describes.', resolve: (line) => quantity(line.structureQuantity) }),
+    structureQuantity: t.field({
+      type: 'Decimal',
+      description: 'The batch the structure describes.',
+      resolve: (line) => quantity(line.structureQuantity),
+    }),
   }),
 });
 
@@ -72,8 +114,10 @@ function tooLarge(error: unknown): never {
   throw error;
 }
 
-const itemsLoader = (context: GraphQLContext) => requestLoader(context, 'bom:items', (ids) => structureItems(context.source, ids));
-const usagesLoader = (context: GraphQLContext) => requestLoader(context, 'bom:usages', (ids) => usages(context.source, ids));
+const itemsLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'bom:items', (ids) => structureItems(context.source, ids));
+const usagesLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'bom:usages', (ids) => usages(context.source, ids));
 
 builder.objectFields(Product, (t) => ({
   bom: t.field({
@@ -98,6 +142,9 @@ builder.objectFields(Product, (t) => ({
     args: { levels: t.arg.int() },
     complexity: (args) => ({ field: 5, multiplier: 10 * ((args.levels as number | null) ?? DEFAULT_LEVELS) }),
     resolve: (product, args, context) =>
-      whereUsed((ids) => loadAll(usagesLoader(context), ids) as never, product.id, { levels: checkLevels(args.levels), maxLines: MAX_LINES }).catch(tooLarge),
+      whereUsed((ids) => loadAll(usagesLoader(context), ids) as never, product.id, {
+        levels: checkLevels(args.levels),
+        maxLines: MAX_LINES,
+      }).catch(tooLarge),
   }),
 }));

@@ -48,7 +48,8 @@ function cursorAt(c: ConnectionShape, i: number): string {
 
 export function checkPageSize(value: number | null | undefined, argument: string): number | undefined {
   if (value === null || value === undefined) return undefined;
-  if (value < 0 || value > MAX_PAGE_SIZE) throw badInput(`${argument} must be between 0 and ${MAX_PAGE_SIZE} (got ${value})`, argument);
+  if (value < 0 || value > MAX_PAGE_SIZE)
+    throw badInput(`${argument} must be between 0 and ${MAX_PAGE_SIZE} (got ${value})`, argument);
   return value;
 }
 
@@ -81,7 +82,12 @@ function defineConnection(name: string, node: RowRef) {
         complexity: { field: 1, multiplier: 1 },
         resolve: (c) => c.rows.map((row, i) => ({ row, cursor: cursorAt(c, i) })),
       }),
-      nodes: t.field({ type: [node], nullable: false, complexity: { field: 1, multiplier: 1 }, resolve: (c) => c.rows }),
+      nodes: t.field({
+        type: [node],
+        nullable: false,
+        complexity: { field: 1, multiplier: 1 },
+        resolve: (c) => c.rows,
+      }),
       pageInfo: t.field({ type: PageInfo, nullable: false, resolve: (c) => c }),
       totalCount: t.int({
         nullable: false,

@@ -37,11 +37,18 @@ export function maskError(logger: Logger) {
       return new GraphQLError(original.message, { ...at, extensions });
     }
     if (isDatabaseUnavailable(original)) {
-      return new GraphQLError('the database is unavailable; retry later', { ...at, extensions: { code: SERVICE_UNAVAILABLE } });
+      return new GraphQLError('the database is unavailable; retry later', {
+        ...at,
+        extensions: { code: SERVICE_UNAVAILABLE },
+      });
     }
     // A GraphQLError raised on purpose (bad arguments, limits) passes as it is.
-    if (graphQLError && (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError)) return graphQLError;
+    if (graphQLError && (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError))
+      return graphQLError;
     logger.error({ err: original, path: graphQLError?.path }, 'unhandled error in a GraphQL operation');
-    return new GraphQLError('the server could not complete this field', { ...at, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    return new GraphQLError('the server could not complete this field', {
+      ...at,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
   };
 }

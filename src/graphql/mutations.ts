@@ -23,7 +23,8 @@ const LocalizedTextInput = builder.inputType('LocalizedTextInput', {
 });
 
 const IdsInput = builder.inputType('IdsInput', {
-  description: 'A change of a to-many relationship: `set` replaces all links, or `add` and `remove` change some. Ids already linked, or not linked, are no error.',
+  description:
+    'A change of a to-many relationship: `set` replaces all links, or `add` and `remove` change some. Ids already linked, or not linked, are no error.',
   fields: (t) => ({ set: t.intList(), add: t.intList(), remove: t.intList() }),
 });
 
@@ -65,18 +66,25 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
         if (attribute.write === 'server') continue;
         const field = attributeField(resource, name, attribute.column);
         const required = mode === 'create' && attribute.required;
-        const objectFields = typeof attribute.type === 'object' ? new Map(Object.keys(attribute.type.object).map((f) => [camel(f), f])) : undefined;
+        const objectFields =
+          typeof attribute.type === 'object'
+            ? new Map(Object.keys(attribute.type.object).map((f) => [camel(f), f]))
+            : undefined;
         fields.set(field, { attribute: name, objectFields });
         names.set(name, field);
         if (attribute.type === 'localized') result[field] = t.field({ type: LocalizedTextInput });
-        else if (typeof attribute.type === 'object') result[field] = t.field({ type: objectInput(name, attribute.type.object) });
+        else if (typeof attribute.type === 'object')
+          result[field] = t.field({ type: objectInput(name, attribute.type.object) });
         else if (attribute.type === 'decimal') result[field] = t.field({ type: 'Decimal', required });
         else if (attribute.type === 'boolean') result[field] = t.boolean({ required });
         else if (attribute.type === 'integer') result[field] = t.int({ required });
         else result[field] = t.string({ required });
       }
       for (const [name, relationship] of Object.entries(resource.relationships)) {
-        const refused = relationship.forbidden && mode === 'update' ? `Always refused (FORBIDDEN): ${relationship.forbidden.message}` : undefined;
+        const refused =
+          relationship.forbidden && mode === 'update'
+            ? `Always refused (FORBIDDEN): ${relationship.forbidden.message}`
+            : undefined;
         if (relationship.cardinality === 'to-one') {
           // A product's structure is added through createProductStructure, never linked.
           if (relationship.storage.kind !== 'foreignKey' && mode === 'create') continue;
@@ -85,7 +93,11 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
           names.set(name, field);
           result[field] = t.int({
             required: mode === 'create' && relationship.required,
-            description: refused ?? (relationship.removable ? 'The id of the related resource; null removes the link.' : 'The id of the related resource; the link cannot be removed.'),
+            description:
+              refused ??
+              (relationship.removable
+                ? 'The id of the related resource; null removes the link.'
+                : 'The id of the related resource; the link cannot be removed.'),
           });
         } else if (relationship.storage.kind === 'join') {
           const field = camel(name);
@@ -111,14 +123,15 @@ function toWriteInput(inputName: string, values: Record<string, unknown>): Write
         meaning.objectFields && value !== null
           ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [meaning.objectFields!.get(k) ?? k, v]))
           : value;
-    }
-    else if ('toOne' in meaning) input.relationships[meaning.toOne] = value as number | null;
+    } else if ('toOne' in meaning) input.relationships[meaning.toOne] = value as number | null;
     else {
       const change = (value ?? {}) as { set?: number[] | null; add?: number[] | null; remove?: number[] | null };
       if (change.set != null && (change.add != null || change.remove != null)) {
         throw badInput(`${field}: give either set, or add and remove`, field);
       }
-      input.relationships[meaning.toMany] = (change.set != null ? { set: change.set } : { add: change.add ?? [], remove: change.remove ?? [] }) as ToManyChange;
+      input.relationships[meaning.toMany] = (
+        change.set != null ? { set: change.set } : { add: change.add ?? [], remove: change.remove ?? [] }
+      ) as ToManyChange;
     }
   }
   return input;
@@ -128,11 +141,14 @@ function toWriteInput(inputName: string, values: Record<string, unknown>): Write
 function renamed(error: unknown, type: string): unknown {
   if (!(error instanceof DomainError) || !error.field) return error;
   const item = /^(items\[\d+\]\.)(.*)$/.exec(error.field);
-  const [prefix, name, names] = item ? [item[1]!, item[2]!, graphqlNames.get('product_structure_items')] : ['', error.field, graphqlNames.get(type)];
+  const [prefix, name, names] = item
+    ? [item[1]!, item[2]!, graphqlNames.get('product_structure_items')]
+    : ['', error.field, graphqlNames.get(type)];
   const field = names?.get(name);
   if (!field) return error;
   // Messages about a field start with its name.
-  const startsWithField = error.message.startsWith(error.field) && /^[\s:.]/.test(error.message.slice(error.field.length));
+  const startsWithField =
+    error.message.startsWith(error.field) && /^[\s:.]/.test(error.message.slice(error.field.length));
   const message = startsWithField ? prefix + field + error.message.slice(error.field.length) : error.message;
   return new DomainError(error.kind, message, prefix + field, error.resource, error.reason, error.currentVersion);
 }
@@ -163,7 +179,9 @@ function fresh(id: number, context: GraphQLContext): number {
 
 // Mutation fields may be null: when one fails, the results of those before it (committed) still
 // reach the client instead of the whole `data` becoming null.
-builder.mutationType({ description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.' });
+builder.mutationType({
+  description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.',
+});
 
 const writers = new WeakMap<GraphQLContext['db'], Writer>();
 function writer(context: GraphQLContext): Writer {
@@ -174,7 +192,10 @@ function writer(context: GraphQLContext): Writer {
 
 /** Whether a client can write anything of the type (supplier evaluation role users hold only server dates). */
 function hasWritableFields(resource: ResourceDefinition): boolean {
-  return Object.values(resource.attributes).some((a) => a.write === 'client') || Object.keys(resource.relationships).length > 0;
+  return (
+    Object.values(resource.attributes).some((a) => a.write === 'client') ||
+    Object.keys(resource.relationships).length > 0
+  );
 }
 
 for (const resource of resources) {
@@ -187,7 +208,8 @@ for (const resource of resources) {
         t.field({
           type: node,
           description: 'It has no fields a client writes: the server sets its dates.',
-          resolve: (_root, _args, context) => write(resource.type, async () => fresh(await writer(context).create(resource.type, {}), context)),
+          resolve: (_root, _args, context) =>
+            write(resource.type, async () => fresh(await writer(context).create(resource.type, {}), context)),
         }),
       );
     }
@@ -201,7 +223,9 @@ for (const resource of resources) {
         type: node,
         args: { input: t.arg({ type: input, required: true }) },
         resolve: (_root, args, context) =>
-          write(resource.type, async () => fresh(await writer(context).create(resource.type, toWriteInput(inputName, args.input as never)), context)),
+          write(resource.type, async () =>
+            fresh(await writer(context).create(resource.type, toWriteInput(inputName, args.input as never)), context),
+          ),
       }),
     );
   }
@@ -212,10 +236,19 @@ for (const resource of resources) {
       t.field({
         type: node,
         description: 'Changes only what the input gives; localized text is merged language by language.',
-        args: { id: t.arg.int({ required: true }), input: t.arg({ type: input, required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('this resource') }) },
+        args: {
+          id: t.arg.int({ required: true }),
+          input: t.arg({ type: input, required: true }),
+          expectedVersion: t.arg.int({ description: expectedVersionDescription('this resource') }),
+        },
         resolve: (_root, args, context) =>
           write(resource.type, async () => {
-            await writer(context).update(resource.type, args.id, toWriteInput(inputName, args.input as never), conditions(args.expectedVersion));
+            await writer(context).update(
+              resource.type,
+              args.id,
+              toWriteInput(inputName, args.input as never),
+              conditions(args.expectedVersion),
+            );
             return fresh(args.id, context);
           }),
       }),
@@ -234,29 +267,44 @@ const StructureInput = builder.inputType('CreateProductStructureInput', {
   }),
 });
 const Structure = refOf('product_structures');
-const items = (values: unknown[] | null | undefined): ItemInput[] => (values ?? []).map((v) => toWriteInput('ProductStructureItemInput', v as never));
+const items = (values: unknown[] | null | undefined): ItemInput[] =>
+  (values ?? []).map((v) => toWriteInput('ProductStructureItemInput', v as never));
 
 builder.mutationFields((t) => ({
   createProductStructure: t.field({
     type: Structure,
-    description: "Adds a product's bill of material, the only way to add one. A product has at most one (CONFLICT); an item may not make the product part of itself (BOM_CYCLE).",
+    description:
+      "Adds a product's bill of material, the only way to add one. A product has at most one (CONFLICT); an item may not make the product part of itself (BOM_CYCLE).",
     args: {
       productId: t.arg.int({ required: true }),
       input: t.arg({ type: StructureInput, required: true }),
-      expectedVersion: t.arg.int({ description: expectedVersionDescription('the product (its structure is part of its document)') }),
+      expectedVersion: t.arg.int({
+        description: expectedVersionDescription('the product (its structure is part of its document)'),
+      }),
     },
     resolve: (_root, args, context) =>
       write(structureResource.type, async () => {
         const quantity = args.input.quantity;
         const attributes = quantity === undefined || quantity === null ? {} : { quantity };
         const options = conditions(args.expectedVersion);
-        return fresh(await writer(context).createStructure(args.productId, { attributes, items: items(args.input.items) }, options), context);
+        return fresh(
+          await writer(context).createStructure(
+            args.productId,
+            { attributes, items: items(args.input.items) },
+            options,
+          ),
+          context,
+        );
       }),
   }),
   addProductStructureItems: t.field({
     type: Structure,
     description: 'Adds items to a structure; the existing ones are kept.',
-    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
+    args: {
+      structureId: t.arg.int({ required: true }),
+      items: t.arg({ type: [ItemInputType], required: true }),
+      expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }),
+    },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
         await writer(context).addItems(args.structureId, items(args.items), conditions(args.expectedVersion));
@@ -266,7 +314,11 @@ builder.mutationFields((t) => ({
   replaceProductStructureItems: t.field({
     type: Structure,
     description: "Replaces all of a structure's items; the old ones are deleted.",
-    args: { structureId: t.arg.int({ required: true }), items: t.arg({ type: [ItemInputType], required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
+    args: {
+      structureId: t.arg.int({ required: true }),
+      items: t.arg({ type: [ItemInputType], required: true }),
+      expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }),
+    },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
         await writer(context).replaceItems(args.structureId, items(args.items), conditions(args.expectedVersion));
@@ -276,7 +328,11 @@ builder.mutationFields((t) => ({
   removeProductStructureItems: t.field({
     type: Structure,
     description: "Deletes some of a structure's items; ids it does not hold are ignored.",
-    args: { structureId: t.arg.int({ required: true }), itemIds: t.arg.intList({ required: true }), expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }) },
+    args: {
+      structureId: t.arg.int({ required: true }),
+      itemIds: t.arg.intList({ required: true }),
+      expectedVersion: t.arg.int({ description: expectedVersionDescription('the structure') }),
+    },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
         await writer(context).removeItems(args.structureId, args.itemIds, conditions(args.expectedVersion));

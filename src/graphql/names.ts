@@ -35,6 +35,10 @@ export function constant(name: string): string {
  * same name (a supplier's `currency`: a free-text code and a link to a currency), the
  * relationship keeps the name and the attribute is named after its storage (`currencyText`).
  */
-export function attributeField(resource: { relationships: Record<string, unknown> }, name: string, column: string): string {
+export function attributeField(
+  resource: { relationships: Record<string, unknown> },
+  name: string,
+  column: string,
+): string {
   return name in resource.relationships ? camel(column) : camel(name);
 }

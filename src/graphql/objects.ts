@@ -22,7 +22,10 @@ export type RowRef = ImplementableLoadableObjectRef<Types, number | Row, Row, nu
 
 export const LocaleEnum = builder.enumType('Locale', {
   description: 'A language of localized text.',
-  values: Object.fromEntries(LOCALES.map((l) => [l.toUpperCase(), { value: l }])) as Record<Uppercase<Locale>, { value: Locale }>,
+  values: Object.fromEntries(LOCALES.map((l) => [l.toUpperCase(), { value: l }])) as Record<
+    Uppercase<Locale>,
+    { value: Locale }
+  >,
 });
 
 interface LocalizedShape {
@@ -72,7 +75,8 @@ export const objectRefs = new Map<string, RowRef>();
 for (const resource of resources) {
   const ref = builder.loadableObjectRef<Row, number>(typeName(resource.type), {
     // A missing id loads as null: `product(id: 999)` is null, not an error.
-    load: (ids, context: GraphQLContext) => rowsByIds(context.source, resource.type, ids, context.plan.columns(resource.type)) as Promise<Row[]>,
+    load: (ids, context: GraphQLContext) =>
+      rowsByIds(context.source, resource.type, ids, context.plan.columns(resource.type)) as Promise<Row[]>,
   });
   objectRefs.set(resource.type, ref);
 }
@@ -111,14 +115,22 @@ function implement(resource: ResourceDefinition): void {
             args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
             resolve: (row, args, context) => ({
               values: read(row) as Record<Locale, string | null>,
-              chain: args.locale ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)] : context.localeChain,
+              chain: args.locale
+                ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)]
+                : context.localeChain,
             }),
           });
         } else if (typeof attribute.type === 'object') {
-          fields[field] = t.field({ type: objectTypeFor(name, attribute), nullable: false, resolve: partsReader(attribute) });
+          fields[field] = t.field({
+            type: objectTypeFor(name, attribute),
+            nullable: false,
+            resolve: partsReader(attribute),
+          });
         } else {
           // Loads put plain attributes under their field names (plan.ts): exposed, they need no resolver.
-          const type = ({ decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const)[attribute.type];
+          const type = (
+            { decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const
+          )[attribute.type];
           fields[field] = t.expose(field as never, { type, nullable } as never);
         }
       }
@@ -127,7 +139,9 @@ function implement(resource: ResourceDefinition): void {
         const field = camel(name);
         const target = refOf(relationship.target);
         const storage = relationship.storage;
-        const deprecationReason = relationship.deprecated && `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
+        const deprecationReason =
+          relationship.deprecated &&
+          `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
         if (storage.kind === 'foreignKey') {
           sources.set(field, { relationship: name });
           fields[field] = t.field({
@@ -141,9 +155,13 @@ function implement(resource: ResourceDefinition): void {
             type: target,
             nullable: true,
             load: (ids: number[], context: GraphQLContext) =>
-              rowsByColumn(context.source, relationship.target, storage.targetColumn, ids, context.plan.columns(relationship.target)).then(
-                (groups) => groups.map((rows) => rows[0] ?? null),
-              ),
+              rowsByColumn(
+                context.source,
+                relationship.target,
+                storage.targetColumn,
+                ids,
+                context.plan.columns(relationship.target),
+              ).then((groups) => groups.map((rows) => rows[0] ?? null)),
             resolve: (row) => row.id,
           });
         } else if (storage.kind === 'join') {
@@ -160,7 +178,13 @@ function implement(resource: ResourceDefinition): void {
             type: target,
             nullable: false,
             load: (ids: number[], context: GraphQLContext) =>
-              rowsByColumn(context.source, relationship.target, storage.targetColumn, ids, context.plan.columns(relationship.target)),
+              rowsByColumn(
+                context.source,
+                relationship.target,
+                storage.targetColumn,
+                ids,
+                context.plan.columns(relationship.target),
+              ),
             resolve: (row) => row.id,
           });
         }
@@ -191,10 +215,17 @@ function implement(resource: ResourceDefinition): void {
             after: t.arg.string(),
           },
           complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
-          load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+          load: async (
+            ids: number[],
+            context: GraphQLContext,
+            args: { first?: number | null; after?: string | null },
+          ) => {
             const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
             const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
-            const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), { first, offset });
+            const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
+              first,
+              offset,
+            });
             return pages.map(
               (page, i): ConnectionShape => ({
                 rows: page.rows,
@@ -202,7 +233,10 @@ function implement(resource: ResourceDefinition): void {
                 byId: false,
                 hasNextPage: page.hasMore,
                 hasPreviousPage: offset > 0,
-                count: (ctx) => requestLoader(ctx, `count:${link.type}.${column}`, (keys) => countByColumn(ctx.source, link.type, column, keys)).load(ids[i]!),
+                count: (ctx) =>
+                  requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
+                    countByColumn(ctx.source, link.type, column, keys),
+                  ).load(ids[i]!),
               }),
             );
           },

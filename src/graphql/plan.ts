@@ -36,7 +36,9 @@ export class ColumnPlan {
       // Links in join tables come as id lists on the row, and their targets through the target
       // type's id loader: every load of a type at one level (a customer's account manager and
       // its two user lists) is then one statement.
-      const joined = [...selected.relationships].filter((name) => resource.relationships[name]!.storage.kind === 'join');
+      const joined = [...selected.relationships].filter(
+        (name) => resource.relationships[name]!.storage.kind === 'join',
+      );
       columns = [
         ...columnsOf(type, selected, (name, column) => attributeField(resource, name, column)),
         ...relationshipIdColumns(type, joined),
@@ -63,7 +65,11 @@ export function planFor(schema: GraphQLSchema, document: DocumentNode): ColumnPl
         const read = sources?.fields.get(node.name.value);
         if (!sources || !read) return;
         let entry = fields.get(sources.type);
-        if (!entry) fields.set(sources.type, (entry = { attributes: new Set(), relationships: new Set(), ownerLinks: new Set() }));
+        if (!entry)
+          fields.set(
+            sources.type,
+            (entry = { attributes: new Set(), relationships: new Set(), ownerLinks: new Set() }),
+          );
         if ('attribute' in read) entry.attributes.add(read.attribute);
         else if ('relationship' in read) entry.relationships.add(read.relationship);
         else entry.ownerLinks.add(read.ownerLink);

@@ -16,13 +16,26 @@ import { refOf } from './objects.ts';
 
 type FilterValue = string | number | boolean | Date | null;
 /** How one filter input field becomes a condition. */
-type FilterField = { type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int']; condition: (value: never) => Condition };
+type FilterField = {
+  type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int'];
+  condition: (value: never) => Condition;
+};
 
 /** The GraphQL type of each kind of REST filter's value (see filterCondition). */
-const FILTER_TYPES = { equals: 'String', integer: 'Int', flag: 'Boolean', gtin: 'String', relatedReference: 'String', after: 'DateTime' } as const;
+const FILTER_TYPES = {
+  equals: 'String',
+  integer: 'Int',
+  flag: 'Boolean',
+  gtin: 'String',
+  relatedReference: 'String',
+  after: 'DateTime',
+} as const;
 
 function restFilterField(filter: Filter): FilterField {
-  return { type: FILTER_TYPES[filter.kind], condition: (value: string | number | boolean | Date) => filterCondition(filter, value) };
+  return {
+    type: FILTER_TYPES[filter.kind],
+    condition: (value: string | number | boolean | Date) => filterCondition(filter, value),
+  };
 }
 
 /** The filter fields of a type, by GraphQL name. */
@@ -33,21 +46,36 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
     const column = attribute.column;
     if (attribute.type === 'string' || attribute.type === 'integer' || attribute.type === 'boolean') {
       const type = attribute.type === 'string' ? 'String' : attribute.type === 'integer' ? 'Int' : 'Boolean';
-      fields.set(attributeField(resource, name, column), { type, condition: (value: FilterValue) => ({ kind: 'equals', column, value: value as string }) });
+      fields.set(attributeField(resource, name, column), {
+        type,
+        condition: (value: FilterValue) => ({ kind: 'equals', column, value: value as string }),
+      });
     } else if (attribute.type === 'datetime') {
-      fields.set(`${camel(name).replace(/Date$/, '')}After`, { type: 'DateTime', condition: (value: Date) => ({ kind: 'after', column, value }) });
-      fields.set(`${camel(name).replace(/Date$/, '')}Before`, { type: 'DateTime', condition: (value: Date) => ({ kind: 'before', column, value }) });
+      fields.set(`${camel(name).replace(/Date$/, '')}After`, {
+        type: 'DateTime',
+        condition: (value: Date) => ({ kind: 'after', column, value }),
+      });
+      fields.set(`${camel(name).replace(/Date$/, '')}Before`, {
+        type: 'DateTime',
+        condition: (value: Date) => ({ kind: 'before', column, value }),
+      });
     }
   }
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     const storage = relationship.storage;
     if (storage.kind !== 'foreignKey') continue;
-    fields.set(`${camel(name)}Id`, { type: 'Int', condition: (value: number | null) => ({ kind: 'equals', column: storage.column, value }) });
+    fields.set(`${camel(name)}Id`, {
+      type: 'Int',
+      condition: (value: number | null) => ({ kind: 'equals', column: storage.column, value }),
+    });
   }
   // The REST filters, where their meaning differs from the generic one (gtin without leading
   // zeros) or their name is new (productGroupTypeId, preferredSupplierReference).
   for (const [param, filter] of Object.entries(resource.filters)) {
-    const name = filter.kind === 'relatedReference' ? `${camel(filter.relationship)}Reference` : camel(param.replace(/^filter\[(.*)\]$/, '$1'));
+    const name =
+      filter.kind === 'relatedReference'
+        ? `${camel(filter.relationship)}Reference`
+        : camel(param.replace(/^filter\[(.*)\]$/, '$1'));
     if (filter.kind === 'gtin' || !fields.has(name)) {
       if (filter.kind === 'flag' || filter.kind === 'after') continue; // isActive, isSales, modifiedAfter already say it
       fields.set(name, restFilterField(filter));
@@ -60,7 +88,8 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
 function orderableColumns(resource: ResourceDefinition): [string, string][] {
   const columns: [string, string][] = [['ID', 'id']];
   for (const [name, attribute] of Object.entries(resource.attributes)) {
-    if (typeof attribute.type === 'string' && attribute.type !== 'localized') columns.push([constant(name), attribute.column]);
+    if (typeof attribute.type === 'string' && attribute.type !== 'localized')
+      columns.push([constant(name), attribute.column]);
   }
   return columns;
 }
@@ -75,7 +104,12 @@ function defineList(resource: ResourceDefinition): void {
     description: `Conditions on ${resource.type}; all given must hold. A field given as null matches a missing value.`,
     fields: (t) =>
       Object.fromEntries(
-        [...filters].map(([field, f]) => [field, Array.isArray(f.type) ? t.field({ type: [f.type[0]] as never, required: false }) : t.field({ type: f.type, required: false })]),
+        [...filters].map(([field, f]) => [
+          field,
+          Array.isArray(f.type)
+            ? t.field({ type: [f.type[0]] as never, required: false })
+            : t.field({ type: f.type, required: false }),
+        ]),
       ),
   });
   const orderable = orderableColumns(resource);
@@ -109,15 +143,22 @@ function defineList(resource: ResourceDefinition): void {
         last: t.arg.int(),
         before: t.arg.string(),
         filter: t.arg({ type: FilterInput }),
-        orderBy: t.arg({ type: [OrderBy], description: 'Ties, and everything by default, are ordered by id ascending.' }),
+        orderBy: t.arg({
+          type: [OrderBy],
+          description: 'Ties, and everything by default, are ordered by id ascending.',
+        }),
       },
-      complexity: (args) => ({ field: 1, multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE }),
+      complexity: (args) => ({
+        field: 1,
+        multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE,
+      }),
       resolve: async (_root, args, context): Promise<ConnectionShape> => {
         const conditions: Condition[] = [];
         for (const [field, value] of Object.entries((args.filter ?? {}) as Record<string, unknown>)) {
           if (value === undefined) continue;
           const filter = filters.get(field)!;
-          if (value === null && Array.isArray(filter.type)) throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
+          if (value === null && Array.isArray(filter.type))
+            throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
           conditions.push(filter.condition(value as never));
         }
         // Counted once, whether `last` needs the total, `totalCount` is selected, or both.
@@ -140,10 +181,16 @@ function defineList(resource: ResourceDefinition): void {
         // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
         const keyset = byId && after?.id !== undefined && start === after.position + 1;
         const page: ListQuery = keyset
-          ? { conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }], orderBy, limit: limit + 1, offset: 0 }
+          ? {
+              conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }],
+              orderBy,
+              limit: limit + 1,
+              offset: 0,
+            }
           : { conditions, orderBy, limit: limit + 1, offset: start };
         // One row more than asked tells whether another page follows.
-        const rows = limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
+        const rows =
+          limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
         return {
           rows: rows.slice(0, limit),
           offset: start,

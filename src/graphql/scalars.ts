@@ -16,7 +16,9 @@ function badInput(message: string): TypeError {
 
 function parseDateTime(value: unknown): Date {
   if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
-    throw badInput(`DateTime must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${JSON.stringify(value)})`);
+    throw badInput(
+      `DateTime must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${JSON.stringify(value)})`,
+    );
   }
   return new Date(value);
 }
@@ -27,7 +29,8 @@ const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
   description: 'A date-time in RFC 3339 form, always in UTC on output (2026-01-31T12:00:00.000Z).',
-  serialize: (value) => (typeof value === 'string' && CANONICAL.test(value) ? value : new Date(value as string | Date).toISOString()),
+  serialize: (value) =>
+    typeof value === 'string' && CANONICAL.test(value) ? value : new Date(value as string | Date).toISOString(),
   parseValue: parseDateTime,
   parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
 });
@@ -49,5 +52,6 @@ export const DecimalScalar = new GraphQLScalarType<string, number>({
   serialize: (value) => (typeof value === 'number' ? value : Number(String(value))),
   parseValue: toDecimal,
   // Literals keep their exact digits: the raw text is parsed, not a float.
-  parseLiteral: (ast) => toDecimal(ast.kind === Kind.FLOAT || ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : undefined),
+  parseLiteral: (ast) =>
+    toDecimal(ast.kind === Kind.FLOAT || ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : undefined),
 });

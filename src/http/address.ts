@@ -9,7 +9,10 @@ import type { Context } from 'hono';
  */
 export function clientAddress(c: Context, trustProxy: number): string {
   if (trustProxy > 0) {
-    const forwarded = (c.req.header('x-forwarded-for') ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+    const forwarded = (c.req.header('x-forwarded-for') ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
     const entry = forwarded[forwarded.length - trustProxy];
     if (entry) return entry;
   }

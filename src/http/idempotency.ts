@@ -50,7 +50,10 @@ export interface IdempotencyOptions {
 
 type KeyRow = NonNullable<Awaited<ReturnType<PrismaDb['idempotencyKey']['findUnique']>>>;
 
-type Claim = { kind: 'claimed'; createdAt: Date } | { kind: 'replay'; row: KeyRow } | { kind: 'reused' | 'in_use' | 'lost' };
+type Claim =
+  | { kind: 'claimed'; createdAt: Date }
+  | { kind: 'replay'; row: KeyRow }
+  | { kind: 'reused' | 'in_use' | 'lost' };
 
 export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: IdempotencyOptions): MiddlewareHandler {
   const keys = new KeyStore(prisma, clock);
@@ -69,9 +72,18 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
       case 'replay':
         return replay(claim.row);
       case 'reused':
-        throw new HttpError(422, 'idempotency_key_reused', `Idempotency-Key ${JSON.stringify(key)} was used for another request (method, path, query or body) within 24 hours: use a new key`);
+        throw new HttpError(
+          422,
+          'idempotency_key_reused',
+          `Idempotency-Key ${JSON.stringify(key)} was used for another request (method, path, query or body) within 24 hours: use a new key`,
+        );
       case 'in_use':
-        throw new HttpError(409, 'idempotency_key_in_use', `a request with Idempotency-Key ${JSON.stringify(key)} is still running: retry later for its answer`, { 'Retry-After': '1' });
+        throw new HttpError(
+          409,
+          'idempotency_key_in_use',
+          `a request with Idempotency-Key ${JSON.stringify(key)} is still running: retry later for its answer`,
+          { 'Retry-After': '1' },
+        );
       case 'lost':
         throw new HttpError(
           409,
@@ -98,7 +110,11 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
 function parseKey(header: string): string {
   const match = KEY.exec(header.trim());
   if (!match) {
-    throw new HttpError(400, 'invalid_parameter', 'the Idempotency-Key header must be 1 to 255 visible ASCII characters, as a quoted string ("...") or bare');
+    throw new HttpError(
+      400,
+      'invalid_parameter',
+      'the Idempotency-Key header must be 1 to 255 visible ASCII characters, as a quoted string ("...") or bare',
+    );
   }
   return match[1] ?? match[2]!;
 }
@@ -108,7 +124,10 @@ function isMutation(body: Buffer): boolean {
   try {
     const { query, operationName } = JSON.parse(body.toString('utf8')) as { query?: unknown; operationName?: unknown };
     if (typeof query !== 'string') return false;
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'mutation';
+    return (
+      getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation ===
+      'mutation'
+    );
   } catch {
     return false;
   }
@@ -160,7 +179,10 @@ class KeyStore {
       if (row.state === 'committed') return { kind: 'lost' };
       // Claimed by a request that died before writing anything: take it over (once: the
       // condition on created_at lets only one of several retries win).
-      const { count } = await this.prisma.idempotencyKey.updateMany({ where: { ...owner, state: 'running', created_at: row.created_at }, data: { created_at: now } });
+      const { count } = await this.prisma.idempotencyKey.updateMany({
+        where: { ...owner, state: 'running', created_at: row.created_at },
+        data: { created_at: now },
+      });
       if (count === 1) return { kind: 'claimed', createdAt: now };
     }
   }
@@ -170,14 +192,21 @@ class KeyStore {
    * that wrote nothing frees its key for a retry; one that did keeps it marked committed,
    * since running it again would write twice.
    */
-  async settle(owner: { api_client_id: number; key: string }, createdAt: Date, committed: boolean, c: Context): Promise<void> {
+  async settle(
+    owner: { api_client_id: number; key: string },
+    createdAt: Date,
+    committed: boolean,
+    c: Context,
+  ): Promise<void> {
     const where = { ...owner, created_at: createdAt };
     if (c.res.status >= 500) {
       if (!committed) await this.prisma.idempotencyKey.deleteMany({ where });
       return;
     }
     const body = new Uint8Array(await c.res.arrayBuffer());
-    const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (c.res.headers.has(name) ? [[name, c.res.headers.get(name)!]] : [])));
+    const headers = Object.fromEntries(
+      KEPT_HEADERS.flatMap((name) => (c.res.headers.has(name) ? [[name, c.res.headers.get(name)!]] : [])),
+    );
     c.res = new Response(body, { status: c.res.status, headers: c.res.headers });
     await this.prisma.idempotencyKey.updateMany({
       where,
@@ -194,7 +223,11 @@ export async function purgeIdempotencyKeys(prisma: PrismaDb, clock: Clock): Prom
   const before = new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS);
   let purged = 0;
   for (;;) {
-    const batch = await prisma.idempotencyKey.findMany({ where: { created_at: { lt: before } }, select: { api_client_id: true, key: true }, take: PURGE_BATCH });
+    const batch = await prisma.idempotencyKey.findMany({
+      where: { created_at: { lt: before } },
+      select: { api_client_id: true, key: true },
+      take: PURGE_BATCH,
+    });
     if (batch.length === 0) return purged;
     purged += (await prisma.idempotencyKey.deleteMany({ where: { OR: batch } })).count;
   }

@@ -17,7 +17,13 @@ export function observeRequests(logger: Logger, metrics: Metrics): MiddlewareHan
     metrics.httpRequests.inc({ method: c.req.method, route, status });
     metrics.httpDuration.observe({ method: c.req.method, route }, seconds);
     logger.info(
-      { method: c.req.method, path: c.req.path, route, status: c.res.status, duration_ms: Math.round(seconds * 10_000) / 10 },
+      {
+        method: c.req.method,
+        path: c.req.path,
+        route,
+        status: c.res.status,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+      },
       'request',
     );
   };

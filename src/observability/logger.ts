@@ -29,7 +29,15 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       formatters: { level: (label) => ({ level: label }) },
       // A last line of defence: these never reach a log even if a caller passes them.
       redact: {
-        paths: ['authorization', '*.authorization', 'headers.authorization', 'client_secret', 'access_token', 'refresh_token', 'password'],
+        paths: [
+          'authorization',
+          '*.authorization',
+          'headers.authorization',
+          'client_secret',
+          'access_token',
+          'refresh_token',
+          'password',
+        ],
         censor: '[redacted]',
       },
     },

@@ -5,7 +5,10 @@ import type { Attribute, AttributeType, Relationship, RelationshipOperation, Res
 
 type AttributeOptions = Partial<Omit<Attribute, 'type'>>;
 
-function attribute(type: AttributeType, options: AttributeOptions = {}): Omit<Attribute, 'column'> & { column?: string } {
+function attribute(
+  type: AttributeType,
+  options: AttributeOptions = {},
+): Omit<Attribute, 'column'> & { column?: string } {
   const nullable = !options.required && type !== 'boolean' && options.write !== 'server';
   return { type, write: 'client', required: false, unique: false, nullable, ...options };
 }
@@ -16,7 +19,8 @@ export const attr = {
   decimal: (o?: AttributeOptions) => attribute('decimal', o),
   boolean: (o?: AttributeOptions) => attribute('boolean', o),
   localized: (o?: AttributeOptions) => attribute('localized', o),
-  object: (fields: Record<string, 'string' | 'decimal' | 'boolean'>, o?: AttributeOptions) => attribute({ object: fields }, o),
+  object: (fields: Record<string, 'string' | 'decimal' | 'boolean'>, o?: AttributeOptions) =>
+    attribute({ object: fields }, o),
   /** `modified_date` / `created_date`: set by the server on every write (or on create). */
   serverDate: () => attribute('datetime', { write: 'server', nullable: false }),
 };
@@ -26,7 +30,9 @@ export function attributes(defs: Record<string, ReturnType<typeof attribute>>): 
   return Object.fromEntries(Object.entries(defs).map(([name, a]) => [name, { ...a, column: a.column ?? name }]));
 }
 
-type RelOptions = Partial<Pick<Relationship, 'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases' | 'relatedIncludes'>>;
+type RelOptions = Partial<
+  Pick<Relationship, 'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases' | 'relatedIncludes'>
+>;
 
 const TO_ONE_OPS: readonly RelationshipOperation[] = ['get', 'set', 'related'];
 const TO_MANY_OPS: readonly RelationshipOperation[] = ['get', 'add', 'replace', 'remove', 'related'];

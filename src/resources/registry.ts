@@ -15,8 +15,14 @@ import type { ResourceDefinition } from './types.ts';
  * named `toString` answered 500).
  */
 function withoutPrototypes(resource: ResourceDefinition): ResourceDefinition {
-  const bare = <T>(record: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, record);
-  return { ...resource, attributes: bare(resource.attributes), relationships: bare(resource.relationships), filters: bare(resource.filters) };
+  const bare = <T>(record: Record<string, T>): Record<string, T> =>
+    Object.assign(Object.create(null) as Record<string, T>, record);
+  return {
+    ...resource,
+    attributes: bare(resource.attributes),
+    relationships: bare(resource.relationships),
+    filters: bare(resource.filters),
+  };
 }
 
 export const resources: readonly ResourceDefinition[] = [
@@ -31,4 +37,3 @@ const byType = new Map(resources.map((r) => [r.type, r]));
 export function resourceByType(type: string): ResourceDefinition | undefined {
   return byType.get(type);
 }
-

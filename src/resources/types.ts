@@ -41,7 +41,15 @@ export type RelationshipOperation = 'get' | 'set' | 'related' | 'add' | 'replace
 export type RelationshipStorage =
   | { kind: 'foreignKey'; column: string; relation: string }
   | { kind: 'inverse'; relation: string; targetColumn: string }
-  | { kind: 'join'; relation: string; joinModel: string; joinTable: string; ownColumn: string; targetColumn: string; targetRelation: string }
+  | {
+      kind: 'join';
+      relation: string;
+      joinModel: string;
+      joinTable: string;
+      ownColumn: string;
+      targetColumn: string;
+      targetRelation: string;
+    }
   | { kind: 'children'; relation: string; targetColumn: string };
 
 export interface Relationship {

@@ -65,7 +65,9 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
   }
 
   /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
-  const conditions = (c: Context, route: RestRoute): WriteOptions => ({ expectedVersion: tags.expectedVersions(c, route.type) });
+  const conditions = (c: Context, route: RestRoute): WriteOptions => ({
+    expectedVersion: tags.expectedVersions(c, route.type),
+  });
 
   /** The state a handler works with: the request's loaders and document builder. */
   const request = (c: Context) => {
@@ -87,7 +89,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
 
   /** `{data, included?}` for one resource: `included` present when something was asked for. */
   async function single(docs: Documents, type: string, row: Row, query: Query) {
-    const [[data], included] = await Promise.all([docs.resources(type, [row]), query.include.length > 0 ? docs.included(type, [row], query.include) : undefined]);
+    const [[data], included] = await Promise.all([
+      docs.resources(type, [row]),
+      query.include.length > 0 ? docs.included(type, [row], query.include) : undefined,
+    ]);
     return included ? { data, included } : { data };
   }
 
@@ -96,7 +101,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
     const { loaders, docs } = request(c);
     const row = await existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
-    const document: Record<string, unknown> = { links: docs.relationshipLinks(route.type, id, route.relationship!), data };
+    const document: Record<string, unknown> = {
+      links: docs.relationshipLinks(route.type, id, route.relationship!),
+      data,
+    };
     if (withIncluded) document.included = await docs.included(route.type, [row], [route.relationship!]);
     return document;
   }
@@ -105,12 +113,25 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
     async list(c, route) {
       const query = parseQuery(c, route);
       const { loaders, docs } = request(c);
-      const list = { conditions: query.conditions, orderBy: [], limit: query.perPage, offset: (query.page - 1) * query.perPage };
+      const list = {
+        conditions: query.conditions,
+        orderBy: [],
+        limit: query.perPage,
+        offset: (query.page - 1) * query.perPage,
+      };
       const { rows, total } = await listPage(db.reads, route.type, list, RequestLoaders.columns(route.type));
       loaders.prime(route.type, rows);
-      const [data, included] = await Promise.all([docs.resources(route.type, rows), docs.included(route.type, rows, query.include)]);
+      const [data, included] = await Promise.all([
+        docs.resources(route.type, rows),
+        docs.included(route.type, rows, query.include),
+      ]);
       const pages = Math.ceil(total / query.perPage);
-      return read(c, { data, included, meta: { total, count: rows.length, pages, per_page: query.perPage }, links: pageLinks(c, docs.base, route, query, pages) });
+      return read(c, {
+        data,
+        included,
+        meta: { total, count: rows.length, pages, per_page: query.perPage },
+        links: pageLinks(c, docs.base, route, query, pages),
+      });
     },
 
     async get(c, route) {
@@ -120,7 +141,9 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const row = await existing(loaders, route.type, id);
       if (query.include.length > 0) return read(c, await single(docs, route.type, row, query));
       // The resource's own document: its tag is known before the document is made.
-      return tagged(c, tags.resource(route.type, row.version as number), async () => bytesOf(await single(docs, route.type, row, query)));
+      return tagged(c, tags.resource(route.type, row.version as number), async () =>
+        bytesOf(await single(docs, route.type, row, query)),
+      );
     },
 
     async add(c, route) {
@@ -131,7 +154,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const { loaders, docs } = request(c);
       const row = await existing(loaders, route.type, id);
       // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
-      return json(c, await single(docs, route.type, row, query), 201, { Location: docs.resourceLink(route.type, id), ETag: tags.resource(route.type, row.version as number) });
+      return json(c, await single(docs, route.type, row, query), 201, {
+        Location: docs.resourceLink(route.type, id),
+        ETag: tags.resource(route.type, row.version as number),
+      });
     },
 
     async update(c, route) {
@@ -146,7 +172,8 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const row = await existing(loaders, route.type, id);
       // The resource's new tag (what its GET without include answers), for the next conditional
       // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
-      const tag: Record<string, string> = c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
+      const tag: Record<string, string> =
+        c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
       return json(c, await single(docs, route.type, row, { ...query, include }), 200, tag);
     },
 
@@ -161,7 +188,13 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       parseQuery(c, route);
       const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.setToOne(route.type, id, route.relationship!, toOneIdentifier(document, target), conditions(c, route));
+      await writer.setToOne(
+        route.type,
+        id,
+        route.relationship!,
+        toOneIdentifier(document, target),
+        conditions(c, route),
+      );
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -174,7 +207,10 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const target = targetOf(route.type, route.relationship!);
       const ids = Array.isArray(data) ? data.map((d) => d.id) : data ? [data.id] : [];
       const rows = (await loadAll(loaders.byId(target), ids)).filter((r): r is Row => r !== null);
-      const [resources, included] = await Promise.all([docs.resources(target, rows), query.include.length > 0 ? docs.included(target, rows, query.include) : undefined]);
+      const [resources, included] = await Promise.all([
+        docs.resources(target, rows),
+        query.include.length > 0 ? docs.included(target, rows, query.include) : undefined,
+      ]);
       const document: Record<string, unknown> = {
         links: { self: `${docs.base}/${route.type}/${id}/${route.relationship}` },
         data: Array.isArray(data) ? resources : ((resources[0] as ResourceObject | undefined) ?? null),
@@ -188,7 +224,13 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       parseQuery(c, route);
       const target = targetOf(route.type, route.relationship!);
       const document = await readDocument(c, maxBodyBytes);
-      await writer.changeToMany(route.type, id, route.relationship!, { add: identifiers(document, target) }, conditions(c, route));
+      await writer.changeToMany(
+        route.type,
+        id,
+        route.relationship!,
+        { add: identifiers(document, target) },
+        conditions(c, route),
+      );
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -202,7 +244,13 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
         await writer.replaceItems(id, itemInputs(document.data, 'data'), conditions(c, route));
         return json(c, await relationshipDocument(c, route, id, true));
       }
-      await writer.changeToMany(route.type, id, route.relationship!, { set: identifiers(document, rel.target) }, conditions(c, route));
+      await writer.changeToMany(
+        route.type,
+        id,
+        route.relationship!,
+        { set: identifiers(document, rel.target) },
+        conditions(c, route),
+      );
       return json(c, await relationshipDocument(c, route, id));
     },
 
@@ -230,10 +278,16 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
       const { items: itemsMember, ...others } = relationships;
       const input = writeInput(data && { ...data, relationships: others }, 'product_structures', 'data');
       const items = itemsMember === undefined ? [] : itemInputs(itemsMember.data, 'data.relationships.items.data');
-      const structureId = await writer.createStructure(productId, { attributes: input.attributes, items }, conditions(c, route));
+      const structureId = await writer.createStructure(
+        productId,
+        { attributes: input.attributes, items },
+        conditions(c, route),
+      );
       const { loaders, docs } = request(c);
       const row = await existing(loaders, 'product_structures', structureId);
-      return json(c, await single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, { Location: docs.resourceLink('product_structures', structureId) });
+      return json(c, await single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, {
+        Location: docs.resourceLink('product_structures', structureId),
+      });
     },
 
     async 'add-items'(c, route) {
@@ -256,7 +310,12 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
   for (const [path, methods] of methodsByPath()) {
     const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])))].join(', ');
     app.all(path, (c) => {
-      throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`, { Allow: allow });
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+        { Allow: allow },
+      );
     });
   }
   return app;

@@ -14,7 +14,10 @@ import type { AttributeType } from '../resources/types.ts';
 
 const JSON_TYPES = /^application\/(vnd\.api\+)?json\s*(;|$)/i;
 
-function bad(code: 'invalid_json' | 'invalid_attribute' | 'invalid_relationship' | 'unknown_field', message: string): HttpError {
+function bad(
+  code: 'invalid_json' | 'invalid_attribute' | 'invalid_relationship' | 'unknown_field',
+  message: string,
+): HttpError {
   return new HttpError(400, code, message);
 }
 
@@ -26,7 +29,11 @@ function mismatch(message: string): HttpError {
 export async function readDocument(c: Context, limit: number): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type') ?? '';
   if (!JSON_TYPES.test(type)) {
-    throw new HttpError(415, 'unsupported_media_type', `the body must be application/json or application/vnd.api+json (got ${JSON.stringify(type || 'none')})`);
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `the body must be application/json or application/vnd.api+json (got ${JSON.stringify(type || 'none')})`,
+    );
   }
   const text = decodeUtf8(await readBody(c, limit));
   if (text === undefined) throw bad('invalid_json', 'the body is not valid UTF-8');
@@ -53,14 +60,17 @@ function identifierId(value: unknown, where: string): number {
 
 /** A resource identifier `{type, id}` of the expected type. */
 export function identifier(value: unknown, expectedType: string, where: string): number {
-  if (!isObject(value) || typeof value.type !== 'string') throw bad('invalid_relationship', `${where} must be a resource identifier {"type": "${expectedType}", "id": ...}`);
-  if (value.type !== expectedType) throw mismatch(`${where}.type must be ${expectedType} (got ${JSON.stringify(value.type)})`);
+  if (!isObject(value) || typeof value.type !== 'string')
+    throw bad('invalid_relationship', `${where} must be a resource identifier {"type": "${expectedType}", "id": ...}`);
+  if (value.type !== expectedType)
+    throw mismatch(`${where}.type must be ${expectedType} (got ${JSON.stringify(value.type)})`);
   return identifierId(value.id, where);
 }
 
 /** `{data: [identifiers]}` of the expected type, for relationship operations. */
 export function identifiers(document: Record<string, unknown>, expectedType: string): number[] {
-  if (!Array.isArray(document.data)) throw bad('invalid_relationship', `data must be an array of {"type": "${expectedType}", "id": ...}`);
+  if (!Array.isArray(document.data))
+    throw bad('invalid_relationship', `data must be an array of {"type": "${expectedType}", "id": ...}`);
   return document.data.map((value, i) => identifier(value, expectedType, `data[${i}]`));
 }
 
@@ -76,7 +86,8 @@ export function toOneIdentifier(document: Record<string, unknown>, expectedType:
  * given, must be `pathId` on an update.
  */
 export function writeInput(value: unknown, type: string, where: string, pathId?: number): WriteInput {
-  if (!isObject(value)) throw bad('invalid_json', `${where} must be a resource object {"type": "${type}", "attributes": {...}}`);
+  if (!isObject(value))
+    throw bad('invalid_json', `${where} must be a resource object {"type": "${type}", "attributes": {...}}`);
   if (value.type !== type) throw mismatch(`${where}.type must be ${type} (got ${JSON.stringify(value.type ?? null)})`);
   if (pathId !== undefined && value.id !== undefined && value.id !== null && String(value.id) !== String(pathId)) {
     throw mismatch(`${where}.id ${JSON.stringify(value.id)} does not match the id in the path (${pathId})`);
@@ -89,13 +100,18 @@ export function writeInput(value: unknown, type: string, where: string, pathId?:
   const resource = resourceByType(type)!;
   for (const [name, given] of Object.entries(attributes)) {
     const field = numericTextIn(resource.attributes[name]?.type, given);
-    if (field !== undefined) throw bad('invalid_attribute', `${where}.attributes.${name}${field} must be a JSON number (got the string ${JSON.stringify(field ? (given as Record<string, unknown>)[field.slice(1)] : given)})`);
+    if (field !== undefined)
+      throw bad(
+        'invalid_attribute',
+        `${where}.attributes.${name}${field} must be a JSON number (got the string ${JSON.stringify(field ? (given as Record<string, unknown>)[field.slice(1)] : given)})`,
+      );
   }
   const input: Required<WriteInput> = { attributes: { ...attributes }, relationships: {} };
   for (const [name, member] of Object.entries(relationships)) {
     const rel = resource.relationships[name];
     if (!rel) throw bad('unknown_field', `${name} is not a relationship of ${type}`);
-    if (!isObject(member) || !('data' in member)) throw bad('invalid_relationship', `${where}.relationships.${name} must be {"data": ...}`);
+    if (!isObject(member) || !('data' in member))
+      throw bad('invalid_relationship', `${where}.relationships.${name} must be {"data": ...}`);
     if (rel.cardinality === 'to-one') {
       input.relationships[name] = toOneIdentifier(member, rel.target);
     } else {

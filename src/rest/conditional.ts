@@ -39,7 +39,12 @@ function parseTags(header: string, name: string): '*' | EntityTag[] {
   let rest = header;
   while (rest.trim() !== '') {
     const match = ENTITY_TAG.exec(rest);
-    if (!match) throw new HttpError(400, 'invalid_parameter', `the ${name} header must be * or a list of entity tags such as "3-5d41402a" (got ${JSON.stringify(header)})`);
+    if (!match)
+      throw new HttpError(
+        400,
+        'invalid_parameter',
+        `the ${name} header must be * or a list of entity tags such as "3-5d41402a" (got ${JSON.stringify(header)})`,
+      );
     tags.push({ weak: match[1] !== undefined, opaque: match[2]! });
     rest = rest.slice(match[0].length);
   }
@@ -57,7 +62,13 @@ export class EntityTags {
     let shape = this.shapes.get(type);
     if (!shape) {
       const resource = definition(type);
-      const described = JSON.stringify([DOCUMENT_FORMAT, this.basePath, type, Object.keys(resource.attributes), Object.keys(resource.relationships)]);
+      const described = JSON.stringify([
+        DOCUMENT_FORMAT,
+        this.basePath,
+        type,
+        Object.keys(resource.attributes),
+        Object.keys(resource.relationships),
+      ]);
       this.shapes.set(type, (shape = createHash('sha256').update(described).digest('hex').slice(0, 8)));
     }
     return shape;
@@ -102,7 +113,11 @@ export class EntityTags {
   refuseOnCollection(c: Context): void {
     const header = c.req.header('if-match');
     if (header !== undefined && parseTags(header, 'If-Match') !== '*') {
-      throw new HttpError(412, 'precondition_failed', 'If-Match on ADD can only be *: a new resource has no entity tag to match yet');
+      throw new HttpError(
+        412,
+        'precondition_failed',
+        'If-Match on ADD can only be *: a new resource has no entity tag to match yet',
+      );
     }
   }
 }

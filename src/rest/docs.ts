@@ -102,7 +102,9 @@ let assets: Promise<Map<string, Asset>> | undefined;
 
 function loadAssets(): Promise<Map<string, Asset>> {
   assets ??= Promise.all(
-    Object.entries(PACKAGE_FILES).map(async ([name, type]) => [name, asset(await readFile(join(SWAGGER_UI_DIR, name)), type)] as const),
+    Object.entries(PACKAGE_FILES).map(
+      async ([name, type]) => [name, asset(await readFile(join(SWAGGER_UI_DIR, name)), type)] as const,
+    ),
   ).then(
     (files) =>
       new Map([
@@ -118,7 +120,13 @@ function loadAssets(): Promise<Map<string, Asset>> {
 /** The asset, or 304 when the client holds this version. Revalidated on every use: a new release changes them at the same URL. */
 function send(c: Context, file: Asset, headers: Record<string, string> = {}): Response {
   const common = { ETag: file.etag, 'Cache-Control': 'no-cache', ...headers };
-  if (c.req.header('if-none-match')?.split(',').some((tag) => tag.trim() === file.etag)) return c.body(null, 304, common);
+  if (
+    c.req
+      .header('if-none-match')
+      ?.split(',')
+      .some((tag) => tag.trim() === file.etag)
+  )
+    return c.body(null, 304, common);
   return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': file.type, ...common });
 }
 
@@ -135,7 +143,9 @@ export function apiDocs({ basePath }: ApiDocsOptions): Hono {
   // The relative URLs in the page need it at `<base>/docs`, not `<base>/docs/`.
   app.get('/docs/', (c) => c.redirect('../docs', 301));
   for (const name of [...Object.keys(PACKAGE_FILES), 'docs.js', 'docs.css']) {
-    app.get(`/docs/${name}`, async (c) => send(c, (await loadAssets()).get(name)!, { 'X-Content-Type-Options': 'nosniff' }));
+    app.get(`/docs/${name}`, async (c) =>
+      send(c, (await loadAssets()).get(name)!, { 'X-Content-Type-Options': 'nosniff' }),
+    );
   }
   return app;
 }

@@ -55,7 +55,11 @@ function readerOf(attribute: Attribute): AttributeReader {
 /** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
 function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
   let readers = readersByType.get(resource);
-  if (!readers) readersByType.set(resource, (readers = Object.entries(resource.attributes).map(([name, a]) => [name, readerOf(a)])));
+  if (!readers)
+    readersByType.set(
+      resource,
+      (readers = Object.entries(resource.attributes).map(([name, a]) => [name, readerOf(a)])),
+    );
   const attributes: Record<string, unknown> = {};
   for (const [name, read] of readers) attributes[name] = read(row);
   return attributes;
@@ -73,7 +77,10 @@ export class Documents {
   }
 
   relationshipLinks(type: string, id: number, relationship: string) {
-    return { self: `${this.base}/${type}/${id}/relationships/${relationship}`, related: `${this.base}/${type}/${id}/${relationship}` };
+    return {
+      self: `${this.base}/${type}/${id}/relationships/${relationship}`,
+      related: `${this.base}/${type}/${id}/${relationship}`,
+    };
   }
 
   /** A relationship's data for each row: a foreign key on the row, or the ids the row was read with. */
@@ -81,7 +88,9 @@ export class Documents {
     const rel = definition(type).relationships[relationship]!;
     const storage = rel.storage;
     if (storage.kind === 'foreignKey') {
-      return rows.map((row) => (row[storage.column] == null ? null : { type: rel.target, id: row[storage.column] as number }));
+      return rows.map((row) =>
+        row[storage.column] == null ? null : { type: rel.target, id: row[storage.column] as number },
+      );
     }
     return rows.map((row) => {
       const ids = relationshipIds(row, relationship);
@@ -97,7 +106,8 @@ export class Documents {
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
-      for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]!, links: this.relationshipLinks(type, row.id, names[n]!) };
+      for (let n = 0; n < names.length; n++)
+        relationships[names[n]!] = { data: data[n]![i]!, links: this.relationshipLinks(type, row.id, names[n]!) };
       return {
         type,
         id: row.id,
@@ -127,8 +137,14 @@ export class Documents {
     });
     const groups = await Promise.all(
       [...byType].map(async ([target, ids]) => {
-        const found = await loadAll(this.loaders.byId(target), [...ids].sort((a, b) => a - b));
-        return this.resources(target, found.filter((r): r is Row => r !== null));
+        const found = await loadAll(
+          this.loaders.byId(target),
+          [...ids].sort((a, b) => a - b),
+        );
+        return this.resources(
+          target,
+          found.filter((r): r is Row => r !== null),
+        );
       }),
     );
     return groups.flat();

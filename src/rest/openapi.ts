@@ -47,12 +47,16 @@ const ERROR_CODES: Record<ErrorCode, string> = {
   missing_field: 'an attribute or relationship required on ADD is missing',
   invalid_attribute: 'an attribute value of the wrong JSON type, out of range, or not storable',
   invalid_relationship: 'a malformed resource identifier, or `null` for a relationship that cannot be removed',
-  type_mismatch: '`data.type` (or an identifier\'s `type`) is not the expected type, or `data.id` differs from the path id',
+  type_mismatch:
+    "`data.type` (or an identifier's `type`) is not the expected type, or `data.id` differs from the path id",
   conflict: 'a unique value (`reference`, `gtin`, `username`, ...) is taken, or the product already has a structure',
   bom_cycle: 'the item would make the bill of material contain itself',
-  precondition_failed: '`If-Match` names no current entity tag of the resource: it changed since it was read (412); nothing was written',
-  idempotency_key_in_use: 'a request with this `Idempotency-Key` is still running (409, with `Retry-After`), or ended without its answer being kept (409)',
-  idempotency_key_reused: 'this `Idempotency-Key` was used within 24 hours for another request (422): another method, path, query or body',
+  precondition_failed:
+    '`If-Match` names no current entity tag of the resource: it changed since it was read (412); nothing was written',
+  idempotency_key_in_use:
+    'a request with this `Idempotency-Key` is still running (409, with `Retry-After`), or ended without its answer being kept (409)',
+  idempotency_key_reused:
+    'this `Idempotency-Key` was used within 24 hours for another request (422): another method, path, query or body',
   forbidden: 'an operation the interface always refuses; the message says what to use instead',
   method_not_allowed: 'a method the path does not take (the `Allow` header lists those it does)',
   unsupported_media_type: 'a body that is not `application/json` or `application/vnd.api+json`',
@@ -66,7 +70,8 @@ const ERROR_CODES: Record<ErrorCode, string> = {
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   invalid_parameter: 'per_page must be an integer from 1 to 50 (got "100")',
   invalid_json: 'the body is not valid JSON: Unexpected end of JSON input',
-  forbidden: 'the customer of a customer product cannot be changed; add a customer product for the other customer instead',
+  forbidden:
+    'the customer of a customer product cannot be changed; add a customer product for the other customer instead',
   conflict: 'reference must be unique among customers: another one already has this value',
   type_mismatch: 'data.type must be customers (got "products")',
   bom_cycle: 'items[0].product: products 401 cannot be an item of its own structure',
@@ -123,7 +128,8 @@ function one(type: string): string {
 
 function withNull(schema: SchemaObject, nullable: boolean): SchemaObject {
   if (!nullable) return schema;
-  if (schema.type !== undefined) return { ...schema, type: [...(Array.isArray(schema.type) ? schema.type : [schema.type]), 'null'] };
+  if (schema.type !== undefined)
+    return { ...schema, type: [...(Array.isArray(schema.type) ? schema.type : [schema.type]), 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }
 
@@ -147,10 +153,17 @@ function scalar(type: ScalarType, direction: 'read' | 'write'): SchemaObject {
 
 function attributeNotes(type: string, attribute: Attribute): string[] {
   const notes: string[] = [];
-  if (attribute.write === 'server') notes.push('Set by the server on every write (ATOM form); ignored in request bodies.');
+  if (attribute.write === 'server')
+    notes.push('Set by the server on every write (ATOM form); ignored in request bodies.');
   if (attribute.required) notes.push('Required on ADD.');
-  if (attribute.unique) notes.push(`Unique among ${type}${attribute.nullable ? ' (where not null)' : ''}: a duplicate is 409 \`conflict\`.`);
-  if (attribute.observedValues) notes.push(`Values observed in the old service: ${attribute.observedValues.map((v) => `\`${v}\``).join(', ')} (no others are documented).`);
+  if (attribute.unique)
+    notes.push(
+      `Unique among ${type}${attribute.nullable ? ' (where not null)' : ''}: a duplicate is 409 \`conflict\`.`,
+    );
+  if (attribute.observedValues)
+    notes.push(
+      `Values observed in the old service: ${attribute.observedValues.map((v) => `\`${v}\``).join(', ')} (no others are documented).`,
+    );
   return notes;
 }
 
@@ -168,7 +181,13 @@ function readAttribute(type: string, attribute: Attribute): Schema {
       properties: Object.fromEntries(
         Object.entries(fields).map(([field, t]) => [
           field,
-          withNull({ ...scalar(t, 'read'), ...(t === 'string' && attribute.observedValues ? { examples: [...attribute.observedValues] } : {}) }, true),
+          withNull(
+            {
+              ...scalar(t, 'read'),
+              ...(t === 'string' && attribute.observedValues ? { examples: [...attribute.observedValues] } : {}),
+            },
+            true,
+          ),
         ]),
       ),
     };
@@ -185,11 +204,15 @@ function writeAttribute(type: string, attribute: Attribute): Schema {
   const description = attributeNotes(type, attribute).join(' ') || undefined;
   const described = (schema: SchemaObject): SchemaObject =>
     description ? { ...schema, description: [schema.description, description].filter(Boolean).join(' ') } : schema;
-  if (attribute.write === 'server') return described({ ...scalar(attribute.type as ScalarType, 'read'), readOnly: true });
+  if (attribute.write === 'server')
+    return described({ ...scalar(attribute.type as ScalarType, 'read'), readOnly: true });
   if (attribute.type === 'localized') {
     const merge = 'Merged key by key: the languages given are set, the others kept.';
     return attribute.nullable
-      ? { anyOf: [schemaRef('LocalizedTextInput'), { type: 'null' }], description: `${merge} \`null\` clears all four.${description ? ` ${description}` : ''}` }
+      ? {
+          anyOf: [schemaRef('LocalizedTextInput'), { type: 'null' }],
+          description: `${merge} \`null\` clears all four.${description ? ` ${description}` : ''}`,
+        }
       : { ...schemaRef('LocalizedTextInput'), description: `${merge}${description ? ` ${description}` : ''}` };
   }
   if (typeof attribute.type === 'object') {
@@ -200,7 +223,9 @@ function writeAttribute(type: string, attribute: Attribute): Schema {
           type: 'object',
           description: 'Merged field by field: the fields given are set, the others kept.',
           additionalProperties: false,
-          properties: Object.fromEntries(Object.entries(fields).map(([field, t]) => [field, withNull(scalar(t, 'write'), true)])),
+          properties: Object.fromEntries(
+            Object.entries(fields).map(([field, t]) => [field, withNull(scalar(t, 'write'), true)]),
+          ),
         },
         attribute.nullable,
       ),
@@ -214,7 +239,11 @@ function writeAttribute(type: string, attribute: Attribute): Schema {
 
 /** A resource identifier as request bodies take it: the id as a number or a string of digits. */
 function identifierInput(target: string): SchemaObject {
-  return { type: 'object', required: ['type', 'id'], properties: { type: { const: target }, id: schemaRef('IdInput') } };
+  return {
+    type: 'object',
+    required: ['type', 'id'],
+    properties: { type: { const: target }, id: schemaRef('IdInput') },
+  };
 }
 
 /**
@@ -224,7 +253,11 @@ function identifierInput(target: string): SchemaObject {
 function toOneInput(rel: Relationship, nulls: 'refused' | 'remove' | 'unset'): Schema {
   if (nulls === 'refused') return identifierInput(rel.target);
   return {
-    anyOf: [identifierInput(rel.target), { type: 'null' }, { type: 'object', required: ['id'], properties: { id: { type: 'null' } } }],
+    anyOf: [
+      identifierInput(rel.target),
+      { type: 'null' },
+      { type: 'object', required: ['id'], properties: { id: { type: 'null' } } },
+    ],
     description:
       nulls === 'remove'
         ? '`null` (or `{"id": null}`) removes the link.'
@@ -284,7 +317,9 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
   const requiredAttributes = attributeNames.filter((a) => resource.attributes[a]!.required);
   const createRels = rels.filter(([, rel]) => creatable(rel));
   const requiredRels = createRels.filter(([, rel]) => rel.required).map(([name]) => name);
-  const includable = (list: readonly string[]) => [...new Set(list.map((name) => resource.relationships[name]!.target))];
+  const includable = (list: readonly string[]) => [
+    ...new Set(list.map((name) => resource.relationships[name]!.target)),
+  ];
 
   const schemas: Record<string, SchemaObject> = {
     [n.identifier]: {
@@ -322,17 +357,26 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
     [n.create]: {
       type: 'object',
       description: `${one(type)} to add.`.replace(/^a/, 'A'),
-      required: ['type', ...(requiredAttributes.length > 0 ? ['attributes'] : []), ...(requiredRels.length > 0 ? ['relationships'] : [])],
+      required: [
+        'type',
+        ...(requiredAttributes.length > 0 ? ['attributes'] : []),
+        ...(requiredRels.length > 0 ? ['relationships'] : []),
+      ],
       properties: {
         type: { const: type },
-        attributes: requiredAttributes.length > 0 ? { type: 'object', allOf: [schemaRef(n.attributesInput)], required: requiredAttributes } : schemaRef(n.attributesInput),
+        attributes:
+          requiredAttributes.length > 0
+            ? { type: 'object', allOf: [schemaRef(n.attributesInput)], required: requiredAttributes }
+            : schemaRef(n.attributesInput),
         ...(createRels.length > 0
           ? {
               relationships: {
                 type: 'object',
                 additionalProperties: false,
                 ...(requiredRels.length > 0 ? { required: requiredRels } : {}),
-                properties: Object.fromEntries(createRels.map(([name, rel]) => [name, relationshipInput(name, rel, true)])),
+                properties: Object.fromEntries(
+                  createRels.map(([name, rel]) => [name, relationshipInput(name, rel, true)]),
+                ),
               },
             }
           : {}),
@@ -362,7 +406,9 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
       required: ['data'],
       properties: {
         data: schemaRef(n.resource),
-        ...(resource.includes.get.length > 0 ? { included: included(includable(resource.includes.get), 'present when `include` is given') } : {}),
+        ...(resource.includes.get.length > 0
+          ? { included: included(includable(resource.includes.get), 'present when `include` is given') }
+          : {}),
       },
     },
     [n.list]: {
@@ -389,7 +435,9 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
             type: 'object',
             required: ['data', 'links'],
             properties: { data: relationshipData(rel), links: schemaRef('RelationshipLinks') },
-            ...(rel.deprecated ? { deprecated: true, description: `Deprecated: use \`${rel.deprecated.replacedBy}\`.` } : {}),
+            ...(rel.deprecated
+              ? { deprecated: true, description: `Deprecated: use \`${rel.deprecated.replacedBy}\`.` }
+              : {}),
           } satisfies SchemaObject,
         ]),
       ),
@@ -402,7 +450,10 @@ function resourceSchemas(resource: ResourceDefinition): Record<string, SchemaObj
 function included(targets: readonly string[], when: string): SchemaObject {
   const description = `Related resources, each once (unique by type and id), never one of the primary data; ${when}.`;
   if (targets.length === 0) return { type: 'array', maxItems: 0, description };
-  const items = targets.length === 1 ? schemaRef(names(targets[0]!).resource) : { oneOf: targets.map((t) => schemaRef(names(t).resource)) };
+  const items =
+    targets.length === 1
+      ? schemaRef(names(targets[0]!).resource)
+      : { oneOf: targets.map((t) => schemaRef(names(t).resource)) };
   return { type: 'array', items, description };
 }
 
@@ -438,7 +489,8 @@ function sharedSchemas(): Record<string, SchemaObject> {
         version: {
           type: 'integer',
           minimum: 1,
-          description: '1 when the resource was added, one more with every write that changed its document; a write that changes nothing keeps it.',
+          description:
+            '1 when the resource was added, one more with every write that changed its document; a write that changes nothing keeps it.',
         },
       },
     },
@@ -473,13 +525,18 @@ function sharedSchemas(): Record<string, SchemaObject> {
         errors: {
           type: 'object',
           required: ['status', 'detail'],
-          properties: { status: { type: 'integer', const: 404 }, detail: { type: 'string', examples: ['customers 42 not found'] } },
+          properties: {
+            status: { type: 'integer', const: 404 },
+            detail: { type: 'string', examples: ['customers 42 not found'] },
+          },
         },
       },
     },
     ErrorB: {
       type: 'object',
-      description: `Shape B, for every other 4xx and for 5xx. Codes:\n\n${Object.entries(ERROR_CODES).map(([code, when]) => `- \`${code}\`: ${when}`).join('\n')}`,
+      description: `Shape B, for every other 4xx and for 5xx. Codes:\n\n${Object.entries(ERROR_CODES)
+        .map(([code, when]) => `- \`${code}\`: ${when}`)
+        .join('\n')}`,
       required: ['error'],
       properties: {
         error: {
@@ -495,22 +552,44 @@ function sharedSchemas(): Record<string, SchemaObject> {
     },
     BearerError: {
       type: 'object',
-      description: `An authentication error (RFC 6750), the same error as in \`WWW-Authenticate\`:\n\n${Object.entries(BEARER_ERRORS).map(([code, when]) => `- \`${code}\`: ${when}`).join('\n')}`,
+      description: `An authentication error (RFC 6750), the same error as in \`WWW-Authenticate\`:\n\n${Object.entries(
+        BEARER_ERRORS,
+      )
+        .map(([code, when]) => `- \`${code}\`: ${when}`)
+        .join('\n')}`,
       required: ['error', 'error_description'],
-      properties: { error: { type: 'string', enum: Object.keys(BEARER_ERRORS) }, error_description: { type: 'string' } },
+      properties: {
+        error: { type: 'string', enum: Object.keys(BEARER_ERRORS) },
+        error_description: { type: 'string' },
+      },
     },
   };
 }
 
 /** An error answer: shape B with the given codes, and/or a bearer error with the given codes. */
-function errorResponse(status: number, description: string, codes: readonly ErrorCode[], bearer: readonly BearerCode[] = []): ResponseObject {
+function errorResponse(
+  status: number,
+  description: string,
+  codes: readonly ErrorCode[],
+  bearer: readonly BearerCode[] = [],
+): ResponseObject {
   const shapeB: SchemaObject = {
     type: 'object',
     allOf: [schemaRef('ErrorB')],
-    properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [...codes] }, http_code: { type: 'integer', const: status } } } },
+    properties: {
+      error: {
+        type: 'object',
+        properties: { code: { type: 'string', enum: [...codes] }, http_code: { type: 'integer', const: status } },
+      },
+    },
   };
-  const bearerError: SchemaObject = { type: 'object', allOf: [schemaRef('BearerError')], properties: { error: { type: 'string', enum: [...bearer] } } };
-  const schema: SchemaObject = codes.length === 0 ? bearerError : bearer.length === 0 ? shapeB : { oneOf: [shapeB, bearerError] };
+  const bearerError: SchemaObject = {
+    type: 'object',
+    allOf: [schemaRef('BearerError')],
+    properties: { error: { type: 'string', enum: [...bearer] } },
+  };
+  const schema: SchemaObject =
+    codes.length === 0 ? bearerError : bearer.length === 0 ? shapeB : { oneOf: [shapeB, bearerError] };
   // Swagger UI would draw every example with the base schema's first code: show this answer's own.
   const example =
     codes.length > 0
@@ -518,10 +597,19 @@ function errorResponse(status: number, description: string, codes: readonly Erro
       : { error: bearer[0], error_description: 'an access token is required: Authorization: Bearer <token>' };
   const headers: ResponseObject['headers'] = {};
   if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
-  if (status === 403 && bearer.length > 0) headers['WWW-Authenticate'] = { description: 'With `insufficient_scope`: `Bearer realm="master-data", error="insufficient_scope", ..., scope="write"`.', schema: { type: 'string' } };
-  if (codes.includes('service_unavailable') || codes.includes('idempotency_key_in_use')) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  if (status === 403 && bearer.length > 0)
+    headers['WWW-Authenticate'] = {
+      description:
+        'With `insufficient_scope`: `Bearer realm="master-data", error="insufficient_scope", ..., scope="write"`.',
+      schema: { type: 'string' },
+    };
+  if (codes.includes('service_unavailable') || codes.includes('idempotency_key_in_use'))
+    headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   if (codes.includes('method_not_allowed')) headers.Allow = { $ref: '#/components/headers/Allow' };
-  const lines = [...codes.map((c) => `\`${c}\`: ${ERROR_CODES[c]}`), ...bearer.map((c) => `\`${c}\` (bearer): ${BEARER_ERRORS[c]}`)];
+  const lines = [
+    ...codes.map((c) => `\`${c}\`: ${ERROR_CODES[c]}`),
+    ...bearer.map((c) => `\`${c}\` (bearer): ${BEARER_ERRORS[c]}`),
+  ];
   return {
     description: `${description}\n\n${lines.map((l) => `- ${l}`).join('\n')}`,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -529,7 +617,14 @@ function errorResponse(status: number, description: string, codes: readonly Erro
   };
 }
 
-const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'unknown_field', 'missing_field', 'invalid_attribute', 'invalid_relationship', 'invalid_parameter'];
+const BODY_CODES: readonly ErrorCode[] = [
+  'invalid_json',
+  'unknown_field',
+  'missing_field',
+  'invalid_attribute',
+  'invalid_relationship',
+  'invalid_parameter',
+];
 
 /**
  * The 409 answers, each also as a POST answers it, where `Idempotency-Key` adds its own 409
@@ -539,24 +634,52 @@ function conflictResponses(codes: Record<string, ErrorCode[]>): Record<string, R
   return Object.fromEntries(
     Object.entries(codes).flatMap(([name, list]) => [
       [name, errorResponse(409, 'Conflict (shape B).', list)],
-      [`${name}OnPost`, errorResponse(409, 'Conflict (shape B); `Retry-After` when the same `Idempotency-Key` is still running.', [...list, 'idempotency_key_in_use'])],
+      [
+        `${name}OnPost`,
+        errorResponse(409, 'Conflict (shape B); `Retry-After` when the same `Idempotency-Key` is still running.', [
+          ...list,
+          'idempotency_key_in_use',
+        ]),
+      ],
     ]),
   );
 }
 
 /** The error answers, each once in components; operations refer to them. */
 const ERROR_RESPONSES: Record<string, ResponseObject> = {
-  BadRequest: errorResponse(400, 'Bad query parameters (shape B), or an empty bearer token.', ['invalid_parameter'], ['invalid_request']),
+  BadRequest: errorResponse(
+    400,
+    'Bad query parameters (shape B), or an empty bearer token.',
+    ['invalid_parameter'],
+    ['invalid_request'],
+  ),
   BadToken: errorResponse(400, '`Authorization: Bearer` with no token.', [], ['invalid_request']),
-  BadRequestBody: errorResponse(400, 'A bad body or query parameter (shape B), or an empty bearer token.', BODY_CODES, ['invalid_request']),
-  Unauthorized: errorResponse(401, 'No valid access token. `WWW-Authenticate: Bearer realm="master-data"` (with `error="invalid_token"` when a token was given).', [], ['invalid_request', 'invalid_token']),
+  BadRequestBody: errorResponse(400, 'A bad body or query parameter (shape B), or an empty bearer token.', BODY_CODES, [
+    'invalid_request',
+  ]),
+  Unauthorized: errorResponse(
+    401,
+    'No valid access token. `WWW-Authenticate: Bearer realm="master-data"` (with `error="invalid_token"` when a token was given).',
+    [],
+    ['invalid_request', 'invalid_token'],
+  ),
   ForbiddenScope: errorResponse(403, 'The token lacks the `read` scope.', [], ['insufficient_scope']),
-  Forbidden: errorResponse(403, 'Refused (shape B `forbidden`), or the token lacks the `write` scope.', ['forbidden'], ['insufficient_scope']),
+  Forbidden: errorResponse(
+    403,
+    'Refused (shape B `forbidden`), or the token lacks the `write` scope.',
+    ['forbidden'],
+    ['insufficient_scope'],
+  ),
   NotFound: {
-    description: 'Shape A: the resource, or a relationship target named in the body, does not exist (an id that is not a positive integer is not found either).',
+    description:
+      'Shape A: the resource, or a relationship target named in the body, does not exist (an id that is not a positive integer is not found either).',
     content: { [JSON_MEDIA]: { schema: schemaRef('ErrorA') } },
   },
-  MethodNotAllowed: errorResponse(405, 'A method the path does not take; not listed per operation: every path answers it to the methods it does not document.', ['method_not_allowed']),
+  MethodNotAllowed: errorResponse(
+    405,
+    'A method the path does not take; not listed per operation: every path answers it to the methods it does not document.',
+    ['method_not_allowed'],
+  ),
   ...conflictResponses({
     Conflict: ['conflict', 'type_mismatch'],
     TypeMismatch: ['type_mismatch'],
@@ -565,32 +688,62 @@ const ERROR_RESPONSES: Record<string, ResponseObject> = {
   }),
   NotModified: {
     description: 'The client holds the current answer (`If-None-Match` names its tag): no body.',
-    headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } },
+    headers: {
+      ETag: { $ref: '#/components/headers/ETag' },
+      'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+    },
   },
-  PreconditionFailed: errorResponse(412, 'The resource changed since the client read it: `If-Match` names no current tag of it. Nothing was written; read it again.', ['precondition_failed']),
-  IdempotencyKeyReused: errorResponse(422, 'The `Idempotency-Key` was used within 24 hours for another request. Nothing was written.', ['idempotency_key_reused']),
+  PreconditionFailed: errorResponse(
+    412,
+    'The resource changed since the client read it: `If-Match` names no current tag of it. Nothing was written; read it again.',
+    ['precondition_failed'],
+  ),
+  IdempotencyKeyReused: errorResponse(
+    422,
+    'The `Idempotency-Key` was used within 24 hours for another request. Nothing was written.',
+    ['idempotency_key_reused'],
+  ),
   PayloadTooLarge: errorResponse(413, 'The body is too large (shape B).', ['payload_too_large']),
   UnsupportedMediaType: errorResponse(415, 'The body is not JSON (shape B).', ['unsupported_media_type']),
-  ServiceUnavailable: errorResponse(503, 'The database is unavailable (shape B); retry after `Retry-After` seconds.', ['service_unavailable']),
+  ServiceUnavailable: errorResponse(503, 'The database is unavailable (shape B); retry after `Retry-After` seconds.', [
+    'service_unavailable',
+  ]),
 };
 
 function filterParameter(name: string, filter: Filter): ParameterObject {
   const base = { name, in: 'query' as const, required: false };
   switch (filter.kind) {
     case 'equals':
-      return { ...base, description: `Only the resources whose \`${filter.column}\` is exactly this.`, schema: { type: 'string' } };
+      return {
+        ...base,
+        description: `Only the resources whose \`${filter.column}\` is exactly this.`,
+        schema: { type: 'string' },
+      };
     case 'integer':
-      return { ...base, description: `Only the resources whose \`${filter.column}\` is this id.`, schema: { type: 'integer', format: 'int32' } };
+      return {
+        ...base,
+        description: `Only the resources whose \`${filter.column}\` is this id.`,
+        schema: { type: 'integer', format: 'int32' },
+      };
     case 'flag':
-      return { ...base, description: `\`1\`: only the resources whose \`${filter.column}\` is true; \`0\`: only those whose it is false.`, schema: { type: 'integer', enum: [0, 1] } };
+      return {
+        ...base,
+        description: `\`1\`: only the resources whose \`${filter.column}\` is true; \`0\`: only those whose it is false.`,
+        schema: { type: 'integer', enum: [0, 1] },
+      };
     case 'gtin':
       return {
         ...base,
-        description: 'Only the product with this GTIN, as digits; a GTIN stored with leading zeros is found without them too.',
+        description:
+          'Only the product with this GTIN, as digits; a GTIN stored with leading zeros is found without them too.',
         schema: { type: 'string', pattern: '^[0-9]{1,14}$' },
       };
     case 'relatedReference':
-      return { ...base, description: `Only the resources whose \`${filter.relationship}\` has this \`reference\`.`, schema: { type: 'string' } };
+      return {
+        ...base,
+        description: `Only the resources whose \`${filter.relationship}\` has this \`reference\`.`,
+        schema: { type: 'string' },
+      };
     case 'after':
       return {
         ...base,
@@ -603,7 +756,9 @@ function filterParameter(name: string, filter: Filter): ParameterObject {
 function includeParameter(route: RestRoute): ParameterObject | undefined {
   const values = includeValues(route);
   if (values.size === 0) return undefined;
-  const aliases = [...values].filter(([spelling, name]) => spelling !== name).map(([spelling, name]) => `\`${spelling}\` is taken as \`${name}\``);
+  const aliases = [...values]
+    .filter(([spelling, name]) => spelling !== name)
+    .map(([spelling, name]) => `\`${spelling}\` is taken as \`${name}\``);
   return {
     name: 'include',
     in: 'query',
@@ -633,7 +788,14 @@ function relationshipDocument(rel: Relationship, withIncluded: 'never' | 'option
     properties: {
       links: schemaRef('RelationshipLinks'),
       data: relationshipData(rel),
-      ...(withIncluded === 'never' ? {} : { included: included([rel.target], withIncluded === 'optional' ? 'present when `include` is given' : 'the items as they now are') }),
+      ...(withIncluded === 'never'
+        ? {}
+        : {
+            included: included(
+              [rel.target],
+              withIncluded === 'optional' ? 'present when `include` is given' : 'the items as they now are',
+            ),
+          }),
     },
   };
 }
@@ -661,7 +823,10 @@ function operationOf(route: RestRoute): OperationObject {
     list: [`List ${route.type.replace(/_/g, ' ')}`, `list${pascal(route.type)}`],
     add: [`Add ${one(route.type)}`, `add${N}`],
     get: [`Get ${one(route.type)}`, `get${N}`],
-    update: [route.method === 'PUT' ? `Update ${one(route.type)} (PUT, an alias of PATCH)` : `Update ${one(route.type)}`, `update${N}${route.method === 'PUT' ? 'Put' : ''}`],
+    update: [
+      route.method === 'PUT' ? `Update ${one(route.type)} (PUT, an alias of PATCH)` : `Update ${one(route.type)}`,
+      `update${N}${route.method === 'PUT' ? 'Put' : ''}`,
+    ],
     'rel-get': [`Get the ${relName} relationship of ${one(route.type)}`, `get${N}${R}Relationship`],
     'rel-set': [`Set the ${relName} relationship of ${one(route.type)}`, `set${N}${R}Relationship`],
     'related-get': [`Get the ${relName} of ${one(route.type)}`, `get${N}Related${R}`],
@@ -683,7 +848,9 @@ function operationOf(route: RestRoute): OperationObject {
   } else {
     switch (route.operation) {
       case 'list':
-        notes.push(`Ordered by \`id\`. \`page\` past the last: 200 with empty \`data\`. Unknown query parameters: 400.`);
+        notes.push(
+          `Ordered by \`id\`. \`page\` past the last: 200 with empty \`data\`. Unknown query parameters: 400.`,
+        );
         success = ['200', ok(`A page of ${route.type}.`, schemaRef(n.list))];
         notFound = false;
         break;
@@ -691,8 +858,13 @@ function operationOf(route: RestRoute): OperationObject {
         success = ['200', ok(`The ${singular(route.type).replace(/_/g, ' ')}.`, schemaRef(n.document))];
         break;
       case 'add':
-        notes.push('`modified_date` and `created_date` are set by the server. Relationship targets must exist (else 404).');
-        requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: schemaRef(n.create) } }, `{"data": ${n.create}}`);
+        notes.push(
+          '`modified_date` and `created_date` are set by the server. Relationship targets must exist (else 404).',
+        );
+        requestBody = jsonBody(
+          { type: 'object', required: ['data'], properties: { data: schemaRef(n.create) } },
+          `{"data": ${n.create}}`,
+        );
         success = ['201', ok(`Added; \`Location\` is its URL.`, schemaRef(n.document), LOCATION)];
         conflict = Object.values(resource.attributes).some((a) => a.unique) ? 'Conflict' : 'TypeMismatch';
         break;
@@ -701,7 +873,10 @@ function operationOf(route: RestRoute): OperationObject {
           'Partial: only the attributes and relationships given change; localized text is merged key by key. ' +
             '`modified_date` is set by the server; dates in the body are ignored, so a document read with GET can be sent back unchanged.',
         );
-        requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: schemaRef(n.update) } }, `{"data": ${n.update}}`);
+        requestBody = jsonBody(
+          { type: 'object', required: ['data'], properties: { data: schemaRef(n.update) } },
+          `{"data": ${n.update}}`,
+        );
         success = ['200', ok('The resource as it now is.', schemaRef(n.document))];
         conflict = Object.values(resource.attributes).some((a) => a.unique) ? 'Conflict' : 'TypeMismatch';
         break;
@@ -710,8 +885,19 @@ function operationOf(route: RestRoute): OperationObject {
         break;
       case 'rel-set': {
         const removable = rel!.removable;
-        notes.push(removable ? '`{"data": null}` or `{"data": {"id": null}}` removes the link.' : 'The link cannot be removed: `data: null` is 400 `invalid_relationship`.');
-        requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: toOneInput(rel!, removable ? 'remove' : 'refused') } }, 'The new target.');
+        notes.push(
+          removable
+            ? '`{"data": null}` or `{"data": {"id": null}}` removes the link.'
+            : 'The link cannot be removed: `data: null` is 400 `invalid_relationship`.',
+        );
+        requestBody = jsonBody(
+          {
+            type: 'object',
+            required: ['data'],
+            properties: { data: toOneInput(rel!, removable ? 'remove' : 'refused') },
+          },
+          'The new target.',
+        );
         success = ['200', ok('The relationship as it now is.', relationshipDocument(rel!, 'never'))];
         break;
       }
@@ -724,7 +910,9 @@ function operationOf(route: RestRoute): OperationObject {
               : { oneOf: [schemaRef(target!.resource), { type: 'null' }] };
         // What this route's `include` takes (the relationship's relatedIncludes), not the target's GET includes.
         const targetResource = resourceByType(rel!.target)!;
-        const targets = [...new Set((rel!.relatedIncludes ?? []).map((name) => targetResource.relationships[name]!.target))];
+        const targets = [
+          ...new Set((rel!.relatedIncludes ?? []).map((name) => targetResource.relationships[name]!.target)),
+        ];
         success = [
           '200',
           ok(`The related ${rel!.target}.`, {
@@ -743,17 +931,37 @@ function operationOf(route: RestRoute): OperationObject {
       case 'rel-replace':
       case 'rel-remove': {
         const children = rel!.storage.kind === 'children';
-        const identifiers = { type: 'object', required: ['data'], properties: { data: { type: 'array', items: identifierInput(rel!.target) } } } satisfies SchemaObject;
+        const identifiers = {
+          type: 'object',
+          required: ['data'],
+          properties: { data: { type: 'array', items: identifierInput(rel!.target) } },
+        } satisfies SchemaObject;
         if (route.operation === 'rel-add') notes.push('Identifiers already present are kept once.');
-        if (route.operation === 'rel-remove') notes.push(children ? 'The items named are deleted.' : 'Identifiers not present are no error.');
+        if (route.operation === 'rel-remove')
+          notes.push(children ? 'The items named are deleted.' : 'Identifiers not present are no error.');
         if (route.operation === 'rel-replace' && children) {
-          notes.push('Full item objects that replace all items: the old items are deleted. A cycle in the bill of material is 409 `bom_cycle`.');
-          requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: schemaRef(target!.create) } } }, 'The new items, as full objects.');
+          notes.push(
+            'Full item objects that replace all items: the old items are deleted. A cycle in the bill of material is 409 `bom_cycle`.',
+          );
+          requestBody = jsonBody(
+            {
+              type: 'object',
+              required: ['data'],
+              properties: { data: { type: 'array', items: schemaRef(target!.create) } },
+            },
+            'The new items, as full objects.',
+          );
           conflict = 'ItemsConflict';
         } else {
           requestBody = jsonBody(identifiers, 'Resource identifiers.');
         }
-        success = ['200', ok('The relationship as it now is (the full set).', relationshipDocument(rel!, children ? 'always' : 'never'))];
+        success = [
+          '200',
+          ok(
+            'The relationship as it now is (the full set).',
+            relationshipDocument(rel!, children ? 'always' : 'never'),
+          ),
+        ];
         break;
       }
       case 'add-structure':
@@ -761,7 +969,10 @@ function operationOf(route: RestRoute): OperationObject {
           'The only way to add a product structure. Its items come as full objects in `relationships.items.data`. ' +
             'A second structure for the same product is 409 `conflict`; a cycle in the bill of material 409 `bom_cycle`.',
         );
-        requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: schemaRef(names('product_structures').create) } }, '{"data": ProductStructureCreate}');
+        requestBody = jsonBody(
+          { type: 'object', required: ['data'], properties: { data: schemaRef(names('product_structures').create) } },
+          '{"data": ProductStructureCreate}',
+        );
         success = [
           '201',
           ok(
@@ -769,7 +980,10 @@ function operationOf(route: RestRoute): OperationObject {
             {
               type: 'object',
               required: ['data', 'included'],
-              properties: { data: schemaRef(names('product_structures').resource), included: included(['product_structure_items'], 'its items') },
+              properties: {
+                data: schemaRef(names('product_structures').resource),
+                included: included(['product_structure_items'], 'its items'),
+              },
             },
             LOCATION,
           ),
@@ -778,8 +992,18 @@ function operationOf(route: RestRoute): OperationObject {
         break;
       case 'add-items':
         notes.push('The items are added; existing ones are kept. A cycle in the bill of material is 409 `bom_cycle`.');
-        requestBody = jsonBody({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: schemaRef(target!.create) } } }, 'The new items, as full objects.');
-        success = ['201', ok('All items of the structure, as identifiers and in `included`.', relationshipDocument(rel!, 'always'))];
+        requestBody = jsonBody(
+          {
+            type: 'object',
+            required: ['data'],
+            properties: { data: { type: 'array', items: schemaRef(target!.create) } },
+          },
+          'The new items, as full objects.',
+        );
+        success = [
+          '201',
+          ok('All items of the structure, as identifiers and in `included`.', relationshipDocument(rel!, 'always')),
+        ];
         conflict = 'ItemsConflict';
         break;
     }
@@ -827,9 +1051,11 @@ function addConditionalParameters(route: RestRoute, parameters: (ParameterObject
 
 /** The validators and cache rule of a success answer: every GET's, and the resource's own tag after ADD and PATCH. */
 function withValidators(route: RestRoute, response: ResponseObject): ResponseObject {
-  const tagged = route.method === 'GET' || route.operation === 'add' || (route.operation === 'update' && route.method === 'PATCH');
+  const tagged =
+    route.method === 'GET' || route.operation === 'add' || (route.operation === 'update' && route.method === 'PATCH');
   const headers: ResponseObject['headers'] = { ...response.headers };
-  if (tagged) headers.ETag = { $ref: route.method === 'GET' ? '#/components/headers/ETag' : '#/components/headers/ResourceETag' };
+  if (tagged)
+    headers.ETag = { $ref: route.method === 'GET' ? '#/components/headers/ETag' : '#/components/headers/ResourceETag' };
   if (route.method === 'GET') headers['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   if (route.method === 'POST') headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return Object.keys(headers).length > 0 ? { ...response, headers } : response;
@@ -911,13 +1137,21 @@ function build(): OpenAPIObject {
       description: `Resources per page, 1 to ${MAX_PER_PAGE}.`,
       schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
     })
-    .addHeader('Location', { description: 'The URL of the new resource.', required: true, schema: { type: 'string', format: 'uri' } })
+    .addHeader('Location', {
+      description: 'The URL of the new resource.',
+      required: true,
+      schema: { type: 'string', format: 'uri' },
+    })
     .addHeader('WWW-Authenticate', {
-      description: 'The bearer challenge: `Bearer realm="master-data"`, with `error="invalid_token", error_description="..."` when a token was given.',
+      description:
+        'The bearer challenge: `Bearer realm="master-data"`, with `error="invalid_token", error_description="..."` when a token was given.',
       required: true,
       schema: { type: 'string' },
     })
-    .addHeader('Retry-After', { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } })
+    .addHeader('Retry-After', {
+      description: 'Seconds to wait before retrying.',
+      schema: { type: 'integer', minimum: 1 },
+    })
     .addHeader('ETag', {
       description:
         "A strong entity tag of this answer; send it back in `If-None-Match` to get 304 while it holds. GET of a resource without `include` answers the resource's own tag, which `If-Match` on a write takes.",
@@ -925,20 +1159,27 @@ function build(): OpenAPIObject {
       schema: { type: 'string', examples: ['"3-5d41402a"'] },
     })
     .addHeader('ResourceETag', {
-      description: "The resource's own tag after the write (what its GET without `include` answers), for the next `If-Match`.",
+      description:
+        "The resource's own tag after the write (what its GET without `include` answers), for the next `If-Match`.",
       required: true,
       schema: { type: 'string', examples: ['"4-5d41402a"'] },
     })
-    .addHeader('Cache-Control', { description: '`private, no-cache`: a client may keep the answer but must revalidate it (`If-None-Match`); shared caches keep nothing.', schema: { type: 'string' } })
+    .addHeader('Cache-Control', {
+      description:
+        '`private, no-cache`: a client may keep the answer but must revalidate it (`If-None-Match`); shared caches keep nothing.',
+      schema: { type: 'string' },
+    })
     .addHeader('Idempotent-Replayed', {
-      description: '`true` on the kept answer to an earlier request with the same `Idempotency-Key`: nothing was written this time.',
+      description:
+        '`true` on the kept answer to an earlier request with the same `Idempotency-Key`: nothing was written this time.',
       schema: { type: 'string', const: 'true' },
     })
     .addParameter('If-None-Match', {
       name: 'If-None-Match',
       in: 'header',
       required: false,
-      description: 'Entity tags (`"..."`, `W/"..."`) or `*`: when one is the answer\'s current tag, 304 without a body.',
+      description:
+        'Entity tags (`"..."`, `W/"..."`) or `*`: when one is the answer\'s current tag, 304 without a body.',
       schema: { type: 'string' },
     })
     .addParameter('If-Match', {

@@ -32,11 +32,22 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(
 function atomDate(value: string): Date | undefined {
   const match = DATE_TIME.exec(value);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const calendar = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   const real =
-    calendar.getUTCFullYear() === year && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day &&
-    calendar.getUTCHours() === hour && calendar.getUTCMinutes() === minute && calendar.getUTCSeconds() === second;
+    calendar.getUTCFullYear() === year &&
+    calendar.getUTCMonth() === month - 1 &&
+    calendar.getUTCDate() === day &&
+    calendar.getUTCHours() === hour &&
+    calendar.getUTCMinutes() === minute &&
+    calendar.getUTCSeconds() === second;
   if (!real) return undefined;
   const date = new Date(value.replace(/ (\d{2}:?\d{2})$/, '+$1'));
   return Number.isNaN(date.getTime()) ? undefined : date;
@@ -52,11 +63,15 @@ function filterValue(name: string, filter: Filter, value: string): string | numb
       if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
       return value === '1';
     case 'gtin':
-      if (!/^\d{1,14}$/.test(value)) throw invalid(`${name} must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
+      if (!/^\d{1,14}$/.test(value))
+        throw invalid(`${name} must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
       return value;
     case 'after': {
       const date = atomDate(value);
-      if (!date) throw invalid(`${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${JSON.stringify(value)})`);
+      if (!date)
+        throw invalid(
+          `${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${JSON.stringify(value)})`,
+        );
       return date;
     }
     case 'equals':
@@ -120,14 +135,21 @@ export function parseQuery(c: Context, route: RestRoute): Query {
   const query: Query = { include: [], page: 1, perPage: DEFAULT_PER_PAGE, conditions: [] };
   for (const [name, value] of params) {
     if (name === 'include' && includes.size > 0) {
-      const names = value.split(',').map((v) => v.trim()).filter(Boolean);
+      const names = value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
       for (const spelling of names) {
         const relationship = includes.get(spelling);
-        if (!relationship) throw invalid(`include ${JSON.stringify(spelling)} is not allowed here; allowed: ${[...includes.keys()].join(', ')}`);
+        if (!relationship)
+          throw invalid(
+            `include ${JSON.stringify(spelling)} is not allowed here; allowed: ${[...includes.keys()].join(', ')}`,
+          );
         if (!query.include.includes(relationship)) query.include.push(relationship);
       }
     } else if (route.operation === 'list' && name === 'page') {
-      if (!/^[1-9]\d{0,11}$/.test(value)) throw invalid(`page must be an integer of at least 1 (got ${JSON.stringify(value)})`);
+      if (!/^[1-9]\d{0,11}$/.test(value))
+        throw invalid(`page must be an integer of at least 1 (got ${JSON.stringify(value)})`);
       query.page = Number(value);
     } else if (route.operation === 'list' && name === 'per_page') {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE) {

@@ -33,7 +33,10 @@ export interface RestRoute {
   refused?: string;
 }
 
-const RELATIONSHIP_OPERATIONS: Record<RelationshipOperation, { method: Method; operation: RestOperation; related?: true }> = {
+const RELATIONSHIP_OPERATIONS: Record<
+  RelationshipOperation,
+  { method: Method; operation: RestOperation; related?: true }
+> = {
   get: { method: 'GET', operation: 'rel-get' },
   set: { method: 'PATCH', operation: 'rel-set' },
   related: { method: 'GET', operation: 'related-get', related: true },
@@ -49,10 +52,14 @@ function routesOf(resource: ResourceDefinition): RestRoute[] {
   const routes: RestRoute[] = [];
   if (resource.operations.includes('list')) routes.push({ method: 'GET', path: collection, operation: 'list', type });
   if (resource.operations.includes('add')) routes.push({ method: 'POST', path: collection, operation: 'add', type });
-  else if (resource.forbidden?.operations.includes('add')) routes.push({ method: 'POST', path: collection, operation: 'add', type, refused: resource.forbidden.message });
+  else if (resource.forbidden?.operations.includes('add'))
+    routes.push({ method: 'POST', path: collection, operation: 'add', type, refused: resource.forbidden.message });
   if (resource.operations.includes('get')) routes.push({ method: 'GET', path: member, operation: 'get', type });
   if (resource.operations.includes('update')) {
-    routes.push({ method: 'PATCH', path: member, operation: 'update', type }, { method: 'PUT', path: member, operation: 'update', type });
+    routes.push(
+      { method: 'PATCH', path: member, operation: 'update', type },
+      { method: 'PUT', path: member, operation: 'update', type },
+    );
   }
   for (const [relationship, rel] of Object.entries(resource.relationships)) {
     const listed = rel.operations.map((op) => ({ op, refused: undefined as string | undefined }));
@@ -64,8 +71,16 @@ function routesOf(resource: ResourceDefinition): RestRoute[] {
       routes.push({ method, path, operation, type, relationship, ...(message ? { refused: message } : {}) });
     }
   }
-  if (type === 'products') routes.push({ method: 'POST', path: `${member}/product_structure`, operation: 'add-structure', type, relationship: 'product_structure' });
-  if (type === 'product_structures') routes.push({ method: 'POST', path: `${member}/items`, operation: 'add-items', type, relationship: 'items' });
+  if (type === 'products')
+    routes.push({
+      method: 'POST',
+      path: `${member}/product_structure`,
+      operation: 'add-structure',
+      type,
+      relationship: 'product_structure',
+    });
+  if (type === 'product_structures')
+    routes.push({ method: 'POST', path: `${member}/items`, operation: 'add-items', type, relationship: 'items' });
   return routes;
 }
 
@@ -79,7 +94,11 @@ export function methodsByPath(): Map<string, Method[]> {
   const byPath = new Map<string, Method[]>();
   for (const resource of resources) {
     for (const relationship of Object.keys(resource.relationships)) {
-      for (const path of [`/${resource.type}/:id/relationships/${relationship}`, `/${resource.type}/:id/${relationship}`]) byPath.set(path, []);
+      for (const path of [
+        `/${resource.type}/:id/relationships/${relationship}`,
+        `/${resource.type}/:id/${relationship}`,
+      ])
+        byPath.set(path, []);
     }
   }
   for (const route of REST_ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);

@@ -11,7 +11,8 @@ import { migrate } from '../db/migrate.ts';
 import { SeedRefusedError, seedDatabase } from './write.ts';
 
 function positiveInteger(name: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`--${name} must be a whole number >= 1 (got ${JSON.stringify(value)})`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new ConfigError(`--${name} must be a whole number >= 1 (got ${JSON.stringify(value)})`);
   return Number(value);
 }
 
@@ -34,7 +35,11 @@ async function main(): Promise<void> {
   await migrate(config.database);
   const db = createDatabase(config.database);
   const bar = new cliProgress.SingleBar(
-    { format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {duration}s', noTTYOutput: true, notTTYSchedule: 2000 },
+    {
+      format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {duration}s',
+      noTTYOutput: true,
+      notTTYSchedule: 2000,
+    },
     cliProgress.Presets.shades_classic,
   );
   const started = Date.now();
@@ -46,7 +51,9 @@ async function main(): Promise<void> {
       onProgress: (written, total) => (written === 0 ? bar.start(total, 0) : bar.update(written)),
     });
     bar.stop();
-    console.log(`seeded ${result.rows} rows (scale ${scale}, seed ${seed}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${result.rows} rows (scale ${scale}, seed ${seed}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } finally {
     bar.stop();
     await db.close();

@@ -110,14 +110,47 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
   };
 
   // Lookups --------------------------------------------------------------------------------
-  table('language', LANGUAGES.map((l, i) => ({ id: i + 1, description: l.description, alpha_2_code: l.code })));
+  table(
+    'language',
+    LANGUAGES.map((l, i) => ({ id: i + 1, description: l.description, alpha_2_code: l.code })),
+  );
   const languageId = (code: string) => LANGUAGES.findIndex((l) => l.code === code) + 1;
-  table('currency', CURRENCIES.map((c, i) => ({ id: i + 1, symbol: c.symbol, alpha_3_code: c.code, ...localized('description', c.names) })));
-  table('customerType', CUSTOMER_TYPES.map((names, i) => ({ id: i + 1, reference: (i + 1) * 10, import_reference: `CT${i + 1}`, ...localized('name', names) })));
-  table('functionCorporateGroup', FUNCTION_GROUPS.map(([reference, name], i) => ({ id: i + 1, reference, name, import_reference: `FCG-${reference}` })));
-  table('unit', UNITS.map((u, i) => ({ id: i + 1, reference: u.reference, ...localized('description', u.names) })));
+  table(
+    'currency',
+    CURRENCIES.map((c, i) => ({
+      id: i + 1,
+      symbol: c.symbol,
+      alpha_3_code: c.code,
+      ...localized('description', c.names),
+    })),
+  );
+  table(
+    'customerType',
+    CUSTOMER_TYPES.map((names, i) => ({
+      id: i + 1,
+      reference: (i + 1) * 10,
+      import_reference: `CT${i + 1}`,
+      ...localized('name', names),
+    })),
+  );
+  table(
+    'functionCorporateGroup',
+    FUNCTION_GROUPS.map(([reference, name], i) => ({
+      id: i + 1,
+      reference,
+      name,
+      import_reference: `FCG-${reference}`,
+    })),
+  );
+  table(
+    'unit',
+    UNITS.map((u, i) => ({ id: i + 1, reference: u.reference, ...localized('description', u.names) })),
+  );
   const unitId = (reference: string) => UNITS.findIndex((u) => u.reference === reference) + 1;
-  table('productGroupType', PRODUCT_GROUP_TYPES.map((names, i) => ({ id: i + 1, ...localized('description', names) })));
+  table(
+    'productGroupType',
+    PRODUCT_GROUP_TYPES.map((names, i) => ({ id: i + 1, ...localized('description', names) })),
+  );
   table(
     'productGroup',
     PRODUCT_GROUPS.map((g, i) => ({
@@ -134,7 +167,10 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
       type_id: g.type + 1,
     })),
   );
-  table('brand', BRANDS.map((reference, i) => ({ id: i + 1, reference })));
+  table(
+    'brand',
+    BRANDS.map((reference, i) => ({ id: i + 1, reference })),
+  );
   table(
     'productionLine',
     PRODUCTION_LINES.map((l, i) => ({
@@ -146,9 +182,23 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
       barcode: withCheckDigit(`20000000${String(i + 1).padStart(4, '0')}`),
     })),
   );
-  table('supplierType', SUPPLIER_TYPES.map((t, i) => ({ id: i + 1, ...localized('description', t.names), is_emergency_number_required: t.emergency, request_certificates: t.certificates })));
-  table('productStructureItemType', ITEM_TYPES.map((names, i) => ({ id: i + 1, ...localized('description', names) })));
-  table('productStructureItemCalculationMethod', CALCULATION_METHODS.map((names, i) => ({ id: i + 1, ...localized('description', names) })));
+  table(
+    'supplierType',
+    SUPPLIER_TYPES.map((t, i) => ({
+      id: i + 1,
+      ...localized('description', t.names),
+      is_emergency_number_required: t.emergency,
+      request_certificates: t.certificates,
+    })),
+  );
+  table(
+    'productStructureItemType',
+    ITEM_TYPES.map((names, i) => ({ id: i + 1, ...localized('description', names) })),
+  );
+  table(
+    'productStructureItemCalculationMethod',
+    CALCULATION_METHODS.map((names, i) => ({ id: i + 1, ...localized('description', names) })),
+  );
   const ITEM_TYPE = { component: 1, packaging: 2 };
   const METHOD = { perBatch: 1, perUnit: 2 };
 
@@ -157,8 +207,14 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
   const users = table(
     'user',
     Array.from({ length: PER_SCALE.users * scale }, (_, i) => {
-      const first = rng.person.firstName().toLowerCase().replace(/[^a-z]/g, '');
-      const last = rng.person.lastName().toLowerCase().replace(/[^a-z]/g, '');
+      const first = rng.person
+        .firstName()
+        .toLowerCase()
+        .replace(/[^a-z]/g, '');
+      const last = rng.person
+        .lastName()
+        .toLowerCase()
+        .replace(/[^a-z]/g, '');
       let username = `${first}.${last}`;
       for (let n = 2; usernames.has(username); n++) username = `${first}.${last}${n}`;
       usernames.add(username);
@@ -192,7 +248,11 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
   const supplierInform = table('supplierInformOnComplaintUser', []);
   for (let id = 1; id <= supplierCount; id++) {
     const place = country();
-    const types = some(SUPPLIER_TYPES.map((_, i) => i + 1), 1, 2);
+    const types = some(
+      SUPPLIER_TYPES.map((_, i) => i + 1),
+      1,
+      2,
+    );
     const emergency = types.some((t) => SUPPLIER_TYPES[t - 1]!.emergency);
     const f = place.faker;
     suppliers.push({
@@ -238,8 +298,15 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
   const GTIN_PREFIX = '540';
   let gtinSequence = 0;
   const lineForGroup: Record<string, string> = {
-    Bread: 'L01', Viennoiserie: 'L03', 'Pastry and cakes': 'L04', Cookies: 'L05', 'Yoghurt and desserts': 'L06',
-    Cheese: 'L07', Doughs: 'L02', 'Fillings and creams': 'L08', 'Dairy bases': 'L06',
+    Bread: 'L01',
+    Viennoiserie: 'L03',
+    'Pastry and cakes': 'L04',
+    Cookies: 'L05',
+    'Yoghurt and desserts': 'L06',
+    Cheese: 'L07',
+    Doughs: 'L02',
+    'Fillings and creams': 'L08',
+    'Dairy bases': 'L06',
   };
   const addProducts = (tier: Tier, count: number, catalogue: readonly (Material & { gram?: number })[]) => {
     for (let k = 0; k < count; k++) {
@@ -248,7 +315,8 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
       const round = Math.floor(k / catalogue.length);
       const variant = VARIANTS[round % VARIANTS.length]!;
       const edition = Math.floor(round / VARIANTS.length);
-      const suffix: Names = edition > 0 ? (variant.map((v) => `${v} ${edition + 1}`.trim()) as unknown as Names) : variant;
+      const suffix: Names =
+        edition > 0 ? (variant.map((v) => `${v} ${edition + 1}`.trim()) as unknown as Names) : variant;
       const group = PRODUCT_GROUPS[groupIndex(material.group)]!;
       const produced = tier === 'intermediate' || tier === 'finished';
       const line = PRODUCTION_LINES.findIndex((l) => l.reference === lineForGroup[material.group]) + 1;
@@ -262,14 +330,17 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
         gtin = gtinSequence % 10 === 0 ? `0${gtin13}` : gtin13;
       }
       const price = tier === 'finished' ? decimal(0.5, 25, 2) : decimal(0.05, 15, 4);
-      const shelfDays = tier === 'intermediate' ? int(1, 5) : tier === 'finished' ? Math.max(1, group.bbd + int(0, 3)) : int(30, 365);
+      const shelfDays =
+        tier === 'intermediate' ? int(1, 5) : tier === 'finished' ? Math.max(1, group.bbd + int(0, 3)) : int(30, 365);
       products.push({
         id,
         reference: `${{ raw: 'RM', packaging: 'PK', intermediate: 'SF', finished: 'FG' }[tier]}${String(id).padStart(6, '0')}`,
         is_active: chance(0.96),
         is_sales: tier === 'finished',
         ...localized('name', material.names, suffix),
-        ...(tier === 'finished' ? localized('legal_name', group.names.map((g, i) => `${g}: ${material.names[i]}`) as unknown as Names) : {}),
+        ...(tier === 'finished'
+          ? localized('legal_name', group.names.map((g, i) => `${g}: ${material.names[i]}`) as unknown as Names)
+          : {}),
         gtin,
         intrastat_code: material.intrastat,
         gross_weight_in_kilogram: tier === 'finished' ? new Decimal(gram).div(1000).plus('0.015').toString() : null,
@@ -278,12 +349,14 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
         production_efficiency_per_hour: produced ? decimal(150, 3000, 0) : null,
         production_report_type_component: 'None',
         production_report_type_byprod: 'None',
-        is_lotcontrolled: tier === 'finished' || (tier === 'raw' && ['Dairy ingredients', 'Fruit and nuts'].includes(material.group)),
+        is_lotcontrolled:
+          tier === 'finished' || (tier === 'raw' && ['Dairy ingredients', 'Fruit and nuts'].includes(material.group)),
         nlc: produced ? decimal(0.1, 12, 4) : null,
         shelf_life_value: group.bbd > 0 || tier !== 'packaging' ? String(shelfDays) : null,
         shelf_life_interval: group.bbd > 0 || tier !== 'packaging' ? 'Days' : null,
         price_basic_unit_ex_vat: price,
-        consumer_price: tier === 'finished' ? new Decimal(price).times('1.06').times('1.4').toDecimalPlaces(2).toString() : null,
+        consumer_price:
+          tier === 'finished' ? new Decimal(price).times('1.06').times('1.4').toDecimalPlaces(2).toString() : null,
         deposit_price: material.names[0] === 'Plain yoghurt' ? '0.10' : null,
         unit_id: unitId(material.unit),
         product_group_id: groupIndex(material.group) + 1,
@@ -322,10 +395,13 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
         id: items.length + 1,
         net_quantity: net,
         // Some items leave gross empty: it is then net x (1 + loss / 100) (see the BOM explosion).
-        gross_quantity: chance(0.15) ? null : new Decimal(net).times(new Decimal(loss).plus(100)).div(100).toDecimalPlaces(6).toString(),
+        gross_quantity: chance(0.15)
+          ? null
+          : new Decimal(net).times(new Decimal(loss).plus(100)).div(100).toDecimalPlaces(6).toString(),
         loss_percentage: loss,
         is_phantom: component.tier === 'intermediate' && chance(0.2),
-        is_processing_agent: component.base.names[0] === 'Water' || (component.base.group === 'Additives' && chance(0.1)),
+        is_processing_agent:
+          component.base.names[0] === 'Water' || (component.base.group === 'Additives' && chance(0.1)),
         skip_grain_component_calculation: component.base.group === 'Flours and grains' && chance(0.1),
         product_structure_id: structureId,
         product_id: component.id,
@@ -370,7 +446,10 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
     };
     for (const baseName of recipe.uses) {
       const component = instanceOf(baseName);
-      add(component, component.unit === 'kg' ? decimal(batchKilograms * 0.2, batchKilograms * 0.9, 3) : amount(component, 0.1));
+      add(
+        component,
+        component.unit === 'kg' ? decimal(batchKilograms * 0.2, batchKilograms * 0.9, 3) : amount(component, 0.1),
+      );
     }
     for (const baseName of recipe.packaging) {
       const component = instanceOf(baseName);
@@ -416,7 +495,12 @@ export function generateSeed(scale: number, seed = 1): SeedTable[] {
     });
     for (const u of some(userIds, 1, 2)) customerCommercial.push({ customer_id: id, user_id: u });
     for (const u of some(userIds, 0, 2)) customerInformUsers.push({ customer_id: id, user_id: u });
-    for (const g of some(FUNCTION_GROUPS.map((_, i) => i + 1), 0, 2)) customerInformFunctions.push({ customer_id: id, function_corporate_group_id: g });
+    for (const g of some(
+      FUNCTION_GROUPS.map((_, i) => i + 1),
+      0,
+      2,
+    ))
+      customerInformFunctions.push({ customer_id: id, function_corporate_group_id: g });
     const names = ['en', 'nl', 'fr', 'de'];
     for (let n = 0; n < PER_SCALE.customerProductsPerCustomer; n++) {
       const product = pick(sales);

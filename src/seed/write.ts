@@ -71,7 +71,9 @@ async function writeTables(db: Database, tx: Tx, tables: SeedTable[], onProgress
     const dated = DATED_MODELS.has(model);
     for (let start = 0; start < rows.length; start += BATCH_SIZE) {
       const slice = rows.slice(start, start + BATCH_SIZE);
-      const batch = dated ? slice.map((row) => ({ modified_date: seededModifiedDate(row.id as number), ...row })) : slice;
+      const batch = dated
+        ? slice.map((row) => ({ modified_date: seededModifiedDate(row.id as number), ...row }))
+        : slice;
       await delegate(tx, model).createMany({ data: batch });
       written += batch.length;
       onProgress?.(written, total);

@@ -38,22 +38,35 @@ describe.each(providers)('bearer protection on %s', (provider) => {
     ['GET', '/not/declared/anywhere'],
   ];
 
-  it.each(protectedRoutes)('%s %s without a token: 401 invalid_request with the Bearer challenge', async (method, path) => {
-    const res = await t.request(path, { method });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data"');
-    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('Bearer') });
-  });
+  it.each(protectedRoutes)(
+    '%s %s without a token: 401 invalid_request with the Bearer challenge',
+    async (method, path) => {
+      const res = await t.request(path, { method });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data"');
+      expect(await res.json()).toEqual({
+        error: 'invalid_request',
+        error_description: expect.stringContaining('Bearer'),
+      });
+    },
+  );
 
-  it.each(protectedRoutes)('%s %s with an unknown token: 401 invalid_token, so clients know to refresh', async (method, path) => {
-    const res = await t.request(path, { method, ...bearer('mda_doesnotexist') });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data", error="invalid_token", error_description="unknown access token"');
-    expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'unknown access token' });
-  });
+  it.each(protectedRoutes)(
+    '%s %s with an unknown token: 401 invalid_token, so clients know to refresh',
+    async (method, path) => {
+      const res = await t.request(path, { method, ...bearer('mda_doesnotexist') });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Bearer realm="master-data", error="invalid_token", error_description="unknown access token"',
+      );
+      expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'unknown access token' });
+    },
+  );
 
   it('a client secret in a Basic header does not open resource routes', async () => {
-    const res = await t.request('/customers', { headers: { Authorization: basic(writer.client_id, writer.client_secret) } });
+    const res = await t.request('/customers', {
+      headers: { Authorization: basic(writer.client_id, writer.client_secret) },
+    });
     expect(res.status).toBe(401);
     expect((await res.json()).error).toBe('invalid_request');
   });
@@ -94,7 +107,10 @@ describe.each(providers)('bearer protection on %s', (provider) => {
     expect(res.headers.get('www-authenticate')).toBe(
       'Bearer realm="master-data", error="insufficient_scope", error_description="this operation needs the write scope", scope="write"',
     );
-    expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'this operation needs the write scope' });
+    expect(await res.json()).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'this operation needs the write scope',
+    });
   });
 
   it('a read-only token reads, a read-write token writes (past auth, the request itself is judged)', async () => {
@@ -110,7 +126,12 @@ describe.each(providers)('bearer protection on %s', (provider) => {
     ['GET', '/oauth/token.php', 405],
     ['POST', '/oauth/revoke.php', 401], // the endpoint's own client authentication, not a bearer challenge
   ])('%s %s stays open', async (method, path, status) => {
-    const res = await t.request(path, { method, ...(method === 'POST' ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=x' } : {}) });
+    const res = await t.request(path, {
+      method,
+      ...(method === 'POST'
+        ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=x' }
+        : {}),
+    });
     expect(res.status).toBe(status);
     expect(res.headers.get('www-authenticate') ?? '').not.toContain('Bearer');
   });
@@ -140,7 +161,12 @@ describe.each(providers)('bearer protection on %s', (provider) => {
     const prefixed = testApp(database, { basePath: '/md' }, { clock });
     expect((await prefixed.request('/md/healthz')).status).toBe(200);
     expect((await prefixed.request('/md/customers')).status).toBe(401);
-    const token = await postForm(prefixed, '/md/oauth/token.php', { grant_type: 'client_credentials' }, { Authorization: basic(reader.client_id, reader.client_secret) });
+    const token = await postForm(
+      prefixed,
+      '/md/oauth/token.php',
+      { grant_type: 'client_credentials' },
+      { Authorization: basic(reader.client_id, reader.client_secret) },
+    );
     expect(token.status).toBe(200);
   });
 
@@ -148,13 +174,31 @@ describe.each(providers)('bearer protection on %s', (provider) => {
     const logged = testApp(database, {}, { clock });
     const tokens = await getTokens(logged, writer);
     await logged.request('/customers', bearer(tokens.access_token));
-    const refreshed = await (await tokenRequest(logged, writer, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).json();
+    const refreshed = await (
+      await tokenRequest(logged, writer, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+    ).json();
     await tokenRequest(logged, writer, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }); // reuse: logged as a warning
-    await tokenRequest(logged, { ...writer, client_secret: 'wrong-secret-value' }, { grant_type: 'client_credentials' });
-    await postForm(logged, '/oauth/revoke.php', { token: refreshed.access_token }, { Authorization: basic(writer.client_id, writer.client_secret) });
+    await tokenRequest(
+      logged,
+      { ...writer, client_secret: 'wrong-secret-value' },
+      { grant_type: 'client_credentials' },
+    );
+    await postForm(
+      logged,
+      '/oauth/revoke.php',
+      { token: refreshed.access_token },
+      { Authorization: basic(writer.client_id, writer.client_secret) },
+    );
     const raw = logged.rawLogs();
     expect(logged.logs().length).toBeGreaterThanOrEqual(6);
-    for (const secret of [tokens.access_token, tokens.refresh_token, refreshed.access_token, refreshed.refresh_token, writer.client_secret, 'wrong-secret-value']) {
+    for (const secret of [
+      tokens.access_token,
+      tokens.refresh_token,
+      refreshed.access_token,
+      refreshed.refresh_token,
+      writer.client_secret,
+      'wrong-secret-value',
+    ]) {
       expect(raw).not.toContain(secret);
     }
     expect(raw).not.toContain(Buffer.from(`${writer.client_id}:${writer.client_secret}`).toString('base64'));

@@ -14,7 +14,10 @@ describe('client command line', () => {
   afterAll(async () => database?.drop());
 
   it('says which database it uses, never with its credentials', async () => {
-    const result = await runScript('src/auth/cli.ts', ['list'], { DATABASE_URL: 'postgresql://user:pw@db.example:6543/masterdata', DATABASE_CONNECT_TIMEOUT_MS: '200' });
+    const result = await runScript('src/auth/cli.ts', ['list'], {
+      DATABASE_URL: 'postgresql://user:pw@db.example:6543/masterdata',
+      DATABASE_CONNECT_TIMEOUT_MS: '200',
+    });
     expect(result.stderr).toContain('client: using the PostgreSQL database masterdata on db.example:6543');
     expect(result.stderr).not.toContain('pw');
   });
@@ -43,7 +46,11 @@ describe('client command line', () => {
     const created = JSON.parse((await run('create', '--name', 'bi', '--scopes', 'read', '--json')).stdout);
     const revoke = await run('revoke', created.client_id);
     expect(revoke.code).toBe(0);
-    const list = JSON.parse((await run('list', '--json')).stdout) as { client_id: string; name: string; revoked: boolean }[];
+    const list = JSON.parse((await run('list', '--json')).stdout) as {
+      client_id: string;
+      name: string;
+      revoked: boolean;
+    }[];
     expect(list.find((c) => c.client_id === created.client_id)).toMatchObject({ name: 'bi', revoked: true });
     expect(JSON.stringify(list)).not.toContain(created.client_secret);
     expect(JSON.stringify(list)).not.toContain('scrypt');

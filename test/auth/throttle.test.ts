@@ -45,7 +45,10 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
     const refused = await tokenRequest(t, client, grant, ATTACKER);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
-    expect(await refused.json()).toEqual({ error: 'rate_limited', error_description: 'too many failed attempts; retry in 60 s' });
+    expect(await refused.json()).toEqual({
+      error: 'rate_limited',
+      error_description: 'too many failed attempts; retry in 60 s',
+    });
     clock.advance(59);
     expect((await tokenRequest(t, client, grant, ATTACKER)).headers.get('retry-after')).toBe('1');
     clock.advance(1);
@@ -57,7 +60,9 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
     for (let round = 0; round < 2; round++) {
       const { refresh_token } = await (await tokenRequest(t, client, grant, OWNER)).json();
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token }, OWNER)),
+        Array.from({ length: 20 }, () =>
+          tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token }, OWNER),
+        ),
       );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
@@ -70,7 +75,9 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
     const t = testApp(database, {}, { clock: new TestClock(), throttle: LIMITS });
     const statementsBefore = database.db.statementCount;
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => tokenRequest(t, { client_id: `guess-${i}`, client_secret: 'x' }, grant, ATTACKER)),
+      Array.from({ length: 100 }, (_, i) =>
+        tokenRequest(t, { client_id: `guess-${i}`, client_secret: 'x' }, grant, ATTACKER),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(LIMITS.addressLimit);
@@ -85,7 +92,9 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
     const clock = new TestClock();
     const t = testApp(database, {}, { clock, throttle: LIMITS });
     for (let i = 0; i < LIMITS.addressLimit; i++) {
-      expect((await tokenRequest(t, { client_id: `guess-${i}`, client_secret: 'x' }, grant, ATTACKER)).status).toBe(401);
+      expect((await tokenRequest(t, { client_id: `guess-${i}`, client_secret: 'x' }, grant, ATTACKER)).status).toBe(
+        401,
+      );
     }
     expect((await tokenRequest(t, client, grant, ATTACKER)).status).toBe(429);
     expect((await tokenRequest(t, client, grant, OWNER)).status).toBe(200);
@@ -96,7 +105,12 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
   it('invalid_grant after a successful client authentication never counts as a failure', async () => {
     const t = testApp(database, {}, { clock: new TestClock(), throttle: LIMITS });
     for (let i = 0; i < 40; i++) {
-      const res = await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: `mdr_unknown${i}` }, OWNER);
+      const res = await tokenRequest(
+        t,
+        client,
+        { grant_type: 'refresh_token', refresh_token: `mdr_unknown${i}` },
+        OWNER,
+      );
       expect(res.status).toBe(400);
     }
     expect((await tokenRequest(t, client, grant, OWNER)).status).toBe(200);
@@ -106,7 +120,13 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
     const t = testApp(database, { trustProxy: 1 }, { clock: new TestClock(), throttle: LIMITS });
     const via = (forwardedFor: string) => ({ 'X-Forwarded-For': forwardedFor });
     const send = (c: Client, forwardedFor: string) =>
-      postForm(t, '/oauth/token.php', { ...grant, client_id: c.client_id, client_secret: c.client_secret }, via(forwardedFor), '10.0.0.1');
+      postForm(
+        t,
+        '/oauth/token.php',
+        { ...grant, client_id: c.client_id, client_secret: c.client_secret },
+        via(forwardedFor),
+        '10.0.0.1',
+      );
     for (let i = 0; i < 10; i++) expect((await send(wrongSecret(), ATTACKER)).status).toBe(401);
     // The attacker cannot escape by prepending an address of its choice...
     expect((await send(client, `${OWNER}, ${ATTACKER}`)).status).toBe(429);
@@ -117,7 +137,12 @@ describe.each(providers)('throttling of the token endpoint on %s', (provider) =>
 
 describe('FailureThrottle', () => {
   it('slows a (address, client) down after slowAfter failures, one step per failure, capped at a second', () => {
-    const throttle = new FailureThrottle(new TestClock(), { ...DEFAULT_THROTTLE, slowAfter: 2, clientLimit: 20, delayStepMs: 200 });
+    const throttle = new FailureThrottle(new TestClock(), {
+      ...DEFAULT_THROTTLE,
+      slowAfter: 2,
+      clientLimit: 20,
+      delayStepMs: 200,
+    });
     const delays = [];
     for (let i = 0; i < 9; i++) {
       const admission = throttle.begin('a', 'c');

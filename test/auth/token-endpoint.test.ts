@@ -33,7 +33,10 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     t = testApp(database, {}, { clock, throttle: NO_THROTTLE });
   });
 
-  const errorOf = async (res: Response) => ({ status: res.status, body: (await res.json()) as { error: string; error_description: string } });
+  const errorOf = async (res: Response) => ({
+    status: res.status,
+    body: (await res.json()) as { error: string; error_description: string },
+  });
 
   describe('client_credentials grant', () => {
     it('issues an access and a refresh token with the contract headers and shape', async () => {
@@ -57,9 +60,15 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     });
 
     it('accepts client credentials in the form body, and in both places when they agree', async () => {
-      const form = { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret };
+      const form = {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      };
       expect((await postForm(t, '/oauth/token.php', form)).status).toBe(200);
-      const both = await postForm(t, '/oauth/token.php', form, { Authorization: basic(client.client_id, client.client_secret) });
+      const both = await postForm(t, '/oauth/token.php', form, {
+        Authorization: basic(client.client_id, client.client_secret),
+      });
       expect(both.status).toBe(200);
     });
 
@@ -75,17 +84,76 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
   describe('errors (RFC 6749 §5.2)', () => {
     const cases: [string, (c: Client) => Promise<Response>, number, string][] = [
-      ['wrong content type', (c) => t.request('/oauth/token.php', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: basic(c.client_id, c.client_secret) }, body: '{"grant_type":"client_credentials"}' }), 400, 'invalid_request'],
+      [
+        'wrong content type',
+        (c) =>
+          t.request('/oauth/token.php', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: basic(c.client_id, c.client_secret) },
+            body: '{"grant_type":"client_credentials"}',
+          }),
+        400,
+        'invalid_request',
+      ],
       ['missing grant_type', (c) => tokenRequest(t, c, {}), 400, 'invalid_request'],
-      ['repeated parameter', (c) => t.request('/oauth/token.php', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(c.client_id, c.client_secret) }, body: 'grant_type=client_credentials&grant_type=client_credentials' }), 400, 'invalid_request'],
-      ['credentials that differ between header and body', (c) => postForm(t, '/oauth/token.php', { grant_type: 'client_credentials', client_id: other.client_id }, { Authorization: basic(c.client_id, c.client_secret) }), 400, 'invalid_request'],
+      [
+        'repeated parameter',
+        (c) =>
+          t.request('/oauth/token.php', {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/x-www-form-urlencoded',
+              Authorization: basic(c.client_id, c.client_secret),
+            },
+            body: 'grant_type=client_credentials&grant_type=client_credentials',
+          }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'credentials that differ between header and body',
+        (c) =>
+          postForm(
+            t,
+            '/oauth/token.php',
+            { grant_type: 'client_credentials', client_id: other.client_id },
+            { Authorization: basic(c.client_id, c.client_secret) },
+          ),
+        400,
+        'invalid_request',
+      ],
       ['missing refresh_token', (c) => tokenRequest(t, c, { grant_type: 'refresh_token' }), 400, 'invalid_request'],
-      ['no client authentication', () => postForm(t, '/oauth/token.php', { grant_type: 'client_credentials' }), 401, 'invalid_client'],
-      ['unknown client', () => tokenRequest(t, { client_id: 'nobody', client_secret: 'x' }, { grant_type: 'client_credentials' }), 401, 'invalid_client'],
-      ['wrong secret', (c) => tokenRequest(t, { ...c, client_secret: `${c.client_secret}x` }, { grant_type: 'client_credentials' }), 401, 'invalid_client'],
-      ['unknown refresh token', (c) => tokenRequest(t, c, { grant_type: 'refresh_token', refresh_token: 'mdr_nope' }), 400, 'invalid_grant'],
+      [
+        'no client authentication',
+        () => postForm(t, '/oauth/token.php', { grant_type: 'client_credentials' }),
+        401,
+        'invalid_client',
+      ],
+      [
+        'unknown client',
+        () => tokenRequest(t, { client_id: 'nobody', client_secret: 'x' }, { grant_type: 'client_credentials' }),
+        401,
+        'invalid_client',
+      ],
+      [
+        'wrong secret',
+        (c) => tokenRequest(t, { ...c, client_secret: `${c.client_secret}x` }, { grant_type: 'client_credentials' }),
+        401,
+        'invalid_client',
+      ],
+      [
+        'unknown refresh token',
+        (c) => tokenRequest(t, c, { grant_type: 'refresh_token', refresh_token: 'mdr_nope' }),
+        400,
+        'invalid_grant',
+      ],
       ['unsupported grant type', (c) => tokenRequest(t, c, { grant_type: 'password' }), 400, 'unsupported_grant_type'],
-      ['unknown scope', (c) => tokenRequest(t, c, { grant_type: 'client_credentials', scope: 'admin' }), 400, 'invalid_scope'],
+      [
+        'unknown scope',
+        (c) => tokenRequest(t, c, { grant_type: 'client_credentials', scope: 'admin' }),
+        400,
+        'invalid_scope',
+      ],
     ];
     it.each(cases)('%s', async (_name, send, status, error) => {
       const res = await send(client);
@@ -108,7 +176,10 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       // Revoked elsewhere (the CLI, another replica): this replica trusts what it saw for up to 5 s.
       await revokeClient(database.db.prisma, doomed.client_id, clock);
       clock.advance(VALIDATION_CACHE_MS / 1000);
-      expect(await errorOf(await tokenRequest(t, doomed, { grant_type: 'client_credentials' }))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      expect(await errorOf(await tokenRequest(t, doomed, { grant_type: 'client_credentials' }))).toMatchObject({
+        status: 401,
+        body: { error: 'invalid_client' },
+      });
       expect((await t.request('/customers', bearer(tokens.access_token))).status).toBe(401);
     });
 
@@ -121,15 +192,43 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
   describe('input the database cannot store, and oversized bodies', () => {
     const rawForm = (body: BodyInit, headers: Record<string, string> = {}) =>
-      t.request('/oauth/token.php', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body });
+      t.request('/oauth/token.php', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
 
     it.each([
-      ['a NUL byte in client_id (form)', () => rawForm(`grant_type=client_credentials&client_id=a%00b&client_secret=x`), 'parameter client_id contains a NUL character'],
-      ['a NUL byte in client_id (Basic)', () => rawForm('grant_type=client_credentials', { Authorization: basic('a%00b', 'x') }), 'client_id contains a NUL character'],
-      ['a raw NUL byte in the body', () => rawForm('grant_type=client_credentials&client_id=a\u0000b&client_secret=x'), 'parameter client_id contains a NUL character'],
-      ['malformed percent-encoding', () => rawForm('grant_type=client_credentials&client_id=%E0%A4%A&client_secret=x'), 'parameter client_id is not valid percent-encoded UTF-8'],
-      ['invalid UTF-8 after decoding', () => rawForm('grant_type=client_credentials&client_id=%C3%28&client_secret=x'), 'parameter client_id is not valid percent-encoded UTF-8'],
-      ['invalid UTF-8 bytes in the body', () => rawForm(new Uint8Array([...Buffer.from('grant_type=client_credentials&client_id='), 0xff, 0xfe])), 'the body is not valid UTF-8'],
+      [
+        'a NUL byte in client_id (form)',
+        () => rawForm(`grant_type=client_credentials&client_id=a%00b&client_secret=x`),
+        'parameter client_id contains a NUL character',
+      ],
+      [
+        'a NUL byte in client_id (Basic)',
+        () => rawForm('grant_type=client_credentials', { Authorization: basic('a%00b', 'x') }),
+        'client_id contains a NUL character',
+      ],
+      [
+        'a raw NUL byte in the body',
+        () => rawForm('grant_type=client_credentials&client_id=a\u0000b&client_secret=x'),
+        'parameter client_id contains a NUL character',
+      ],
+      [
+        'malformed percent-encoding',
+        () => rawForm('grant_type=client_credentials&client_id=%E0%A4%A&client_secret=x'),
+        'parameter client_id is not valid percent-encoded UTF-8',
+      ],
+      [
+        'invalid UTF-8 after decoding',
+        () => rawForm('grant_type=client_credentials&client_id=%C3%28&client_secret=x'),
+        'parameter client_id is not valid percent-encoded UTF-8',
+      ],
+      [
+        'invalid UTF-8 bytes in the body',
+        () => rawForm(new Uint8Array([...Buffer.from('grant_type=client_credentials&client_id='), 0xff, 0xfe])),
+        'the body is not valid UTF-8',
+      ],
     ])('%s: 400 invalid_request, before any SQL statement', async (_name, send, description) => {
       const before = database.db.statementCount;
       const res = await send();
@@ -142,7 +241,9 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       const res = await rawForm('grant_type=client_credentials', { 'Content-Length': String(64 * 1024 * 1024) });
       expect(res.status).toBe(413);
       expect(res.headers.get('connection')).toBe('close');
-      expect(await res.json()).toEqual({ error: { code: 'payload_too_large', http_code: 413, message: 'the request body exceeds 16384 bytes' } });
+      expect(await res.json()).toEqual({
+        error: { code: 'payload_too_large', http_code: 413, message: 'the request body exceeds 16384 bytes' },
+      });
     });
 
     it('a streamed 64 MB body: 413 after reading no more than the limit (memory stays flat)', async () => {
@@ -173,8 +274,13 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     const salt = randomBytes(16);
     const key = scryptSync(legacy.client_secret, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
     const scryptHash = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
-    await database.db.prisma.apiClient.update({ where: { client_id: legacy.client_id }, data: { secret_hash: scryptHash } });
-    expect((await tokenRequest(t, { ...legacy, client_secret: 'mds_wrong' }, { grant_type: 'client_credentials' })).status).toBe(401);
+    await database.db.prisma.apiClient.update({
+      where: { client_id: legacy.client_id },
+      data: { secret_hash: scryptHash },
+    });
+    expect(
+      (await tokenRequest(t, { ...legacy, client_secret: 'mds_wrong' }, { grant_type: 'client_credentials' })).status,
+    ).toBe(401);
     expect((await tokenRequest(t, legacy, { grant_type: 'client_credentials' })).status).toBe(200);
     const row = await database.db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: legacy.client_id } });
     expect(row.secret_hash).toMatch(/^sha256\$[0-9a-f]{64}$/);
@@ -189,14 +295,18 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       clock.advance(1);
       const res = await t.request('/customers', bearer(access_token));
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data", error="invalid_token", error_description="the access token has expired"');
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Bearer realm="master-data", error="invalid_token", error_description="the access token has expired"',
+      );
       expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'the access token has expired' });
     });
 
     it('refresh tokens expire after 30 days', async () => {
       const { refresh_token } = await getTokens(t, client);
       clock.advance(30 * 24 * 3600);
-      expect(await errorOf(await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token }))).toMatchObject({
+      expect(
+        await errorOf(await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token })),
+      ).toMatchObject({
         status: 400,
         body: { error: 'invalid_grant', error_description: 'the refresh token has expired' },
       });
@@ -219,17 +329,29 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
     it('may narrow the scope, never widen it', async () => {
       const { refresh_token } = await getTokens(t, client, 'read');
-      const widened = await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token, scope: 'read write' });
+      const widened = await tokenRequest(t, client, {
+        grant_type: 'refresh_token',
+        refresh_token,
+        scope: 'read write',
+      });
       expect(await errorOf(widened)).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     });
 
     it('treats reuse of a rotated refresh token as theft: the whole family is revoked', async () => {
       const first = await getTokens(t, client);
-      const second = await (await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: first.refresh_token })).json();
+      const second = await (
+        await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: first.refresh_token })
+      ).json();
       const reuse = await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
       expect(await errorOf(reuse)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       // Everything descended from the grant is dead: the newest refresh token and both access tokens.
-      expect((await errorOf(await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: second.refresh_token }))).body.error).toBe('invalid_grant');
+      expect(
+        (
+          await errorOf(
+            await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: second.refresh_token }),
+          )
+        ).body.error,
+      ).toBe('invalid_grant');
       expect((await t.request('/customers', bearer(second.access_token))).status).toBe(401);
       expect((await t.request('/customers', bearer(first.access_token))).status).toBe(401);
       // Another grant of the same client is untouched.
@@ -239,7 +361,10 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     it("refuses another client's refresh token without spending it", async () => {
       const { refresh_token } = await getTokens(t, client);
       const stolen = await tokenRequest(t, other, { grant_type: 'refresh_token', refresh_token });
-      expect(await errorOf(stolen)).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: 'the refresh token was issued to another client' } });
+      expect(await errorOf(stolen)).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'the refresh token was issued to another client' },
+      });
       expect((await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token })).status).toBe(200);
     });
 
@@ -251,7 +376,12 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
       expect(statuses.filter((s) => s === 400)).toHaveLength(49);
-      const family = (await database.db.prisma.oAuthToken.findFirstOrThrow({ where: { kind: 'refresh', rotated_at: { not: null } }, orderBy: { id: 'desc' } })).family;
+      const family = (
+        await database.db.prisma.oAuthToken.findFirstOrThrow({
+          where: { kind: 'refresh', rotated_at: { not: null } },
+          orderBy: { id: 'desc' },
+        })
+      ).family;
       expect(await database.db.prisma.oAuthToken.count({ where: { family, kind: 'refresh' } })).toBe(2);
     });
   });
@@ -260,7 +390,12 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     it('revokes an access token at once', async () => {
       const { access_token } = await getTokens(t, client);
       expect((await t.request('/customers', bearer(access_token))).status).toBe(200);
-      const res = await postForm(t, '/oauth/revoke.php', { token: access_token }, { Authorization: basic(client.client_id, client.client_secret) });
+      const res = await postForm(
+        t,
+        '/oauth/revoke.php',
+        { token: access_token },
+        { Authorization: basic(client.client_id, client.client_secret) },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
       const after = await t.request('/customers', bearer(access_token));
@@ -270,8 +405,19 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
     it('revokes a refresh token with its family', async () => {
       const tokens = await getTokens(t, client);
-      await postForm(t, '/oauth/revoke.php', { token: tokens.refresh_token, token_type_hint: 'refresh_token' }, { Authorization: basic(client.client_id, client.client_secret) });
-      expect((await errorOf(await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }))).body.error).toBe('invalid_grant');
+      await postForm(
+        t,
+        '/oauth/revoke.php',
+        { token: tokens.refresh_token, token_type_hint: 'refresh_token' },
+        { Authorization: basic(client.client_id, client.client_secret) },
+      );
+      expect(
+        (
+          await errorOf(
+            await tokenRequest(t, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+          )
+        ).body.error,
+      ).toBe('invalid_grant');
       expect((await t.request('/customers', bearer(tokens.access_token))).status).toBe(401);
     });
 
@@ -285,7 +431,12 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
     it('requires client authentication and the token parameter', async () => {
       expect((await postForm(t, '/oauth/revoke.php', { token: 'x' })).status).toBe(401);
-      const missing = await postForm(t, '/oauth/revoke.php', {}, { Authorization: basic(client.client_id, client.client_secret) });
+      const missing = await postForm(
+        t,
+        '/oauth/revoke.php',
+        {},
+        { Authorization: basic(client.client_id, client.client_secret) },
+      );
       expect(await errorOf(missing)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     });
   });
@@ -297,9 +448,16 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       const app = testApp(own, {}, { clock: purgeClock, throttle: NO_THROTTLE });
       const erp = await createClient(own.db.prisma, 'erp', ['read']);
       const first = await getTokens(app, erp);
-      const rotated = await (await tokenRequest(app, erp, { grant_type: 'refresh_token', refresh_token: first.refresh_token })).json();
+      const rotated = await (
+        await tokenRequest(app, erp, { grant_type: 'refresh_token', refresh_token: first.refresh_token })
+      ).json();
       const revoked = await getTokens(app, erp);
-      await postForm(app, '/oauth/revoke.php', { token: revoked.refresh_token }, { Authorization: basic(erp.client_id, erp.client_secret) });
+      await postForm(
+        app,
+        '/oauth/revoke.php',
+        { token: revoked.refresh_token },
+        { Authorization: basic(erp.client_id, erp.client_secret) },
+      );
       expect(await own.db.prisma.oAuthToken.count()).toBe(6);
 
       expect(await purgeTokens(own.db.prisma, purgeClock)).toBe(2); // the revoked grant's two tokens
@@ -307,7 +465,9 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       expect(await purgeTokens(own.db.prisma, purgeClock)).toBe(2);
       const reuse = await tokenRequest(app, erp, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
       expect((await reuse.json()).error_description).toMatch(/already used/);
-      expect((await tokenRequest(app, erp, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token })).status).toBe(400);
+      expect(
+        (await tokenRequest(app, erp, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token })).status,
+      ).toBe(400);
       // The reuse revoked the family: nothing of it can be accepted again, so all of it goes.
       expect(await purgeTokens(own.db.prisma, purgeClock)).toBe(2);
       expect(await own.db.prisma.oAuthToken.count()).toBe(0);

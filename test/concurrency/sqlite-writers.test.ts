@@ -23,7 +23,9 @@ interface Acknowledged {
 }
 
 describe('SQLite under concurrent REST and GraphQL writers', () => {
-  it(`${WRITERS} writers x ${WRITES} writes: zero errors, every acknowledged write present`, { timeout: 240_000 }, async () => {
+  it(`${WRITERS} writers x ${WRITES} writes: zero errors, every acknowledged write present`, {
+    timeout: 240_000,
+  }, async () => {
     const database = await emptyDatabase('sqlite');
     const service = await startService({ DATABASE_URL: database.target.url });
     const failures: string[] = [];
@@ -34,16 +36,30 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
 
       // Rows of their own for each writer: a customer whose links it adds, a structure it adds items to.
       const users = (await api.rest('GET', '/users?per_page=50')).data.map((u: { id: number }) => u.id) as number[];
-      const products = (await api.rest('GET', '/products?per_page=50&active=1')).data.map((p: { id: number }) => p.id) as number[];
+      const products = (await api.rest('GET', '/products?per_page=50&active=1')).data.map(
+        (p: { id: number }) => p.id,
+      ) as number[];
       const shared = products.slice(0, SHARED_PRODUCTS);
       const owners: { customer: number; structure: number }[] = [];
       for (let w = 0; w < WRITERS; w++) {
-        const customer = await api.rest('POST', '/customers', { data: { type: 'customers', attributes: { reference: `W-${w}`, name: `Writer ${w}` } } });
-        const product = await api.rest('POST', '/products', { data: { type: 'products', attributes: { reference: `W-P-${w}` }, relationships: { unit: { data: { type: 'units', id: 1 } } } } });
-        const structure = await api.rest('POST', `/products/${product.data.id}/product_structure`, { data: { type: 'product_structures', attributes: { quantity: 1 } } });
+        const customer = await api.rest('POST', '/customers', {
+          data: { type: 'customers', attributes: { reference: `W-${w}`, name: `Writer ${w}` } },
+        });
+        const product = await api.rest('POST', '/products', {
+          data: {
+            type: 'products',
+            attributes: { reference: `W-P-${w}` },
+            relationships: { unit: { data: { type: 'units', id: 1 } } },
+          },
+        });
+        const structure = await api.rest('POST', `/products/${product.data.id}/product_structure`, {
+          data: { type: 'product_structures', attributes: { quantity: 1 } },
+        });
         owners.push({ customer: customer.data.id, structure: structure.data.id });
       }
-      const versionsBefore = await Promise.all(shared.map(async (id) => (await api.rest('GET', `/products/${id}`)).data.meta.version as number));
+      const versionsBefore = await Promise.all(
+        shared.map(async (id) => (await api.rest('GET', `/products/${id}`)).data.meta.version as number),
+      );
 
       const acknowledged: Acknowledged = { units: new Set(), renames: new Map(), links: new Map(), items: new Map() };
       const started = performance.now();
@@ -53,13 +69,25 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
       const cli = (async () => {
         const results = [];
         for (let n = 0; n < 5; n++) {
-          results.push(await runScript('src/auth/cli.ts', ['create', '--name', `operator-${n}`, '--scopes', 'read'], { DATABASE_URL: database.target.url }));
+          results.push(
+            await runScript('src/auth/cli.ts', ['create', '--name', `operator-${n}`, '--scopes', 'read'], {
+              DATABASE_URL: database.target.url,
+            }),
+          );
         }
         return results;
       })();
       await Promise.all(
         Array.from({ length: WRITERS }, (_, w) =>
-          writer(w, w % 2 === 0 ? 'rest' : 'graphql', { api, shared, users, products: products.slice(SHARED_PRODUCTS), own: owners[w]!, acknowledged, latencies }),
+          writer(w, w % 2 === 0 ? 'rest' : 'graphql', {
+            api,
+            shared,
+            users,
+            products: products.slice(SHARED_PRODUCTS),
+            own: owners[w]!,
+            acknowledged,
+            latencies,
+          }),
         ),
       );
       for (const result of await cli) expect(result.code, result.stderr).toBe(0);
@@ -75,7 +103,10 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
 
       const db = createDatabase(database.target);
       try {
-        const units = await db.prisma.unit.findMany({ where: { reference: { startsWith: 'u-' } }, select: { reference: true } });
+        const units = await db.prisma.unit.findMany({
+          where: { reference: { startsWith: 'u-' } },
+          select: { reference: true },
+        });
         expect(new Set(units.map((u) => u.reference))).toEqual(acknowledged.units);
         for (const [i, id] of shared.entries()) {
           // Each rename wrote a value of its own: the version counts them all, none lost.
@@ -83,9 +114,14 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
           expect(row.version, `product ${id}`).toBe(versionsBefore[i]! + (acknowledged.renames.get(id) ?? 0));
         }
         for (const { customer, structure } of owners) {
-          const links = await db.prisma.customerCommercialResolveResponsibleUser.findMany({ where: { customer_id: customer }, select: { user_id: true } });
+          const links = await db.prisma.customerCommercialResolveResponsibleUser.findMany({
+            where: { customer_id: customer },
+            select: { user_id: true },
+          });
           expect(new Set(links.map((l) => l.user_id))).toEqual(acknowledged.links.get(customer) ?? new Set());
-          expect(await db.prisma.productStructureItem.count({ where: { product_structure_id: structure } })).toBe(acknowledged.items.get(structure) ?? 0);
+          expect(await db.prisma.productStructureItem.count({ where: { product_structure_id: structure } })).toBe(
+            acknowledged.items.get(structure) ?? 0,
+          );
         }
         expect(await db.prisma.apiClient.count({ where: { name: { startsWith: 'operator-' } } })).toBe(5);
       } finally {
@@ -104,7 +140,11 @@ function client(base: string, token: string, failures: string[]) {
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
   return {
     async rest(method: string, path: string, body?: unknown) {
-      const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       if (res.status >= 300) {
         failures.push(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
@@ -113,7 +153,11 @@ function client(base: string, token: string, failures: string[]) {
       return JSON.parse(text);
     },
     async graphql(query: string, variables: Record<string, unknown>) {
-      const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query, variables }),
+      });
       const text = await res.text();
       const body = res.status === 200 ? JSON.parse(text) : undefined;
       if (!body || body.errors) {
@@ -131,7 +175,10 @@ async function demoToken(base: string, output: string): Promise<string> {
   const secret = output.match(/client_secret: +(\S+)/)![1]!;
   const res = await fetch(`${base}/oauth/token.php`, {
     method: 'POST',
-    headers: { Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+    },
     body: 'grant_type=client_credentials',
   });
   return ((await res.json()) as { access_token: string }).access_token;
@@ -148,7 +195,11 @@ interface WriterContext {
 }
 
 /** One writer's 200 writes, the four kinds in turn, through one API. */
-async function writer(w: number, surface: 'rest' | 'graphql', { api, shared, users, products, own, acknowledged, latencies }: WriterContext) {
+async function writer(
+  w: number,
+  surface: 'rest' | 'graphql',
+  { api, shared, users, products, own, acknowledged, latencies }: WriterContext,
+) {
   for (let i = 0; i < WRITES; i++) {
     const started = performance.now();
     const kind = i % 4;
@@ -157,22 +208,34 @@ async function writer(w: number, surface: 'rest' | 'graphql', { api, shared, use
       const done =
         surface === 'rest'
           ? await api.rest('POST', '/units', { data: { type: 'units', attributes: { reference } } })
-          : await api.graphql('mutation($r: String!) { createUnit(input: { reference: $r }) { id } }', { r: reference });
+          : await api.graphql('mutation($r: String!) { createUnit(input: { reference: $r }) { id } }', {
+              r: reference,
+            });
       if (done) acknowledged.units.add(reference);
     } else if (kind === 1) {
       const id = shared[(w + i) % shared.length]!;
       const name = `writer ${w} write ${i}`;
       const done =
         surface === 'rest'
-          ? await api.rest('PATCH', `/products/${id}`, { data: { type: 'products', attributes: { name: { en: name } } } })
-          : await api.graphql('mutation($id: Int!, $n: String) { updateProduct(id: $id, input: { name: { en: $n } }) { version } }', { id, n: name });
+          ? await api.rest('PATCH', `/products/${id}`, {
+              data: { type: 'products', attributes: { name: { en: name } } },
+            })
+          : await api.graphql(
+              'mutation($id: Int!, $n: String) { updateProduct(id: $id, input: { name: { en: $n } }) { version } }',
+              { id, n: name },
+            );
       if (done) acknowledged.renames.set(id, (acknowledged.renames.get(id) ?? 0) + 1);
     } else if (kind === 2) {
       const user = users[i % users.length]!;
       const done =
         surface === 'rest'
-          ? await api.rest('POST', `/customers/${own.customer}/relationships/commercial_resolve_responsible_users`, { data: [{ type: 'users', id: user }] })
-          : await api.graphql('mutation($id: Int!, $u: Int!) { updateCustomer(id: $id, input: { commercialResolveResponsibleUsers: { add: [$u] } }) { id } }', { id: own.customer, u: user });
+          ? await api.rest('POST', `/customers/${own.customer}/relationships/commercial_resolve_responsible_users`, {
+              data: [{ type: 'users', id: user }],
+            })
+          : await api.graphql(
+              'mutation($id: Int!, $u: Int!) { updateCustomer(id: $id, input: { commercialResolveResponsibleUsers: { add: [$u] } }) { id } }',
+              { id: own.customer, u: user },
+            );
       if (done) {
         const links = acknowledged.links.get(own.customer) ?? new Set<number>();
         acknowledged.links.set(own.customer, links.add(user));
@@ -182,12 +245,21 @@ async function writer(w: number, surface: 'rest' | 'graphql', { api, shared, use
       const done =
         surface === 'rest'
           ? await api.rest('POST', `/product_structures/${own.structure}/items`, {
-              data: [{ type: 'product_structure_items', attributes: { net_quantity: 1 }, relationships: { product: { data: { type: 'products', id: product } } } }],
+              data: [
+                {
+                  type: 'product_structure_items',
+                  attributes: { net_quantity: 1 },
+                  relationships: { product: { data: { type: 'products', id: product } } },
+                },
+              ],
             })
-          : await api.graphql('mutation($s: Int!, $p: Int!) { addProductStructureItems(structureId: $s, items: [{ productId: $p, netQuantity: 1 }]) { id } }', {
-              s: own.structure,
-              p: product,
-            });
+          : await api.graphql(
+              'mutation($s: Int!, $p: Int!) { addProductStructureItems(structureId: $s, items: [{ productId: $p, netQuantity: 1 }]) { id } }',
+              {
+                s: own.structure,
+                p: product,
+              },
+            );
       if (done) acknowledged.items.set(own.structure, (acknowledged.items.get(own.structure) ?? 0) + 1);
     }
     latencies.push(performance.now() - started);

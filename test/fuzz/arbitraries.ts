@@ -58,8 +58,28 @@ export const raw = (text: string): string => `${MARK}${text}\u0001`;
 export const oddNumber: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, 1, -1, 0.1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, Number.MAX_VALUE, Number.MIN_VALUE, 1e21, 1.5e-7),
-  fc.constantFrom(raw('1e400'), raw('-1e400'), raw('123456789012345678901234567890'), raw('0.1000000000000000000001'), raw('1E2'), raw('-0.0')),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    -1,
+    0.1,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    2 ** 53 + 2,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    1e21,
+    1.5e-7,
+  ),
+  fc.constantFrom(
+    raw('1e400'),
+    raw('-1e400'),
+    raw('123456789012345678901234567890'),
+    raw('0.1000000000000000000001'),
+    raw('1E2'),
+    raw('-0.0'),
+  ),
 );
 
 /** Any JSON value, some deeply nested, with odd strings as values and as keys. */
@@ -71,18 +91,26 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     oddNumber,
     oddString,
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(oddString, fc.constantFrom('data', 'type', 'id', 'attributes', 'relationships', 'meta')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(oddString, fc.constantFrom('data', 'type', 'id', 'attributes', 'relationships', 'meta')),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
 /** Arrays or objects nested `depth` deep: for parsers and validators that recurse. */
 export const deepNesting: fc.Arbitrary<unknown> = fc
   .tuple(fc.integer({ min: 500, max: 20_000 }), fc.boolean())
-  .map(([depth, arrays]) => raw(arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
+  .map(([depth, arrays]) =>
+    raw(arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+  );
 
 /** JSON text of a value, with its raw markers replaced by their text. */
 export function rawJson(value: unknown): string {
-  return JSON.stringify(value).replace(/"\\u0001raw:((?:[^"\\]|\\.)*)\\u0001"/g, (_, text: string) => JSON.parse(`"${text}"`));
+  return JSON.stringify(value).replace(/"\\u0001raw:((?:[^"\\]|\\.)*)\\u0001"/g, (_, text: string) =>
+    JSON.parse(`"${text}"`),
+  );
 }
 
 /** An object's JSON text with one of its keys given twice (JSON.parse keeps the last). */

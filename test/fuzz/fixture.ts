@@ -28,7 +28,8 @@ export interface FuzzEnv {
 function minimalBody(resource: ResourceDefinition, n: number) {
   const attributes: Record<string, unknown> = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
-    if (attribute.required) attributes[name] = attribute.type === 'integer' ? 1000 + n : `${resource.type}-${name}-${n}`;
+    if (attribute.required)
+      attributes[name] = attribute.type === 'integer' ? 1000 + n : `${resource.type}-${name}-${n}`;
   }
   const relationships: Record<string, unknown> = {};
   for (const [name, rel] of Object.entries(resource.relationships)) {
@@ -38,7 +39,11 @@ function minimalBody(resource: ResourceDefinition, n: number) {
 }
 
 async function post(t: TestApp, token: string, path: string, body: unknown): Promise<Response> {
-  return t.request(path, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return t.request(path, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** FIXTURE_ROWS of every type that can be added, in as many passes as their links need; two structures with an item each. */
@@ -48,17 +53,23 @@ async function makeFixture(t: TestApp, token: string): Promise<void> {
     if (pass > 5) throw new Error(`fixture: cannot add ${pending.map((r) => r.type).join(', ')}`);
     for (const resource of [...pending]) {
       const answers = [];
-      for (let n = 1; n <= FIXTURE_ROWS; n++) answers.push(await post(t, token, `/${resource.type}`, minimalBody(resource, n)));
+      for (let n = 1; n <= FIXTURE_ROWS; n++)
+        answers.push(await post(t, token, `/${resource.type}`, minimalBody(resource, n)));
       if (answers.every((a) => a.status === 201)) pending.splice(pending.indexOf(resource), 1);
     }
   }
   // Products 1 and 2 get structures (1 uses 2, 2 uses 3); product 3 has none yet.
   for (const product of [1, 2]) {
-    const item = { type: 'product_structure_items', attributes: { net_quantity: 1 }, relationships: { product: { data: { type: 'products', id: product + 1 } } } };
+    const item = {
+      type: 'product_structure_items',
+      attributes: { net_quantity: 1 },
+      relationships: { product: { data: { type: 'products', id: product + 1 } } },
+    };
     const res = await post(t, token, `/products/${product}/product_structure`, {
       data: { type: 'product_structures', attributes: { quantity: 2 }, relationships: { items: { data: [item] } } },
     });
-    if (res.status !== 201) throw new Error(`fixture: structure of product ${product}: ${res.status} ${await res.text()}`);
+    if (res.status !== 201)
+      throw new Error(`fixture: structure of product ${product}: ${res.status} ${await res.text()}`);
   }
 }
 

@@ -34,7 +34,19 @@ interface GraphQLCase {
 }
 
 /** The codes errors may carry; INTERNAL_SERVER_ERROR is a bug, never in this list. */
-const CODES = ['BAD_REQUEST', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'BOM_CYCLE', 'FORBIDDEN', 'QUERY_COMPLEXITY', 'QUERY_DEPTH', 'QUERY_BREADTH', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED'];
+const CODES = [
+  'BAD_REQUEST',
+  'BAD_USER_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'BOM_CYCLE',
+  'FORBIDDEN',
+  'QUERY_COMPLEXITY',
+  'QUERY_DEPTH',
+  'QUERY_BREADTH',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+];
 
 // Values by input type --------------------------------------------------------------------------
 
@@ -45,28 +57,48 @@ function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
   const anything = depth > 2 ? fc.constant(null) : anyJson;
   if (type instanceof GraphQLNonNull) return valueFor(type.ofType, depth);
   if (type instanceof GraphQLList) {
-    return fc.oneof({ weight: 12, arbitrary: fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 }) }, { weight: 1, arbitrary: valueFor(type.ofType, depth + 1) }, { weight: 1, arbitrary: anything });
+    return fc.oneof(
+      { weight: 12, arbitrary: fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 }) },
+      { weight: 1, arbitrary: valueFor(type.ofType, depth + 1) },
+      { weight: 1, arbitrary: anything },
+    );
   }
-  if (type instanceof GraphQLEnumType) return fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...type.getValues().map((v) => v.name)) }, { weight: 1, arbitrary: oddString });
+  if (type instanceof GraphQLEnumType)
+    return fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom(...type.getValues().map((v) => v.name)) },
+      { weight: 1, arbitrary: oddString },
+    );
   if (type instanceof GraphQLInputObjectType) {
     if (depth > 3) return fc.constant({});
     const fields = Object.values(type.getFields());
-    const record = fc.record(Object.fromEntries(fields.map((f) => [f.name, valueFor(f.type, depth + 1)])), { requiredKeys: [] });
+    const record = fc.record(Object.fromEntries(fields.map((f) => [f.name, valueFor(f.type, depth + 1)])), {
+      requiredKeys: [],
+    });
     return fc.oneof(
       { weight: 12, arbitrary: record },
-      { weight: 1, arbitrary: fc.tuple(record, oddString, anything).map(([r, key, value]) => ({ ...r, [key]: value })) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(record, oddString, anything).map(([r, key, value]) => ({ ...r, [key]: value })),
+      },
       { weight: 1, arbitrary: anything },
     );
   }
   const scalar = type as GraphQLScalarType;
   const typed: Record<string, fc.Arbitrary<unknown>> = {
-    Int: fc.oneof({ weight: 10, arbitrary: existingId }, { weight: 2, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) }, { weight: 1, arbitrary: oddNumber }),
+    Int: fc.oneof(
+      { weight: 10, arbitrary: existingId },
+      { weight: 2, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) },
+      { weight: 1, arbitrary: oddNumber },
+    ),
     Float: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), oddNumber),
     String: fc.oneof({ weight: 6, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: oddString }),
     ID: fc.oneof(existingId.map(String), oddString),
     Boolean: fc.boolean(),
     Decimal: fc.oneof(oddNumber, fc.constantFrom('2.49', '0.1', '1e3', '-0', 'abc', '1'.repeat(20))),
-    DateTime: fc.oneof(fc.constantFrom('2026-01-31T12:00:00Z', '2026-02-30T00:00:00Z', '2026-01-31', 'yesterday', ''), oddString),
+    DateTime: fc.oneof(
+      fc.constantFrom('2026-01-31T12:00:00Z', '2026-02-30T00:00:00Z', '2026-01-31', 'yesterday', ''),
+      oddString,
+    ),
   };
   return fc.oneof({ weight: 20, arbitrary: typed[scalar.name] ?? oddString }, { weight: 1, arbitrary: anything });
 }
@@ -77,7 +109,14 @@ function plainValue(type: GraphQLInputType): unknown {
   if (getNullableType(type) instanceof GraphQLList) return [];
   if (named instanceof GraphQLInputObjectType) return {};
   if (named instanceof GraphQLEnumType) return named.getValues()[0]!.name;
-  return ({ Int: 1, Float: 1, String: 'x', ID: '1', Boolean: true, Decimal: 1, DateTime: '2026-01-01T00:00:00Z' } as Record<string, unknown>)[named.name] ?? 'x';
+  return (
+    (
+      { Int: 1, Float: 1, String: 'x', ID: '1', Boolean: true, Decimal: 1, DateTime: '2026-01-01T00:00:00Z' } as Record<
+        string,
+        unknown
+      >
+    )[named.name] ?? 'x'
+  );
 }
 
 /** A value of the wrong JSON type for a scalar argument (what coercion must refuse). */
@@ -113,24 +152,51 @@ function casesFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, unkno
   // Required arguments mostly given (leaving one out is a case too, but a dull one).
   const required = field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => a.name);
   const variables = fc.oneof(
-    { weight: 9, arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: required }) },
-    { weight: 1, arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: [] }) },
+    {
+      weight: 9,
+      arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), {
+        requiredKeys: required,
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: [] }),
+    },
   );
   const bodies = fc.oneof(
     { weight: 8, arbitrary: variables.map((v) => rawJson({ query, variables: v })) },
-    { weight: 1, arbitrary: fc.tuple(variables, oddString, fc.oneof(anyJson, deepNesting)).map(([v, key, value]) => rawJson({ query, variables: { ...v, [key]: value } })) },
-    { weight: 1, arbitrary: fc.tuple(variables, anyJson).map(([v, value]) => withDuplicateKey(rawJson({ query, variables: v }), 'variables', value)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(variables, oddString, fc.oneof(anyJson, deepNesting))
+        .map(([v, key, value]) => rawJson({ query, variables: { ...v, [key]: value } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(variables, anyJson)
+        .map(([v, value]) => withDuplicateKey(rawJson({ query, variables: v }), 'variables', value)),
+    },
     { weight: 1, arbitrary: deepNesting.map((value) => rawJson({ query, variables: value })) },
   );
   const spoiled: fc.Arbitrary<GraphQLCase>[] = [];
   // One scalar argument of the wrong type, the required others at their plainest: the error names it.
   const spoilable = field.args.filter((a) => wrongFor(a.type));
   if (spoilable.length > 0) {
-    const plain = Object.fromEntries(field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => [a.name, plainValue(a.type)]));
+    const plain = Object.fromEntries(
+      field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => [a.name, plainValue(a.type)]),
+    );
     spoiled.push(
-      fc.constantFrom(...spoilable).chain((arg) =>
-        wrongFor(arg.type)!.map((wrong) => ({ operation: kind, field: field.name, body: rawJson({ query, variables: { ...plain, [arg.name]: wrong } }), names: `$${arg.name}` })),
-      ),
+      fc
+        .constantFrom(...spoilable)
+        .chain((arg) =>
+          wrongFor(arg.type)!.map((wrong) => ({
+            operation: kind,
+            field: field.name,
+            body: rawJson({ query, variables: { ...plain, [arg.name]: wrong } }),
+            names: `$${arg.name}`,
+          })),
+        ),
     );
   }
   const cases = bodies.map((body): GraphQLCase => ({ operation: kind, field: field.name, body }));
@@ -138,13 +204,17 @@ function casesFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, unkno
 }
 
 const roots: [kind: 'query' | 'mutation', GraphQLField<unknown, unknown>][] = [
-  ...Object.values(schema.getMutationType()!.getFields()).map((f) => ['mutation', f] as ['mutation', GraphQLField<unknown, unknown>]),
+  ...Object.values(schema.getMutationType()!.getFields()).map(
+    (f) => ['mutation', f] as ['mutation', GraphQLField<unknown, unknown>],
+  ),
   ...Object.values(schema.getQueryType()!.getFields())
     .filter((f) => f.args.length > 0)
     .map((f) => ['query', f] as ['query', GraphQLField<unknown, unknown>]),
 ];
 
-const graphqlCase: fc.Arbitrary<GraphQLCase> = fc.constantFrom(...roots).chain(([kind, field]) => casesFor(kind, field));
+const graphqlCase: fc.Arbitrary<GraphQLCase> = fc
+  .constantFrom(...roots)
+  .chain(([kind, field]) => casesFor(kind, field));
 
 // Properties -------------------------------------------------------------------------------------
 
@@ -157,7 +227,9 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
   }, 120_000);
   afterAll(async () => env?.database.cleanup());
 
-  it(`${RUNS} cases (seed ${SEED}): never a 5xx or an internal error; errors with a message and a code; refused mutations change nothing`, { timeout: 60_000 + RUNS * 100 }, async () => {
+  it(`${RUNS} cases (seed ${SEED}): never a 5xx or an internal error; errors with a message and a code; refused mutations change nothing`, {
+    timeout: 60_000 + RUNS * 100,
+  }, async () => {
     let cases = 0;
     const outcomes = new Map<string, number>();
     await fc.assert(
@@ -165,13 +237,20 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
         cases += 1;
         const res = await env.t.request('/graphql', {
           method: 'POST',
-          headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+          headers: {
+            Authorization: `Bearer ${env.token}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/graphql-response+json',
+          },
           body: c.body,
         });
         const text = await res.text();
         const what = `${c.field}: ${c.body.slice(0, 400)} -> ${res.status} ${text.slice(0, 400)}`;
         expect([200, 400], what).toContain(res.status);
-        const answer = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message?: unknown; extensions?: { code?: unknown } }[] };
+        const answer = JSON.parse(text) as {
+          data?: Record<string, unknown> | null;
+          errors?: { message?: unknown; extensions?: { code?: unknown } }[];
+        };
         const errors = answer.errors ?? [];
         for (const error of errors) {
           expect(typeof error.message === 'string' && error.message.length > 0, what).toBe(true);
@@ -185,12 +264,18 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
         const key = `${c.operation} ${res.status} ${refused ? (errors[0]?.extensions?.code ?? 'null') : 'ok'}`;
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
         if (c.operation !== 'mutation') return;
-        if (refused) expect(await dumpDatabase(env.database.db), `a refused mutation changed the database: ${what}`).toBe(dump);
+        if (refused)
+          expect(await dumpDatabase(env.database.db), `a refused mutation changed the database: ${what}`).toBe(dump);
         else dump = await dumpDatabase(env.database.db);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     expect(cases).toBeGreaterThanOrEqual(RUNS);
-    console.log(`[fuzz] GraphQL on ${provider}: ${cases} cases, seed ${SEED}: ${[...outcomes].sort().map(([k, n]) => `${k} x${n}`).join(', ')}`);
+    console.log(
+      `[fuzz] GraphQL on ${provider}: ${cases} cases, seed ${SEED}: ${[...outcomes]
+        .sort()
+        .map(([k, n]) => `${k} x${n}`)
+        .join(', ')}`,
+    );
   });
 });

@@ -32,7 +32,24 @@ const KNOWN_PARAMETERS = new Set(['include', 'page', 'per_page']);
 
 const existingId = fc.integer({ min: 1, max: FIXTURE_ROWS }).map(String);
 const junkId = fc.oneof(
-  fc.constantFrom('0', '-1', '01', '1.0', '1e3', '0x10', '2147483648', '99999999999999999999', '１', '%00', '%ff', '%E2%80%AE1', '..', '1;DROP TABLE products', ' 1', '1%20'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '01',
+    '1.0',
+    '1e3',
+    '0x10',
+    '2147483648',
+    '99999999999999999999',
+    '１',
+    '%00',
+    '%ff',
+    '%E2%80%AE1',
+    '..',
+    '1;DROP TABLE products',
+    ' 1',
+    '1%20',
+  ),
   fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).map(String),
   oddString.map(percentEncode),
 );
@@ -47,7 +64,10 @@ function percentEncode(text: string): string {
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
     if (code < 0xd800 || code > 0xdfff) out += encodeURIComponent(ch);
-    else out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    else
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
   }
   return out;
 }
@@ -58,11 +78,17 @@ function percentEncode(text: string): string {
 function validBody(route: RestRoute): Record<string, unknown> | undefined {
   const resource = resourceByType(route.type)!;
   const rel = route.relationship ? resource.relationships[route.relationship] : undefined;
-  const item = { type: 'product_structure_items', attributes: { net_quantity: 1 }, relationships: { product: { data: { type: 'products', id: 1 } } } };
+  const item = {
+    type: 'product_structure_items',
+    attributes: { net_quantity: 1 },
+    relationships: { product: { data: { type: 'products', id: 1 } } },
+  };
   switch (route.operation) {
     case 'add':
     case 'update': {
-      const [name, attribute] = Object.entries(resource.attributes).find(([, a]) => a.write === 'client' && a.type === 'string' && !a.unique) ?? [];
+      const [name, attribute] =
+        Object.entries(resource.attributes).find(([, a]) => a.write === 'client' && a.type === 'string' && !a.unique) ??
+        [];
       return { data: { type: route.type, attributes: name && attribute ? { [name]: 'fuzzed' } : {} } };
     }
     case 'rel-set':
@@ -95,7 +121,10 @@ function spoiledBody(route: RestRoute): fc.Arbitrary<{ body: string; names?: str
             .filter((n) => !(n in resource.attributes) && !(n in resource.relationships))
             .map((name) => {
               const data = valid.data as { attributes: Record<string, unknown> };
-              return { body: JSON.stringify({ data: { ...data, attributes: { ...data.attributes, [name]: 1 } } }), names: name };
+              return {
+                body: JSON.stringify({ data: { ...data, attributes: { ...data.attributes, [name]: 1 } } }),
+                names: name,
+              };
             }),
         ]
       : [];
@@ -104,13 +133,23 @@ function spoiledBody(route: RestRoute): fc.Arbitrary<{ body: string; names?: str
     // One member of data replaced by anything.
     fc.tuple(fc.constantFrom('type', 'id', 'attributes', 'relationships', 'meta'), anyJson).map(([member, value]) => {
       const data = valid.data;
-      return { body: rawJson({ data: Array.isArray(data) ? [{ ...(data[0] as object), [member]: value }] : { ...(data as object), [member]: value } }) };
+      return {
+        body: rawJson({
+          data: Array.isArray(data)
+            ? [{ ...(data[0] as object), [member]: value }]
+            : { ...(data as object), [member]: value },
+        }),
+      };
     }),
     // One attribute of the type given any value.
-    fc.tuple(fc.constantFrom(...Object.keys(resource.attributes), 'name'), fc.oneof(anyJson, oddNumber, deepNesting)).map(([name, value]) => {
-      const data = Array.isArray(valid.data) ? (valid.data[0] as Record<string, unknown>) : (valid.data as Record<string, unknown>);
-      return { body: rawJson({ data: { ...data, attributes: { ...(data.attributes as object), [name]: value } } }) };
-    }),
+    fc
+      .tuple(fc.constantFrom(...Object.keys(resource.attributes), 'name'), fc.oneof(anyJson, oddNumber, deepNesting))
+      .map(([name, value]) => {
+        const data = Array.isArray(valid.data)
+          ? (valid.data[0] as Record<string, unknown>)
+          : (valid.data as Record<string, unknown>);
+        return { body: rawJson({ data: { ...data, attributes: { ...(data.attributes as object), [name]: value } } }) };
+      }),
     // The whole of data replaced, the document given twice, or the text cut short.
     anyJson.map((value) => ({ body: rawJson({ data: value }) })),
     anyJson.map((value) => ({ body: withDuplicateKey(JSON.stringify(valid), 'data', value) })),
@@ -128,13 +167,25 @@ const anyBody = fc.oneof(
 
 function queryFor(route: RestRoute): fc.Arbitrary<{ query: [string, string][]; names?: string }> {
   const resource = resourceByType(route.type)!;
-  const known = [...(includeValues(route).size > 0 ? ['include'] : []), ...(route.operation === 'list' ? ['page', 'per_page', ...Object.keys(resource.filters)] : [])];
-  const value = fc.oneof(oddString, oddNumber.map(String), fc.constantFrom(...includeValues(route).keys(), 'include', '1', '50', '51', '0'));
+  const known = [
+    ...(includeValues(route).size > 0 ? ['include'] : []),
+    ...(route.operation === 'list' ? ['page', 'per_page', ...Object.keys(resource.filters)] : []),
+  ];
+  const value = fc.oneof(
+    oddString,
+    oddNumber.map(String),
+    fc.constantFrom(...includeValues(route).keys(), 'include', '1', '50', '51', '0'),
+  );
   const pairs = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...known, 'include'), oddString), value), { maxLength: 3 });
   const options = [
     { weight: 3, arbitrary: fc.constant({ query: [] as [string, string][] }) },
     { weight: 3, arbitrary: pairs.map((query) => ({ query })) },
-    { weight: 1, arbitrary: unknownName.filter((n) => !known.includes(n)).map((name) => ({ query: [[name, '1']] as [string, string][], names: name })) },
+    {
+      weight: 1,
+      arbitrary: unknownName
+        .filter((n) => !known.includes(n))
+        .map((name) => ({ query: [[name, '1']] as [string, string][], names: name })),
+    },
   ];
   if (route.operation === 'list') {
     const malformed = ['0', '-1', 'x', '1.5', '', '1e3', ' 1', '0x1'];
@@ -142,7 +193,10 @@ function queryFor(route: RestRoute): fc.Arbitrary<{ query: [string, string][]; n
       fc.tuple(fc.constant('page'), fc.constantFrom(...malformed, '9999999999999')),
       fc.tuple(fc.constant('per_page'), fc.constantFrom(...malformed, '51', '1000')),
     );
-    options.push({ weight: 1, arbitrary: badPage.map(([name, v]) => ({ query: [[name, v]] as [string, string][], names: name })) });
+    options.push({
+      weight: 1,
+      arbitrary: badPage.map(([name, v]) => ({ query: [[name, v]] as [string, string][], names: name })),
+    });
   }
   return fc.oneof(...options);
 }
@@ -159,28 +213,61 @@ const DELETABLE = new Set(
 
 const restCase: fc.Arbitrary<RestCase> = fc.constantFrom(...REST_ROUTES).chain((route) => {
   const writes = route.method !== 'GET';
-  const id = route.path.includes(':id') ? fc.oneof({ weight: 4, arbitrary: existingId }, { weight: 1, arbitrary: junkId }) : fc.constant('');
+  const id = route.path.includes(':id')
+    ? fc.oneof({ weight: 4, arbitrary: existingId }, { weight: 1, arbitrary: junkId })
+    : fc.constant('');
   const body: fc.Arbitrary<{ body?: string; names?: string }> = writes
-    ? fc.oneof({ weight: 3, arbitrary: spoiledBody(route) }, { weight: 1, arbitrary: anyBody.map((b) => ({ body: b })) })
+    ? fc.oneof(
+        { weight: 3, arbitrary: spoiledBody(route) },
+        { weight: 1, arbitrary: anyBody.map((b) => ({ body: b })) },
+      )
     : fc.constant({});
-  const contentType = fc.oneof({ weight: 9, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/vnd.api+json', 'application/json; charset=latin1', '') });
+  const contentType = fc.oneof(
+    { weight: 9, arbitrary: fc.constant('application/json') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('text/plain', 'application/vnd.api+json', 'application/json; charset=latin1', ''),
+    },
+  );
   return fc.tuple(id, queryFor(route), body, contentType).map(([id, q, b, type]) => {
     // What the answer must name, where the case broke one known thing on a resource that exists
     // (id 1 exists for every type) and the operation is not refused outright. The query is read
     // first: a bad parameter is the answer whatever the body; an unknown attribute only when
     // the query is empty and the body's type taken.
     const clean = (!route.path.includes(':id') || (id === '1' && !DELETABLE.has(route.type))) && !route.refused;
-    const names = !clean ? undefined : q.names ?? (q.query.length === 0 && (!writes || type === 'application/json') ? b.names : undefined);
-    return { route, path: pathOf(route, id), query: q.query, body: b.body, contentType: writes ? type : undefined, names };
+    const names = !clean
+      ? undefined
+      : (q.names ?? (q.query.length === 0 && (!writes || type === 'application/json') ? b.names : undefined));
+    return {
+      route,
+      path: pathOf(route, id),
+      query: q.query,
+      body: b.body,
+      contentType: writes ? type : undefined,
+      names,
+    };
   });
 });
 
 // Properties ----------------------------------------------------------------------------------
 
 const SHAPE_B_CODES = [
-  'invalid_json', 'invalid_parameter', 'unknown_field', 'missing_field', 'invalid_attribute', 'invalid_relationship', 'type_mismatch',
-  'conflict', 'bom_cycle', 'precondition_failed', 'idempotency_key_in_use', 'idempotency_key_reused', 'forbidden', 'method_not_allowed',
-  'unsupported_media_type', 'payload_too_large',
+  'invalid_json',
+  'invalid_parameter',
+  'unknown_field',
+  'missing_field',
+  'invalid_attribute',
+  'invalid_relationship',
+  'type_mismatch',
+  'conflict',
+  'bom_cycle',
+  'precondition_failed',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'forbidden',
+  'method_not_allowed',
+  'unsupported_media_type',
+  'payload_too_large',
 ];
 
 function describeCase(c: RestCase, status: number, text: string): string {
@@ -210,13 +297,16 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
   }, 120_000);
   afterAll(async () => env?.database.cleanup());
 
-  it(`${RUNS} cases (seed ${SEED}): never a 5xx; 4xx in the contract's shapes, naming what is wrong; refused writes change nothing`, { timeout: 60_000 + RUNS * 100 }, async () => {
+  it(`${RUNS} cases (seed ${SEED}): never a 5xx; 4xx in the contract's shapes, naming what is wrong; refused writes change nothing`, {
+    timeout: 60_000 + RUNS * 100,
+  }, async () => {
     let cases = 0;
     const statuses = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(restCase, async (c) => {
         cases += 1;
-        const search = c.query.length > 0 ? `?${c.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}` : '';
+        const search =
+          c.query.length > 0 ? `?${c.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}` : '';
         const headers: Record<string, string> = { Authorization: `Bearer ${env.token}` };
         if (c.contentType) headers['Content-Type'] = c.contentType;
         const res = await env.t.request(`${c.path}${search}`, { method: c.route.method, headers, body: c.body });
@@ -230,7 +320,8 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
           const message = errorMessage(res.status, JSON.parse(text), what);
           expect(message.length, what).toBeGreaterThan(0);
           if (c.names) expect(message, what).toContain(c.names);
-          if (writes) expect(await dumpDatabase(env.database.db), `a refused write changed the database: ${what}`).toBe(dump);
+          if (writes)
+            expect(await dumpDatabase(env.database.db), `a refused write changed the database: ${what}`).toBe(dump);
         } else {
           expect(c.names, `${what}: answered ${res.status}, not a refusal naming ${c.names}`).toBeUndefined();
           if (writes) dump = await dumpDatabase(env.database.db);
@@ -239,6 +330,11 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     expect(cases).toBeGreaterThanOrEqual(RUNS);
-    console.log(`[fuzz] REST on ${provider}: ${cases} cases, seed ${SEED}: ${[...statuses].sort().map(([k, n]) => `${k} x${n}`).join(', ')}`);
+    console.log(
+      `[fuzz] REST on ${provider}: ${cases} cases, seed ${SEED}: ${[...statuses]
+        .sort()
+        .map(([k, n]) => `${k} x${n}`)
+        .join(', ')}`,
+    );
   });
 });

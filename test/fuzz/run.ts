@@ -16,8 +16,10 @@ const { values } = parseArgs({
   },
 });
 if (!/^[1-9]\d*$/.test(values.runs)) throw new Error(`--runs must be a whole number >= 1 (got ${values.runs})`);
-if (values.surface && !['rest', 'graphql'].includes(values.surface)) throw new Error('--surface must be rest or graphql');
-if (values.provider && !['sqlite', 'postgresql'].includes(values.provider)) throw new Error('--provider must be sqlite or postgresql');
+if (values.surface && !['rest', 'graphql'].includes(values.surface))
+  throw new Error('--surface must be rest or graphql');
+if (values.provider && !['sqlite', 'postgresql'].includes(values.provider))
+  throw new Error('--provider must be sqlite or postgresql');
 const seed = values.seed ?? String(Math.floor(Math.random() * 2 ** 31));
 console.log(`fuzzing: ${values.runs} cases per surface and provider, seed ${seed}`);
 

@@ -14,17 +14,22 @@ import { emptyDatabase, type TestDatabase } from '../support/databases.ts';
 import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
 import { startService, type RunningService } from '../support/process.ts';
 
-
 /** The access token GraphiQL's Headers tab is pre-filled with, if any. */
 const prefilledToken = (html: string) => html.match(/Bearer (mda_[A-Za-z0-9_-]+)/)?.[1];
 
 const openPage = (baseUrl: string, headers: Record<string, string> = {}) =>
-  fetch(`${baseUrl}/graphql`, { headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', ...headers } });
+  fetch(`${baseUrl}/graphql`, {
+    headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', ...headers },
+  });
 
 async function graphql(baseUrl: string, token: string, body: { query: string; operationName?: string }) {
   const res = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/graphql-response+json',
+    },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as { data?: any; errors?: unknown[] } };
@@ -68,7 +73,9 @@ describe('GraphiQL at GET /graphql', () => {
     expect(answer.body).toEqual({ data: { product: { id: 1, reference: expect.any(String) } } });
 
     // Asking for HTML with an operation in the query string is an operation, not the page: it needs a token.
-    const operation = await fetch(`${service.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { Accept: 'text/html' } });
+    const operation = await fetch(`${service.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { Accept: 'text/html' },
+    });
     expect(operation.status).toBe(401);
   });
 
@@ -83,7 +90,9 @@ describe('GraphiQL at GET /graphql', () => {
       expect(html).not.toContain('mda_');
       // Not even to a client the proxy says is on its own machine: behind a proxy there is no
       // telling a local browser from a remote one (docs/security.md).
-      expect(prefilledToken(await (await openPage(proxied.baseUrl, { 'X-Forwarded-For': '127.0.0.1' })).text())).toBeUndefined();
+      expect(
+        prefilledToken(await (await openPage(proxied.baseUrl, { 'X-Forwarded-For': '127.0.0.1' })).text()),
+      ).toBeUndefined();
     } finally {
       expect((await proxied.stop()).code).toBe(0);
     }
@@ -110,10 +119,12 @@ describe('GraphiQL at GET /graphql', () => {
   it.skipIf(skipWithoutBrowser('the GraphiQL browser test'))(
     'renders in headless Chromium, runs ProductsWithStructure with the pre-filled token and shows the data',
     async () => {
-
       // What the page should show: the same operation, sent by hand with the page's own token.
       const token = prefilledToken(await (await openPage(service.baseUrl)).text())!;
-      const expected = await graphql(service.baseUrl, token, { query: GRAPHIQL_EXAMPLE, operationName: 'ProductsWithStructure' });
+      const expected = await graphql(service.baseUrl, token, {
+        query: GRAPHIQL_EXAMPLE,
+        operationName: 'ProductsWithStructure',
+      });
       expect(expected.status).toBe(200);
       const nodes = expected.body.data.products.nodes as { reference: string }[];
       expect(nodes.length).toBeGreaterThan(0);
@@ -136,7 +147,8 @@ describe('GraphiQL at GET /graphql', () => {
         const choice = page.getByRole('menuitem', { name: 'ProductsWithStructure', exact: true });
         await choice.waitFor({ timeout: 10_000 });
         const sent = page.waitForRequest(
-          (r: BrowserRequest) => r.method() === 'POST' && (r.postData() ?? '').includes('"operationName":"ProductsWithStructure"'),
+          (r: BrowserRequest) =>
+            r.method() === 'POST' && (r.postData() ?? '').includes('"operationName":"ProductsWithStructure"'),
           { timeout: 10_000 },
         );
         await choice.click();
@@ -156,7 +168,9 @@ describe('GraphiQL at GET /graphql', () => {
         await page.screenshot({ path: '/tmp/graphiql.png' });
         expect(pageErrors).toEqual([]);
         // Nothing fetched from anywhere but the service itself (the bundle is inlined: no CDN).
-        expect(requests.filter((url) => !url.startsWith(`${service.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+        expect(requests.filter((url) => !url.startsWith(`${service.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual(
+          [],
+        );
       } finally {
         await browser?.close();
       }

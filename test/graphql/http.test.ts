@@ -13,7 +13,9 @@ import { createDatabase } from '../../src/db/client.ts';
 import { emptyDatabase, type TestDatabase } from '../support/databases.ts';
 import { ROOT, startService, type RunningService } from '../support/process.ts';
 
-const GRAPHQL_HTTP_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules/graphql-http/package.json'), 'utf8')) as { version: string }).version;
+const GRAPHQL_HTTP_VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'node_modules/graphql-http/package.json'), 'utf8')) as { version: string }
+).version;
 
 interface Credentials {
   client_id: string;
@@ -166,7 +168,9 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
     it('fails only the known SHOULDs (printed with their reasons)', async () => {
       // When this test runs alone (-t), run the audits it needs itself.
       for (const audit of audits) if (!results.has(audit.id)) await run(audit);
-      const failing = [...results.values()].filter((r): r is Extract<AuditResult, { status: 'warn' | 'notice' | 'error' }> => r.status !== 'ok');
+      const failing = [...results.values()].filter(
+        (r): r is Extract<AuditResult, { status: 'warn' | 'notice' | 'error' }> => r.status !== 'ok',
+      );
       const lines = failing.map((r) => `  ${r.status.padEnd(6)} [${r.id}] ${r.name}\n           ${r.reason}`);
       const tally = (['MUST', 'SHOULD', 'MAY'] as const).map((level) => {
         const of = [...results.values()].filter((r) => r.name.startsWith(`${level} `));
@@ -206,7 +210,11 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(query.status, query.text).toBe(200);
       expect(query.json.data.product.reference).toEqual(expect.any(String));
 
-      const mutation = await post({ query: 'mutation { updateUnit(id: 1, input: { description: { en: "Kilogram" } }) { reference } }' }, {}, readToken);
+      const mutation = await post(
+        { query: 'mutation { updateUnit(id: 1, input: { description: { en: "Kilogram" } }) { reference } }' },
+        {},
+        readToken,
+      );
       expect(mutation.status, mutation.text).toBe(403);
       expect(mutation.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
       expect(mutation.json).toMatchObject({ error: 'insufficient_scope' });
@@ -255,9 +263,12 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(query.status, query.text).toBe(200);
       expect(query.json).toEqual({ data: { product: { id: 1 } } });
 
-      const mutation = await fetch(`${url}?query=${encodeURIComponent('mutation { updateUnit(id: 1, input: {}) { id } }')}`, {
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/graphql-response+json' },
-      }).then(answer);
+      const mutation = await fetch(
+        `${url}?query=${encodeURIComponent('mutation { updateUnit(id: 1, input: {}) { id } }')}`,
+        {
+          headers: { Authorization: `Bearer ${token}`, Accept: 'application/graphql-response+json' },
+        },
+      ).then(answer);
       expect(mutation.status).toBe(405);
       expect(mutation.headers.get('allow')).toBe('POST');
       expect(mutation.text).toContain('mutations over GET');
@@ -296,7 +307,11 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
     const send = (body: BodyInit, extra: RequestInit = {}) =>
       fetch(`${small.baseUrl}/graphql`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/graphql-response+json',
+        },
         body,
         ...extra,
       }).then(answer);
@@ -313,7 +328,9 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       const res = await send(padded(LIMIT + 1));
       expect(res.status).toBe(413);
       expect(res.headers.get('connection')).toBe('close');
-      expect(res.json).toEqual({ error: { code: 'payload_too_large', http_code: 413, message: expect.stringContaining(String(LIMIT)) } });
+      expect(res.json).toEqual({
+        error: { code: 'payload_too_large', http_code: 413, message: expect.stringContaining(String(LIMIT)) },
+      });
     });
 
     it('counts a streamed body without Content-Length too', async () => {
@@ -346,7 +363,8 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
     });
 
     it('runs 30 aliases and refuses 31 with an error naming the alias limit', async () => {
-      const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: product(id: ${i + 1}) { id }`).join(' ')} }`;
+      const aliased = (n: number) =>
+        `{ ${Array.from({ length: n }, (_, i) => `p${i}: product(id: ${i + 1}) { id }`).join(' ')} }`;
       const thirty = await post({ query: aliased(30) });
       expect(thirty.status, thirty.text).toBe(200);
       expect(Object.keys(thirty.json.data)).toHaveLength(30);
@@ -382,7 +400,8 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
     });
 
     it('refuses a query estimated beyond the complexity limit as a request error (400), before running it', async () => {
-      const query = '{ products(first: 100) { nodes { productStructure { items { product { productGroup { products(first: 100) { nodes { id reference } } } } } } } } }';
+      const query =
+        '{ products(first: 100) { nodes { productStructure { items { product { productGroup { products(first: 100) { nodes { id reference } } } } } } } } }';
       const res = await post({ query });
       expect(res.status, res.text).toBe(400);
       expect(res.json.data).toBeUndefined();
@@ -392,12 +411,16 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       });
       // Page sizes given as variables count too.
       const viaVariables = await post({
-        query: 'query($n: Int) { products(first: $n) { nodes { productStructure { items { product { productGroup { products(first: $n) { nodes { id reference } } } } } } } } }',
+        query:
+          'query($n: Int) { products(first: $n) { nodes { productStructure { items { product { productGroup { products(first: $n) { nodes { id reference } } } } } } } } }',
         variables: { n: 100 },
       });
       expect(viaVariables.status, viaVariables.text).toBe(400);
       expect(viaVariables.json.errors[0].message).toMatch(/exceeds max complexity/);
-      const small = await post({ query: 'query($n: Int) { products(first: $n) { nodes { id } } }', variables: { n: 2 } });
+      const small = await post({
+        query: 'query($n: Int) { products(first: $n) { nodes { id } } }',
+        variables: { n: 2 },
+      });
       expect(small.status, small.text).toBe(200);
       expect(small.json.data.products.nodes).toHaveLength(2);
     });

@@ -18,7 +18,11 @@ describe.each(providers)('GraphQL hygiene on %s', (provider) => {
   const post = (app: ReturnType<typeof testApp>, body: string) =>
     app.request('/graphql', {
       method: 'POST',
-      headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+      headers: {
+        Authorization: `Bearer ${env.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/graphql-response+json',
+      },
       body,
     });
 
@@ -27,13 +31,20 @@ describe.each(providers)('GraphQL hygiene on %s', (provider) => {
     // A table gone from under the service: the database's own error must not reach the client.
     await env.database.db.prisma.$executeRawUnsafe('ALTER TABLE "brands" RENAME TO "brands_gone"');
     try {
-      const res = await post(t, JSON.stringify({ query: '{ brand(id: 1) { id reference } units(first: 1) { nodes { id } } }' }));
+      const res = await post(
+        t,
+        JSON.stringify({ query: '{ brand(id: 1) { id reference } units(first: 1) { nodes { id } } }' }),
+      );
       const text = await res.text();
       expect(res.status).toBe(200);
       const body = JSON.parse(text);
       expect(body.data).toEqual({ brand: null, units: { nodes: [{ id: expect.any(Number) }] } });
       expect(body.errors).toEqual([
-        expect.objectContaining({ message: 'the server could not complete this field', path: ['brand'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
+        expect.objectContaining({
+          message: 'the server could not complete this field',
+          path: ['brand'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        }),
       ]);
       expect(text).not.toMatch(/brands|SELECT|relation|table|\.ts|at /i);
       const logged = t.logs().find((l) => l.msg === 'unhandled error in a GraphQL operation');
@@ -50,7 +61,9 @@ describe.each(providers)('GraphQL hygiene on %s', (provider) => {
       const res = await t.request('/brands/1', { headers: { Authorization: `Bearer ${env.token}` } });
       const text = await res.text();
       expect(res.status).toBe(500);
-      expect(JSON.parse(text)).toEqual({ error: { code: 'internal_error', http_code: 500, message: 'the server could not complete the request' } });
+      expect(JSON.parse(text)).toEqual({
+        error: { code: 'internal_error', http_code: 500, message: 'the server could not complete the request' },
+      });
       expect(t.logs().some((l) => l.msg === 'unhandled error')).toBe(true);
     } finally {
       await env.database.db.prisma.$executeRawUnsafe('ALTER TABLE "brands_gone" RENAME TO "brands"');
@@ -80,7 +93,10 @@ describe.each(providers)('GraphQL hygiene on %s', (provider) => {
     const t = testApp(env.database);
     await post(t, JSON.stringify({ query: '{ __typename }' })); // the token is validated once, then trusted from memory
     const before = env.database.db.statementCount;
-    const res = await post(t, JSON.stringify([{ query: '{ units(first: 1) { nodes { id } } }' }, { query: '{ __typename }' }]));
+    const res = await post(
+      t,
+      JSON.stringify([{ query: '{ units(first: 1) { nodes { id } } }' }, { query: '{ __typename }' }]),
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).errors[0].message).toMatch(/batched operations .* not supported/);
     expect(env.database.db.statementCount).toBe(before);

@@ -32,16 +32,23 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
 
   /** A new product without a structure. */
   async function product(): Promise<number> {
-    return (await ok(`mutation { createProduct(input: { reference: "BOM-${provider}-${++counter}", unitId: 1 }) { id } }`)).createProduct.id;
+    return (
+      await ok(`mutation { createProduct(input: { reference: "BOM-${provider}-${++counter}", unitId: 1 }) { id } }`)
+    ).createProduct.id;
   }
 
   /** A structure for `owner` whose items use `components`; returns the structure. */
   async function structure(owner: number, components: number[], quantity = 1): Promise<{ id: number; items: Item[] }> {
     const items = components.map((c) => `{ productId: ${c}, netQuantity: 1 }`).join(', ');
-    return (await ok(`mutation { createProductStructure(productId: ${owner}, input: { quantity: ${quantity}, items: [${items}] }) { id items { id product { id } } } }`)).createProductStructure;
+    return (
+      await ok(
+        `mutation { createProductStructure(productId: ${owner}, input: { quantity: ${quantity}, items: [${items}] }) { id items { id product { id } } } }`,
+      )
+    ).createProductStructure;
   }
 
-  const readStructure = async (id: number) => (await ok(`{ productStructure(id: ${id}) { ${STRUCTURE_FIELDS} } }`)).productStructure;
+  const readStructure = async (id: number) =>
+    (await ok(`{ productStructure(id: ${id}) { ${STRUCTURE_FIELDS} } }`)).productStructure;
   const itemsOf = async (id: number): Promise<Item[]> => byId((await readStructure(id)).items);
 
   beforeAll(async () => {
@@ -53,12 +60,28 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
     it('createProductStructure: quantity and items with every field, read back and re-read (structure, product, item)', async () => {
       const owner = await product();
       const [c1, c2] = [await product(), await product()];
-      const created = (await ok(`mutation($items: [ProductStructureItemInput!]) { createProductStructure(productId: ${owner}, input: { quantity: 2.5, items: $items }) { ${STRUCTURE_FIELDS} } }`, {
-        items: [
-          { productId: c1, netQuantity: 0.1, grossQuantity: '0.12', lossPercentage: 2.5, isPhantom: true, isProcessingAgent: true, skipGrainComponentCalculation: true, unitId: 2, typeId: 1, calculationMethodId: 2 },
-          { productId: c2, netQuantity: 12345.6789 },
-        ],
-      })).createProductStructure;
+      const created = (
+        await ok(
+          `mutation($items: [ProductStructureItemInput!]) { createProductStructure(productId: ${owner}, input: { quantity: 2.5, items: $items }) { ${STRUCTURE_FIELDS} } }`,
+          {
+            items: [
+              {
+                productId: c1,
+                netQuantity: 0.1,
+                grossQuantity: '0.12',
+                lossPercentage: 2.5,
+                isPhantom: true,
+                isProcessingAgent: true,
+                skipGrainComponentCalculation: true,
+                unitId: 2,
+                typeId: 1,
+                calculationMethodId: 2,
+              },
+              { productId: c2, netQuantity: 12345.6789 },
+            ],
+          },
+        )
+      ).createProductStructure;
       expect(created.quantity).toBe(2.5);
       const items = byId(created.items);
       expect(items).toHaveLength(2);
@@ -74,17 +97,31 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
         type: { id: 1 },
         calculationMethod: { id: 2 },
       });
-      expect(items[1]).toMatchObject({ netQuantity: 12345.6789, grossQuantity: null, isPhantom: false, product: { id: c2 }, unit: null, type: null, calculationMethod: null });
+      expect(items[1]).toMatchObject({
+        netQuantity: 12345.6789,
+        grossQuantity: null,
+        isPhantom: false,
+        product: { id: c2 },
+        unit: null,
+        type: null,
+        calculationMethod: null,
+      });
 
       const read = await readStructure(created.id);
       expect({ ...read, items: byId(read.items) }).toEqual({ ...created, items });
-      expect((await ok(`{ product(id: ${owner}) { productStructure { id quantity } } }`)).product.productStructure).toEqual({ id: created.id, quantity: 2.5 });
-      expect((await ok(`{ productStructureItem(id: ${items[0]!.id}) { ${ITEM_FIELDS} } }`)).productStructureItem).toEqual(items[0]);
+      expect(
+        (await ok(`{ product(id: ${owner}) { productStructure { id quantity } } }`)).product.productStructure,
+      ).toEqual({ id: created.id, quantity: 2.5 });
+      expect(
+        (await ok(`{ productStructureItem(id: ${items[0]!.id}) { ${ITEM_FIELDS} } }`)).productStructureItem,
+      ).toEqual(items[0]);
     });
 
     it('quantity defaults to 1, items to none', async () => {
       const owner = await product();
-      const created = (await ok(`mutation { createProductStructure(productId: ${owner}, input: {}) { id quantity items { id } } }`)).createProductStructure;
+      const created = (
+        await ok(`mutation { createProductStructure(productId: ${owner}, input: {}) { id quantity items { id } } }`)
+      ).createProductStructure;
       expect(created).toMatchObject({ quantity: 1, items: [] });
     });
 
@@ -94,22 +131,38 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const first = await structure(owner, [component]);
       const structures = await prisma().productStructure.count();
       const items = await prisma().productStructureItem.count();
-      await refused(`mutation { createProductStructure(productId: ${owner}, input: { quantity: 5, items: [{ productId: ${await product()} }] }) { id } }`, undefined, 'CONFLICT');
+      await refused(
+        `mutation { createProductStructure(productId: ${owner}, input: { quantity: 5, items: [{ productId: ${await product()} }] }) { id } }`,
+        undefined,
+        'CONFLICT',
+      );
       expect(await prisma().productStructure.count()).toBe(structures);
       expect(await prisma().productStructureItem.count()).toBe(items);
-      expect((await ok(`{ product(id: ${owner}) { productStructure { id quantity items { product { id } } } } }`)).product.productStructure)
-        .toEqual({ id: first.id, quantity: 1, items: [{ product: { id: component } }] });
+      expect(
+        (await ok(`{ product(id: ${owner}) { productStructure { id quantity items { product { id } } } } }`)).product
+          .productStructure,
+      ).toEqual({ id: first.id, quantity: 1, items: [{ product: { id: component } }] });
     });
 
     it('a seeded product that has a structure: CONFLICT', async () => {
       const seeded = await prisma().productStructure.findFirstOrThrow({ select: { product_id: true } });
-      await refused(`mutation { createProductStructure(productId: ${seeded.product_id}, input: { items: [] }) { id } }`, undefined, 'CONFLICT');
+      await refused(
+        `mutation { createProductStructure(productId: ${seeded.product_id}, input: { items: [] }) { id } }`,
+        undefined,
+        'CONFLICT',
+      );
     });
 
     it('concurrent creates for the same product: exactly one structure, the others CONFLICT (never an internal error)', async () => {
       const owner = await product();
       const component = await product();
-      const results = await Promise.all([0, 1, 2, 3].map(() => env.gql(`mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${component} }] }) { id } }`)));
+      const results = await Promise.all(
+        [0, 1, 2, 3].map(() =>
+          env.gql(
+            `mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${component} }] }) { id } }`,
+          ),
+        ),
+      );
       const codes = results.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'OK').sort();
       expect(codes).toEqual(['CONFLICT', 'CONFLICT', 'CONFLICT', 'OK']);
       expect(await prisma().productStructure.count({ where: { product_id: owner } })).toBe(1);
@@ -118,7 +171,12 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
     });
 
     it('a product that does not exist: NOT_FOUND naming it', async () => {
-      await notFound('mutation { createProductStructure(productId: 999999, input: { items: [] }) { id } }', undefined, /products?/i, 999999);
+      await notFound(
+        'mutation { createProductStructure(productId: 999999, input: { items: [] }) { id } }',
+        undefined,
+        /products?/i,
+        999999,
+      );
     });
 
     it('an item whose product, unit, type or calculation method does not exist: NOT_FOUND naming it; nothing written', async () => {
@@ -132,7 +190,12 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
         const owner = await product();
         const item = fields.replace('PRODUCT', String(await product()));
         const id = Number(/9999\d\d/.exec(fields)![0]);
-        await notFound(`mutation { createProductStructure(productId: ${owner}, input: { items: [{ ${item} }] }) { id } }`, undefined, type, id);
+        await notFound(
+          `mutation { createProductStructure(productId: ${owner}, input: { items: [{ ${item} }] }) { id } }`,
+          undefined,
+          type,
+          id,
+        );
         expect(await prisma().productStructure.count({ where: { product_id: owner } })).toBe(0);
       }
     });
@@ -142,14 +205,23 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const created = await structure(owner, [await product()]);
       const before = await readStructure(created.id);
       await sleep(20);
-      const updated = (await ok(`mutation { updateProductStructure(id: ${created.id}, input: { quantity: "0.1" }) { ${STRUCTURE_FIELDS} } }`)).updateProductStructure;
+      const updated = (
+        await ok(
+          `mutation { updateProductStructure(id: ${created.id}, input: { quantity: "0.1" }) { ${STRUCTURE_FIELDS} } }`,
+        )
+      ).updateProductStructure;
       expect(updated).toEqual({ ...before, quantity: 0.1, modifiedDate: updated.modifiedDate });
       expect(Date.parse(updated.modifiedDate)).toBeGreaterThan(Date.parse(before.modifiedDate));
     });
 
     it('updateProductStructure with quantity: null (the schema lets it through; a structure always has a quantity) is BAD_USER_INPUT naming the field', async () => {
       const created = await structure(await product(), []);
-      await refused(`mutation { updateProductStructure(id: ${created.id}, input: { quantity: null }) { id } }`, undefined, 'BAD_USER_INPUT', 'quantity');
+      await refused(
+        `mutation { updateProductStructure(id: ${created.id}, input: { quantity: null }) { id } }`,
+        undefined,
+        'BAD_USER_INPUT',
+        'quantity',
+      );
       expect((await readStructure(created.id)).quantity).toBe(1);
     });
   });
@@ -158,7 +230,11 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
     it('addProductStructureItems adds and keeps the existing items', async () => {
       const [c1, c2, c3] = [await product(), await product(), await product()];
       const created = await structure(await product(), [c1]);
-      const result = (await ok(`mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${c2}, netQuantity: 0.5 }, { productId: ${c3} }]) { id items { id product { id } } } }`)).addProductStructureItems;
+      const result = (
+        await ok(
+          `mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${c2}, netQuantity: 0.5 }, { productId: ${c3} }]) { id items { id product { id } } } }`,
+        )
+      ).addProductStructureItems;
       expect(result.id).toBe(created.id);
       expect(productsOf(result.items)).toEqual([c1, c2, c3]);
       const items = await itemsOf(created.id);
@@ -170,18 +246,26 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const [c1, c2, c3] = [await product(), await product(), await product()];
       const created = await structure(await product(), [c1, c2]);
       const oldIds = created.items.map((i) => i.id);
-      const result = (await ok(`mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${c3}, netQuantity: 3 }]) { items { id netQuantity product { id } } } }`)).replaceProductStructureItems;
+      const result = (
+        await ok(
+          `mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${c3}, netQuantity: 3 }]) { items { id netQuantity product { id } } } }`,
+        )
+      ).replaceProductStructureItems;
       expect(result.items).toHaveLength(1);
       expect(result.items[0]).toMatchObject({ netQuantity: 3, product: { id: c3 } });
       expect(oldIds).not.toContain(result.items[0].id);
-      for (const id of oldIds) expect((await ok(`{ productStructureItem(id: ${id}) { id } }`)).productStructureItem).toBeNull();
+      for (const id of oldIds)
+        expect((await ok(`{ productStructureItem(id: ${id}) { id } }`)).productStructureItem).toBeNull();
       expect(await prisma().productStructureItem.count({ where: { id: { in: oldIds } } })).toBe(0);
       expect(productsOf(await itemsOf(created.id))).toEqual([c3]);
     });
 
     it('replaceProductStructureItems with no items empties the structure', async () => {
       const created = await structure(await product(), [await product()]);
-      expect((await ok(`mutation { replaceProductStructureItems(structureId: ${created.id}, items: []) { items { id } } }`)).replaceProductStructureItems.items).toEqual([]);
+      expect(
+        (await ok(`mutation { replaceProductStructureItems(structureId: ${created.id}, items: []) { items { id } } }`))
+          .replaceProductStructureItems.items,
+      ).toEqual([]);
       expect(await prisma().productStructureItem.count({ where: { product_structure_id: created.id } })).toBe(0);
     });
 
@@ -191,10 +275,16 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const other = await structure(await product(), [c1]);
       const [i1, i2, i3] = byId(created.items).map((i) => i.id) as [number, number, number];
       const otherItem = other.items[0]!.id;
-      const result = (await ok(`mutation { removeProductStructureItems(structureId: ${created.id}, itemIds: [${i2}, 999999, ${otherItem}]) { items { id } } }`)).removeProductStructureItems;
+      const result = (
+        await ok(
+          `mutation { removeProductStructureItems(structureId: ${created.id}, itemIds: [${i2}, 999999, ${otherItem}]) { items { id } } }`,
+        )
+      ).removeProductStructureItems;
       expect(result.items.map((i: { id: number }) => i.id).sort((a: number, b: number) => a - b)).toEqual([i1, i3]);
       expect(await prisma().productStructureItem.count({ where: { id: i2 } })).toBe(0);
-      expect((await ok(`{ productStructureItem(id: ${otherItem}) { id product { id } } }`)).productStructureItem).toEqual({ id: otherItem, product: { id: c1 } });
+      expect(
+        (await ok(`{ productStructureItem(id: ${otherItem}) { id product { id } } }`)).productStructureItem,
+      ).toEqual({ id: otherItem, product: { id: c1 } });
     });
 
     it('several item mutations in one document: each answer shows the items as they are after it', async () => {
@@ -224,24 +314,63 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
 
     it('structure item operations on a structure that does not exist: NOT_FOUND', async () => {
       const c = await product();
-      await notFound(`mutation { addProductStructureItems(structureId: 999999, items: [{ productId: ${c} }]) { id } }`, undefined, /structures?/i, 999999);
-      await notFound(`mutation { replaceProductStructureItems(structureId: 999998, items: []) { id } }`, undefined, /structures?/i, 999998);
-      await notFound('mutation { removeProductStructureItems(structureId: 999997, itemIds: [1]) { id } }', undefined, /structures?/i, 999997);
-      await notFound('mutation { updateProductStructure(id: 999996, input: { quantity: 1 }) { id } }', undefined, /structures?/i, 999996);
-      await notFound('mutation { updateProductStructureItem(id: 999995, input: { netQuantity: 1 }) { id } }', undefined, /items?/i, 999995);
+      await notFound(
+        `mutation { addProductStructureItems(structureId: 999999, items: [{ productId: ${c} }]) { id } }`,
+        undefined,
+        /structures?/i,
+        999999,
+      );
+      await notFound(
+        `mutation { replaceProductStructureItems(structureId: 999998, items: []) { id } }`,
+        undefined,
+        /structures?/i,
+        999998,
+      );
+      await notFound(
+        'mutation { removeProductStructureItems(structureId: 999997, itemIds: [1]) { id } }',
+        undefined,
+        /structures?/i,
+        999997,
+      );
+      await notFound(
+        'mutation { updateProductStructure(id: 999996, input: { quantity: 1 }) { id } }',
+        undefined,
+        /structures?/i,
+        999996,
+      );
+      await notFound(
+        'mutation { updateProductStructureItem(id: 999995, input: { netQuantity: 1 }) { id } }',
+        undefined,
+        /items?/i,
+        999995,
+      );
     });
 
     it('updateProductStructureItem: a partial update; unit and calculation method can be removed with null', async () => {
       const owner = await product();
       const c = await product();
-      const created = (await ok(`mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${c}, netQuantity: 1, grossQuantity: 1.1, unitId: 2, typeId: 1, calculationMethodId: 1 }] }) { items { ${ITEM_FIELDS} } } }`)).createProductStructure.items[0];
+      const created = (
+        await ok(
+          `mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${c}, netQuantity: 1, grossQuantity: 1.1, unitId: 2, typeId: 1, calculationMethodId: 1 }] }) { items { ${ITEM_FIELDS} } } }`,
+        )
+      ).createProductStructure.items[0];
       await sleep(20);
-      const updated = (await ok(`mutation { updateProductStructureItem(id: ${created.id}, input: { netQuantity: 0.7, isPhantom: true }) { ${ITEM_FIELDS} } }`)).updateProductStructureItem;
+      const updated = (
+        await ok(
+          `mutation { updateProductStructureItem(id: ${created.id}, input: { netQuantity: 0.7, isPhantom: true }) { ${ITEM_FIELDS} } }`,
+        )
+      ).updateProductStructureItem;
       expect(updated).toEqual({ ...created, netQuantity: 0.7, isPhantom: true, modifiedDate: updated.modifiedDate });
       expect(Date.parse(updated.modifiedDate)).toBeGreaterThan(Date.parse(created.modifiedDate));
-      const cleared = (await ok(`mutation { updateProductStructureItem(id: ${created.id}, input: { unitId: null, calculationMethodId: null }) { ${ITEM_FIELDS} } }`)).updateProductStructureItem;
+      const cleared = (
+        await ok(
+          `mutation { updateProductStructureItem(id: ${created.id}, input: { unitId: null, calculationMethodId: null }) { ${ITEM_FIELDS} } }`,
+        )
+      ).updateProductStructureItem;
       expect(cleared).toEqual({ ...updated, unit: null, calculationMethod: null, modifiedDate: cleared.modifiedDate });
-      expect((await ok(`{ productStructureItem(id: ${created.id}) { ${ITEM_FIELDS} } }`)).productStructureItem).toEqual(cleared);
+      expect((await ok(`{ productStructureItem(id: ${created.id}) { ${ITEM_FIELDS} } }`)).productStructureItem).toEqual(
+        cleared,
+      );
     });
 
     it.each([
@@ -249,23 +378,39 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       ['productId', 'null'],
       ['typeId', '2'],
       ['typeId', 'null'],
-    ])('updateProductStructureItem with %s: %s is FORBIDDEN naming the field; the item stays as it was', async (field, value) => {
-      const c = await product();
-      const created = await ok(`mutation { createProductStructure(productId: ${await product()}, input: { items: [{ productId: ${c}, netQuantity: 1, typeId: 1 }] }) { items { id } } }`);
-      const itemId = created.createProductStructure.items[0].id;
-      const before = (await ok(`{ productStructureItem(id: ${itemId}) { ${ITEM_FIELDS} } }`)).productStructureItem;
-      const given = value === 'OTHER' ? String(await product()) : value;
-      const error = await refused(`mutation { updateProductStructureItem(id: ${itemId}, input: { ${field}: ${given}, netQuantity: 2 }) { id } }`, undefined, 'FORBIDDEN', field);
-      expect(error.message.length).toBeGreaterThan(20);
-      expect((await ok(`{ productStructureItem(id: ${itemId}) { ${ITEM_FIELDS} } }`)).productStructureItem).toEqual(before);
-    });
+    ])(
+      'updateProductStructureItem with %s: %s is FORBIDDEN naming the field; the item stays as it was',
+      async (field, value) => {
+        const c = await product();
+        const created = await ok(
+          `mutation { createProductStructure(productId: ${await product()}, input: { items: [{ productId: ${c}, netQuantity: 1, typeId: 1 }] }) { items { id } } }`,
+        );
+        const itemId = created.createProductStructure.items[0].id;
+        const before = (await ok(`{ productStructureItem(id: ${itemId}) { ${ITEM_FIELDS} } }`)).productStructureItem;
+        const given = value === 'OTHER' ? String(await product()) : value;
+        const error = await refused(
+          `mutation { updateProductStructureItem(id: ${itemId}, input: { ${field}: ${given}, netQuantity: 2 }) { id } }`,
+          undefined,
+          'FORBIDDEN',
+          field,
+        );
+        expect(error.message.length).toBeGreaterThan(20);
+        expect((await ok(`{ productStructureItem(id: ${itemId}) { ${ITEM_FIELDS} } }`)).productStructureItem).toEqual(
+          before,
+        );
+      },
+    );
   });
 
   describe('bill-of-material cycles: BOM_CYCLE', () => {
     it("an item whose product is the structure's own product, on create: nothing written", async () => {
       const owner = await product();
       const other = await product();
-      await refused(`mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${other} }, { productId: ${owner} }] }) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { createProductStructure(productId: ${owner}, input: { items: [{ productId: ${other} }, { productId: ${owner} }] }) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       expect(await prisma().productStructure.count({ where: { product_id: owner } })).toBe(0);
       expect((await ok(`{ product(id: ${owner}) { productStructure { id } } }`)).product.productStructure).toBeNull();
     });
@@ -274,8 +419,16 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const owner = await product();
       const c = await product();
       const created = await structure(owner, [c]);
-      await refused(`mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${owner} }]) { id } }`, undefined, 'BOM_CYCLE');
-      await refused(`mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${owner} }]) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${owner} }]) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
+      await refused(
+        `mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${owner} }]) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       expect((await itemsOf(created.id)).map((i) => i.id)).toEqual(created.items.map((i) => i.id));
     });
 
@@ -283,7 +436,11 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       // A uses B; a structure for B may not use A.
       const [a, b] = [await product(), await product()];
       await structure(a, [b]);
-      await refused(`mutation { createProductStructure(productId: ${b}, input: { items: [{ productId: ${a} }] }) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { createProductStructure(productId: ${b}, input: { items: [{ productId: ${a} }] }) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       expect(await prisma().productStructure.count({ where: { product_id: b } })).toBe(0);
     });
 
@@ -294,10 +451,18 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       await structure(b, [c]);
       const sc = await structure(c, [d]);
       // C's structure may not use A (A -> B -> C).
-      await refused(`mutation { addProductStructureItems(structureId: ${sc.id}, items: [{ productId: ${a} }]) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { addProductStructureItems(structureId: ${sc.id}, items: [{ productId: ${a} }]) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       // D's structure may not use A (A -> B -> C -> D), even beside a harmless item.
       const harmless = await product();
-      await refused(`mutation { createProductStructure(productId: ${d}, input: { items: [{ productId: ${harmless} }, { productId: ${a} }] }) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { createProductStructure(productId: ${d}, input: { items: [{ productId: ${harmless} }, { productId: ${a} }] }) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       expect(await prisma().productStructure.count({ where: { product_id: d } })).toBe(0);
       expect(productsOf(await itemsOf(sc.id))).toEqual([d]);
     });
@@ -306,7 +471,11 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const [a, b, c] = [await product(), await product(), await product()];
       await structure(a, [b]);
       const sb = await structure(b, [c]);
-      await refused(`mutation { replaceProductStructureItems(structureId: ${sb.id}, items: [{ productId: ${a} }]) { id } }`, undefined, 'BOM_CYCLE');
+      await refused(
+        `mutation { replaceProductStructureItems(structureId: ${sb.id}, items: [{ productId: ${a} }]) { id } }`,
+        undefined,
+        'BOM_CYCLE',
+      );
       expect(productsOf(await itemsOf(sb.id))).toEqual([c]);
     });
 
@@ -316,7 +485,11 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       await structure(b, [d]);
       await structure(c, [d]);
       const sa = await structure(a, [b, c]);
-      const result = (await ok(`mutation { addProductStructureItems(structureId: ${sa.id}, items: [{ productId: ${d} }, { productId: ${d} }]) { items { product { id } } } }`)).addProductStructureItems;
+      const result = (
+        await ok(
+          `mutation { addProductStructureItems(structureId: ${sa.id}, items: [{ productId: ${d} }, { productId: ${d} }]) { items { product { id } } } }`,
+        )
+      ).addProductStructureItems;
       expect(productsOf(result.items)).toEqual([b, c, d, d].sort((x, y) => x - y));
     });
 
@@ -330,7 +503,14 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
           env.gql(`mutation { addProductStructureItems(structureId: ${sb.id}, items: [{ productId: ${a} }]) { id } }`),
         ]);
         outcomes.push(results.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'OK'));
-        const links = await prisma().productStructureItem.count({ where: { OR: [{ product_structure_id: sa.id, product_id: b }, { product_structure_id: sb.id, product_id: a }] } });
+        const links = await prisma().productStructureItem.count({
+          where: {
+            OR: [
+              { product_structure_id: sa.id, product_id: b },
+              { product_structure_id: sb.id, product_id: a },
+            ],
+          },
+        });
         expect(links, `round ${round}: ${JSON.stringify(outcomes)}`).toBeLessThanOrEqual(1);
       }
       for (const outcome of outcomes) expect(outcome.filter((o) => o === 'OK').length).toBeLessThanOrEqual(1);
@@ -343,7 +523,12 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const c = await product();
       const structures = await prisma().productStructure.count();
       const items = await prisma().productStructureItem.count();
-      await notFound(`mutation { createProductStructure(productId: ${owner}, input: { quantity: 2, items: [{ productId: ${c}, netQuantity: 1 }, { productId: 999999 }] }) { id } }`, undefined, /products?/i, 999999);
+      await notFound(
+        `mutation { createProductStructure(productId: ${owner}, input: { quantity: 2, items: [{ productId: ${c}, netQuantity: 1 }, { productId: 999999 }] }) { id } }`,
+        undefined,
+        /products?/i,
+        999999,
+      );
       expect((await ok(`{ product(id: ${owner}) { productStructure { id } } }`)).product.productStructure).toBeNull();
       expect(await prisma().productStructure.count({ where: { product_id: owner } })).toBe(0);
       expect(await prisma().productStructure.count()).toBe(structures);
@@ -357,22 +542,38 @@ describe.each(providers)('GraphQL structure mutations on %s', (provider) => {
       const created = await structure(await product(), [await product()]);
       const before = await itemsOf(created.id);
       const good = await product();
-      await notFound(`mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${good} }, { productId: ${good}, unitId: 999999 }]) { id } }`, undefined, /units?/i, 999999);
+      await notFound(
+        `mutation { addProductStructureItems(structureId: ${created.id}, items: [{ productId: ${good} }, { productId: ${good}, unitId: 999999 }]) { id } }`,
+        undefined,
+        /units?/i,
+        999999,
+      );
       expect(await itemsOf(created.id)).toEqual(before);
     });
 
     it('replaceProductStructureItems with one bad item deletes nothing and adds nothing', async () => {
       const created = await structure(await product(), [await product(), await product()]);
       const before = await itemsOf(created.id);
-      await notFound(`mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${await product()} }, { productId: 999999 }]) { id } }`, undefined, /products?/i, 999999);
+      await notFound(
+        `mutation { replaceProductStructureItems(structureId: ${created.id}, items: [{ productId: ${await product()} }, { productId: 999999 }]) { id } }`,
+        undefined,
+        /products?/i,
+        999999,
+      );
       expect(await itemsOf(created.id)).toEqual(before);
     });
 
     it('a too-precise decimal in one item: BAD_USER_INPUT, no structure', async () => {
       const owner = await product();
-      const res = await env.gql(`mutation($items: [ProductStructureItemInput!]) { createProductStructure(productId: ${owner}, input: { items: $items }) { id } }`, {
-        items: [{ productId: await product(), netQuantity: 1 }, { productId: await product(), netQuantity: '1.234567890123456' }],
-      });
+      const res = await env.gql(
+        `mutation($items: [ProductStructureItemInput!]) { createProductStructure(productId: ${owner}, input: { items: $items }) { id } }`,
+        {
+          items: [
+            { productId: await product(), netQuantity: 1 },
+            { productId: await product(), netQuantity: '1.234567890123456' },
+          ],
+        },
+      );
       expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
       expect(await prisma().productStructure.count({ where: { product_id: owner } })).toBe(0);
     });

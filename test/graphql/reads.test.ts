@@ -14,23 +14,40 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
   let withStructures: number[];
   beforeAll(async () => {
     env = await graphqlEnv(provider);
-    withStructures = (await env.database.db.prisma.productStructure.findMany({ select: { product_id: true }, orderBy: { product_id: 'asc' } })).map((s) => s.product_id);
+    withStructures = (
+      await env.database.db.prisma.productStructure.findMany({
+        select: { product_id: true },
+        orderBy: { product_id: 'asc' },
+      })
+    ).map((s) => s.product_id);
     await env.gql('{ __typename }'); // the token is validated once, then trusted from memory
   });
   afterAll(async () => env?.database.cleanup());
   const prisma = () => env.database.db.prisma;
 
   describe('statements are bounded by depth, not rows', () => {
-    it.each([5, 50, 100])('products with unit, group, structure, items, item product and unit: the same 7 statements for first: %i', async (first) => {
-      const { status, body, statements } = await env.gql(ProductsWithStructuresDocument, { first, filter: { idIn: withStructures } });
-      expect(status).toBe(200);
-      expect(body.errors).toBeUndefined();
-      const nodes = body.data!.products.nodes;
-      expect(nodes).toHaveLength(first);
-      expect(nodes.every((p) => p.productStructure!.items.length > 0 && p.productStructure!.items.every((i) => i.product.reference && i.unit))).toBe(true);
-      // products, units, groups, structures, items, item products, item units
-      expect(statements).toBe(7);
-    });
+    it.each([5, 50, 100])(
+      'products with unit, group, structure, items, item product and unit: the same 7 statements for first: %i',
+      async (first) => {
+        const { status, body, statements } = await env.gql(ProductsWithStructuresDocument, {
+          first,
+          filter: { idIn: withStructures },
+        });
+        expect(status).toBe(200);
+        expect(body.errors).toBeUndefined();
+        const nodes = body.data!.products.nodes;
+        expect(nodes).toHaveLength(first);
+        expect(
+          nodes.every(
+            (p) =>
+              p.productStructure!.items.length > 0 &&
+              p.productStructure!.items.every((i) => i.product.reference && i.unit),
+          ),
+        ).toBe(true);
+        // products, units, groups, structures, items, item products, item units
+        expect(statements).toBe(7);
+      },
+    );
 
     const customers = `query($first: Int) { customers(first: $first) { nodes {
       reference customerType { reference } language { alpha2Code } currency { alpha3Code } accountManager { username }
@@ -42,7 +59,9 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
       expect(body.errors).toBeUndefined();
       const nodes = body.data!.customers.nodes;
       expect(nodes).toHaveLength(first);
-      expect(nodes.some((c: any) => c.commercialResolveResponsibleUsers.length > 0 && c.informOnComplaintUsers.length > 0)).toBe(true);
+      expect(
+        nodes.some((c: any) => c.commercialResolveResponsibleUsers.length > 0 && c.informOnComplaintUsers.length > 0),
+      ).toBe(true);
       // customers (with the ids of their join-table links); customer types, languages,
       // currencies, addresses, functions; and users once for the two managers and both user lists
       expect(statements).toBe(7);
@@ -54,7 +73,8 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
     } } }`;
     it('suppliers with every relationship: the same 6 statements for first: 5, 50 and 100', async () => {
       // The demo data has 50 suppliers: add more, linked like the first one, to fill a page of 100.
-      const { body: first } = await env.gql(`{ supplier(id: 1) { currency { id } buyer { id } keyUser { id } address { id }
+      const { body: first } =
+        await env.gql(`{ supplier(id: 1) { currency { id } buyer { id } keyUser { id } address { id }
         types { id } commercialResolveResponsibleUsers { id } informOnComplaintUsers { id } } }`);
       const model = first.data!.supplier;
       const ids = (list: { id: number }[]) => ({ set: list.map((x) => x.id) });
@@ -90,8 +110,12 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
     });
 
     it('reverse links page per parent in one statement each, and count only when asked', async () => {
-      const without = await env.gql('{ products(first: 50) { nodes { id usedIn(first: 2) { nodes { id } pageInfo { hasNextPage } } } } }');
-      const withTotal = await env.gql('{ products(first: 50) { nodes { id usedIn(first: 2) { totalCount nodes { id } pageInfo { hasNextPage } } } } }');
+      const without = await env.gql(
+        '{ products(first: 50) { nodes { id usedIn(first: 2) { nodes { id } pageInfo { hasNextPage } } } } }',
+      );
+      const withTotal = await env.gql(
+        '{ products(first: 50) { nodes { id usedIn(first: 2) { totalCount nodes { id } pageInfo { hasNextPage } } } } }',
+      );
       expect(without.statements).toBe(2);
       expect(withTotal.statements).toBe(3);
       for (const product of withTotal.body.data!.products.nodes) {
@@ -112,9 +136,16 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
     });
 
     it('pages forward with first/after and back with last/before, over the same order', async () => {
-      const page = async (args: string) => (await env.gql(`{ products(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`)).body.data!.products;
+      const page = async (args: string) =>
+        (
+          await env.gql(
+            `{ products(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+          )
+        ).body.data!.products;
       const first = await page('first: 20');
-      expect(first.edges.map((e: { node: { id: number } }) => e.node.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(first.edges.map((e: { node: { id: number } }) => e.node.id)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
       expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
       const second = await page(`first: 20, after: "${first.pageInfo.endCursor}"`);
       expect(second.edges[0].node.id).toBe(21);
@@ -127,30 +158,63 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
       expect(tail.pageInfo.hasNextPage).toBe(false);
     });
 
-    it('in id order, `after` reads on from the cursor\'s row: rows removed before it skip nothing (keyset); with orderBy, positions', async () => {
+    it("in id order, `after` reads on from the cursor's row: rows removed before it skip nothing (keyset); with orderBy, positions", async () => {
       const ids: number[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await prisma().brand.create({ data: { reference: `KEYSET-${provider}-${i}` } })).id);
-      const page = async (args: string) => (await env.gql(`{ brands(filter: { idIn: [${ids}] }, ${args}) { nodes { id } pageInfo { endCursor } } }`)).body.data!.brands;
+      for (let i = 0; i < 5; i++)
+        ids.push((await prisma().brand.create({ data: { reference: `KEYSET-${provider}-${i}` } })).id);
+      const page = async (args: string) =>
+        (await env.gql(`{ brands(filter: { idIn: [${ids}] }, ${args}) { nodes { id } pageInfo { endCursor } } }`)).body
+          .data!.brands;
       const first = await page('first: 2');
       expect(first.nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(0, 2));
       const byPosition = await page('first: 2, orderBy: [REFERENCE_ASC]');
       await prisma().brand.delete({ where: { id: ids[0] } });
       // An offset would now start one row later and skip ids[2].
-      expect((await page(`first: 2, after: "${first.pageInfo.endCursor}"`)).nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(2, 4));
+      expect(
+        (await page(`first: 2, after: "${first.pageInfo.endCursor}"`)).nodes.map((n: { id: number }) => n.id),
+      ).toEqual(ids.slice(2, 4));
       // Ordered by something else, a cursor is a position: the list moved up by one under it.
-      expect((await page(`first: 2, after: "${byPosition.pageInfo.endCursor}", orderBy: [REFERENCE_ASC]`)).nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(3, 5));
+      expect(
+        (await page(`first: 2, after: "${byPosition.pageInfo.endCursor}", orderBy: [REFERENCE_ASC]`)).nodes.map(
+          (n: { id: number }) => n.id,
+        ),
+      ).toEqual(ids.slice(3, 5));
       // A cursor from before keyset paging (a position alone) still works, as an offset.
       const oldCursor = Buffer.from('offset:1').toString('base64url');
-      expect((await page(`first: 2, after: "${oldCursor}"`)).nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(3, 5));
+      expect((await page(`first: 2, after: "${oldCursor}"`)).nodes.map((n: { id: number }) => n.id)).toEqual(
+        ids.slice(3, 5),
+      );
     });
 
     it('pages past the first (cut by ids, then their rows read) hold what one read holds: DESC across NULLs, filters, relationships', async () => {
-      const supplier = (await prisma().product.groupBy({ by: ['preferred_supplier_id'], where: { preferred_supplier_id: { not: null } }, _count: true, orderBy: { _count: { preferred_supplier_id: 'desc' } }, take: 1 }))[0]!;
-      const reference = (await prisma().supplier.findUniqueOrThrow({ where: { id: supplier.preferred_supplier_id! } })).reference;
+      const supplier = (
+        await prisma().product.groupBy({
+          by: ['preferred_supplier_id'],
+          where: { preferred_supplier_id: { not: null } },
+          _count: true,
+          orderBy: { _count: { preferred_supplier_id: 'desc' } },
+          take: 1,
+        })
+      )[0]!;
+      const reference = (await prisma().supplier.findUniqueOrThrow({ where: { id: supplier.preferred_supplier_id! } }))
+        .reference;
       // A group of products with GTINs, a few of them cleared, so that GTIN_DESC pages cross from
       // values to NULLs (NULLS LAST).
-      const group = (await prisma().product.groupBy({ by: ['product_group_id'], where: { gtin: { not: null } }, _count: true, orderBy: { _count: { product_group_id: 'asc' } }, take: 1 }))[0]!.product_group_id!;
-      const cleared = await prisma().product.findMany({ where: { product_group_id: group }, orderBy: { id: 'asc' }, take: 5, select: { id: true, gtin: true } });
+      const group = (
+        await prisma().product.groupBy({
+          by: ['product_group_id'],
+          where: { gtin: { not: null } },
+          _count: true,
+          orderBy: { _count: { product_group_id: 'asc' } },
+          take: 1,
+        })
+      )[0]!.product_group_id!;
+      const cleared = await prisma().product.findMany({
+        where: { product_group_id: group },
+        orderBy: { id: 'asc' },
+        take: 5,
+        select: { id: true, gtin: true },
+      });
       await prisma().product.updateMany({ where: { id: { in: cleared.map((p) => p.id) } }, data: { gtin: null } });
       try {
         const cases = [
@@ -159,18 +223,27 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
         ];
         for (const { args, size } of cases) {
           const read = async (paging: string) =>
-            (await env.gql(`{ products(${args}, ${paging}) { nodes { id gtin reference productGroup { id } productStructure { id } } pageInfo { endCursor } } }`)).body.data!.products;
+            (
+              await env.gql(
+                `{ products(${args}, ${paging}) { nodes { id gtin reference productGroup { id } productStructure { id } } pageInfo { endCursor } } }`,
+              )
+            ).body.data!.products;
           const whole = (await read('first: 100')).nodes;
           expect(whole.length, args).toBeGreaterThan(2 * size);
           const paged: unknown[] = [];
           for (let cursor: string | null = null; paged.length < whole.length; ) {
-            const page: { nodes: unknown[]; pageInfo: { endCursor: string } } = await read(`first: ${size}${cursor ? `, after: "${cursor}"` : ''}`);
+            const page: { nodes: unknown[]; pageInfo: { endCursor: string } } = await read(
+              `first: ${size}${cursor ? `, after: "${cursor}"` : ''}`,
+            );
             expect(page.nodes.length, args).toBeGreaterThan(0);
             paged.push(...page.nodes);
             cursor = page.pageInfo.endCursor;
           }
           expect(paged, args).toEqual(whole);
-          if (args.includes('GTIN_DESC')) expect(whole.slice(-cleared.length).map((n: { gtin: string | null }) => n.gtin)).toEqual(cleared.map(() => null));
+          if (args.includes('GTIN_DESC'))
+            expect(whole.slice(-cleared.length).map((n: { gtin: string | null }) => n.gtin)).toEqual(
+              cleared.map(() => null),
+            );
         }
       } finally {
         for (const { id, gtin } of cleared) await prisma().product.update({ where: { id }, data: { gtin } });
@@ -179,7 +252,11 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
 
     it('20 by default, at most 100; a bad cursor or size is BAD_USER_INPUT naming the argument', async () => {
       expect((await env.gql('{ products { nodes { id } } }')).body.data!.products.nodes).toHaveLength(20);
-      for (const [args, field] of [['first: 101', 'first'], ['last: -1', 'last'], ['after: "bm9wZQ"', 'after']] as const) {
+      for (const [args, field] of [
+        ['first: 101', 'first'],
+        ['last: -1', 'last'],
+        ['after: "bm9wZQ"', 'after'],
+      ] as const) {
         const { body } = await env.gql(`{ products(${args}) { nodes { id } } }`);
         expect(body.errors![0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field } });
       }
@@ -187,30 +264,40 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
   });
 
   describe('filters cover the REST filters, and orderBy', () => {
-    const count = async (filter: string, type = 'products') => (await env.gql(`{ ${type}(filter: ${filter}) { totalCount } }`)).body.data![type].totalCount;
+    const count = async (filter: string, type = 'products') =>
+      (await env.gql(`{ ${type}(filter: ${filter}) { totalCount } }`)).body.data![type].totalCount;
 
     it('isActive, isSales, productGroupId, modifiedAfter, productGroupTypeId, reference', async () => {
       expect(await count('{ isActive: true }')).toBe(await prisma().product.count({ where: { is_active: true } }));
-      expect(await count('{ isSales: true, isActive: false }')).toBe(await prisma().product.count({ where: { is_sales: true, is_active: false } }));
-      expect(await count('{ productGroupId: 3 }')).toBe(await prisma().product.count({ where: { product_group_id: 3 } }));
+      expect(await count('{ isSales: true, isActive: false }')).toBe(
+        await prisma().product.count({ where: { is_sales: true, is_active: false } }),
+      );
+      expect(await count('{ productGroupId: 3 }')).toBe(
+        await prisma().product.count({ where: { product_group_id: 3 } }),
+      );
       const after = new Date('2025-10-01T00:00:00Z');
       const modified = await prisma().product.count({ where: { modified_date: { gt: after } } });
       expect(modified).toBeGreaterThan(0);
       expect(await count('{ modifiedAfter: "2025-10-01T00:00:00Z" }')).toBe(modified);
-      expect(await count('{ productGroupTypeId: 1 }', 'productGroups')).toBe(await prisma().productGroup.count({ where: { type_id: 1 } }));
+      expect(await count('{ productGroupTypeId: 1 }', 'productGroups')).toBe(
+        await prisma().productGroup.count({ where: { type_id: 1 } }),
+      );
       const customer = await prisma().customer.findFirstOrThrow({ where: { id: 7 } });
-      const found = (await env.gql(`{ customers(filter: { reference: "${customer.reference}" }) { nodes { id } } }`)).body.data!.customers.nodes;
+      const found = (await env.gql(`{ customers(filter: { reference: "${customer.reference}" }) { nodes { id } } }`))
+        .body.data!.customers.nodes;
       expect(found).toEqual([{ id: 7 }]);
     });
 
     it('gtin matches with or without leading zeros (the spec types it as a number)', async () => {
       const product = await prisma().product.update({ where: { id: 42 }, data: { gtin: '0054000001234' } });
       for (const gtin of ['0054000001234', '54000001234']) {
-        expect((await env.gql(`{ products(filter: { gtin: "${gtin}" }) { nodes { id } } }`)).body.data!.products.nodes).toEqual([{ id: product.id }]);
+        expect(
+          (await env.gql(`{ products(filter: { gtin: "${gtin}" }) { nodes { id } } }`)).body.data!.products.nodes,
+        ).toEqual([{ id: product.id }]);
       }
     });
 
-    it("preferredSupplierReference: products whose preferred supplier has that reference", async () => {
+    it('preferredSupplierReference: products whose preferred supplier has that reference', async () => {
       const supplier = await prisma().supplier.findFirstOrThrow({ where: { preferred_for: { some: {} } } });
       const expected = await prisma().product.count({ where: { preferred_supplier_id: supplier.id } });
       expect(await count(`{ preferredSupplierReference: "${supplier.reference}" }`)).toBe(expected);
@@ -221,14 +308,21 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
       const gtins = body.data!.products.nodes.map((p: { gtin: string | null }) => p.gtin);
       const present = gtins.filter((g: string | null) => g !== null);
       expect(present).toEqual([...present].sort().reverse());
-      expect(gtins.indexOf(null) === -1 || gtins.slice(gtins.indexOf(null)).every((g: string | null) => g === null)).toBe(true);
+      expect(
+        gtins.indexOf(null) === -1 || gtins.slice(gtins.indexOf(null)).every((g: string | null) => g === null),
+      ).toBe(true);
     });
   });
 
   describe('values', () => {
     it('localized text: the four languages, and `text` in the asked locale with the fallback chain', async () => {
-      await prisma().unit.update({ where: { id: 2 }, data: { description_en: null, description_fr: null, description_nl: 'stuk', description_de: 'Stück' } });
-      const { body } = await env.gql('{ unit(id: 2) { en: description { nl fr en de text } fr: description(locale: FR) { text } de: description(locale: DE) { text } } }');
+      await prisma().unit.update({
+        where: { id: 2 },
+        data: { description_en: null, description_fr: null, description_nl: 'stuk', description_de: 'Stück' },
+      });
+      const { body } = await env.gql(
+        '{ unit(id: 2) { en: description { nl fr en de text } fr: description(locale: FR) { text } de: description(locale: DE) { text } } }',
+      );
       expect(body.data!.unit).toEqual({
         en: { nl: 'stuk', fr: null, en: null, de: 'Stück', text: 'stuk' },
         fr: { text: 'stuk' },
@@ -237,7 +331,10 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
     });
 
     it('decimals read back exactly as stored', async () => {
-      await prisma().product.update({ where: { id: 10 }, data: { consumer_price: '0.1', nlc: '12345678.9012345', gross_weight_in_kilogram: '1e-9' } });
+      await prisma().product.update({
+        where: { id: 10 },
+        data: { consumer_price: '0.1', nlc: '12345678.9012345', gross_weight_in_kilogram: '1e-9' },
+      });
       const { body } = await env.gql('{ product(id: 10) { consumerPrice nlc grossWeightInKilogram } }');
       expect(body.data!.product).toEqual({ consumerPrice: 0.1, nlc: 12345678.9012345, grossWeightInKilogram: 1e-9 });
     });
@@ -260,40 +357,69 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
         supplier(id: 2) { products { totalCount } }
         product(id: 5) { customerProducts { totalCount } }
       }`);
-      expect(body.data!.customer.customerProducts.totalCount).toBe(await prisma().customerProduct.count({ where: { customer_id: 3 } }));
-      expect(body.data!.customer.customerProducts.nodes.every((n: { customer: { id: number } }) => n.customer.id === 3)).toBe(true);
-      expect(body.data!.productGroup.products.totalCount).toBe(await prisma().product.count({ where: { product_group_id: 3 } }));
-      expect(body.data!.supplier.products.totalCount).toBe(await prisma().product.count({ where: { preferred_supplier_id: 2 } }));
-      expect(body.data!.product.customerProducts.totalCount).toBe(await prisma().customerProduct.count({ where: { product_id: 5 } }));
+      expect(body.data!.customer.customerProducts.totalCount).toBe(
+        await prisma().customerProduct.count({ where: { customer_id: 3 } }),
+      );
+      expect(
+        body.data!.customer.customerProducts.nodes.every((n: { customer: { id: number } }) => n.customer.id === 3),
+      ).toBe(true);
+      expect(body.data!.productGroup.products.totalCount).toBe(
+        await prisma().product.count({ where: { product_group_id: 3 } }),
+      );
+      expect(body.data!.supplier.products.totalCount).toBe(
+        await prisma().product.count({ where: { preferred_supplier_id: 2 } }),
+      );
+      expect(body.data!.product.customerProducts.totalCount).toBe(
+        await prisma().customerProduct.count({ where: { product_id: 5 } }),
+      );
     });
   });
 
   describe('over HTTP', () => {
     it('needs a token (401 with the Bearer challenge), like REST', async () => {
-      const res = await env.t.request('/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const res = await env.t.request('/graphql', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data"');
     });
 
     it('a mutation with a read-only token: 403 insufficient_scope at the HTTP level, nothing written', async () => {
-      const { status, body } = await env.gql('mutation { createBrand(input: { reference: "NOPE" }) { id } }', undefined, { token: env.readToken });
+      const { status, body } = await env.gql(
+        'mutation { createBrand(input: { reference: "NOPE" }) { id } }',
+        undefined,
+        { token: env.readToken },
+      );
       expect(status).toBe(403);
       expect(body).toMatchObject({ error: 'insufficient_scope' });
       expect(await prisma().brand.count({ where: { reference: 'NOPE' } })).toBe(0);
     });
 
     it('a NUL character in a variable is BAD_USER_INPUT before any statement', async () => {
-      const { status, body, statements } = await env.gql('query($r: String) { customers(filter: { reference: $r }) { nodes { id } } }', { r: 'a\u0000b' });
+      const { status, body, statements } = await env.gql(
+        'query($r: String) { customers(filter: { reference: $r }) { nodes { id } } }',
+        { r: 'a\u0000b' },
+      );
       expect(status).toBe(400);
-      expect(body.errors![0]).toMatchObject({ message: 'variable $r contains a NUL character', extensions: { code: 'BAD_USER_INPUT' } });
+      expect(body.errors![0]).toMatchObject({
+        message: 'variable $r contains a NUL character',
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
       expect(statements).toBe(0);
     });
 
     it('a NUL character in a string literal of the query is BAD_USER_INPUT too, every time it is sent', async () => {
       for (let i = 0; i < 2; i++) {
-        const { status, body, statements } = await env.gql('{ customers(filter: { reference: "a\\u0000b" }) { nodes { id } } }');
+        const { status, body, statements } = await env.gql(
+          '{ customers(filter: { reference: "a\\u0000b" }) { nodes { id } } }',
+        );
         expect(status).toBe(400);
-        expect(body.errors![0]).toMatchObject({ message: 'a string in the query contains a NUL character', extensions: { code: 'BAD_USER_INPUT' } });
+        expect(body.errors![0]).toMatchObject({
+          message: 'a string in the query contains a NUL character',
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
         expect(statements).toBe(0);
       }
     });
@@ -306,7 +432,9 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
       // Refused before running (here by validation): counted too, as rejected.
       const refused = await env.gql('query RefusedProbe { noSuchField }', undefined);
       expect(refused.status).toBe(400);
-      expect(await (await env.t.request('/metrics')).text()).toMatch(/^graphql_operations_total\{operation="RefusedProbe",type="unknown",outcome="rejected"\} 1$/m);
+      expect(await (await env.t.request('/metrics')).text()).toMatch(
+        /^graphql_operations_total\{operation="RefusedProbe",type="unknown",outcome="rejected"\} 1$/m,
+      );
     });
   });
 });

@@ -4,7 +4,14 @@
  * type; the committed SDL is the one served.
  */
 import { readFileSync } from 'node:fs';
-import { getNamedType, getNullableType, isListType, isNonNullType, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isNonNullType,
+  type GraphQLField,
+  type GraphQLObjectType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printSdl, schema } from '../../src/graphql/schema.ts';
 import { attributeField, camel, singular, typeName } from '../../src/graphql/names.ts';
@@ -32,9 +39,16 @@ describe('the GraphQL schema against the registry and the spec', () => {
     });
 
     it('has every attribute under its camelCase name, with its type', () => {
-      const expected = { string: 'String', integer: 'Int', decimal: 'Decimal', boolean: 'Boolean', datetime: 'DateTime' } as const;
+      const expected = {
+        string: 'String',
+        integer: 'Int',
+        decimal: 'Decimal',
+        boolean: 'Boolean',
+        datetime: 'DateTime',
+      } as const;
       for (const [name, attribute] of Object.entries(resource.attributes)) {
-        const field: GraphQLField<unknown, unknown> | undefined = fields[attributeField(resource, name, attribute.column)];
+        const field: GraphQLField<unknown, unknown> | undefined =
+          fields[attributeField(resource, name, attribute.column)];
         expect(field, name).toBeDefined();
         const named = getNamedType(field!.type).name;
         if (attribute.type === 'localized') {
@@ -55,7 +69,9 @@ describe('the GraphQL schema against the registry and the spec', () => {
         expect(field, name).toBeDefined();
         expect(getNamedType(field!.type).name, name).toBe(typeName(relationship.target));
         expect(isListType(getNullableType(field!.type)), name).toBe(relationship.cardinality === 'to-many');
-        expect(field!.deprecationReason ?? undefined, name).toEqual(relationship.deprecated ? expect.stringContaining('evaluationRoleUsers') : undefined);
+        expect(field!.deprecationReason ?? undefined, name).toEqual(
+          relationship.deprecated ? expect.stringContaining('evaluationRoleUsers') : undefined,
+        );
       }
     });
 
@@ -92,21 +108,44 @@ describe('the GraphQL schema against the registry and the spec', () => {
   });
 
   it('lists filters covering the REST filters, and an orderBy', () => {
-    const inputFields = (name: string) => Object.keys((schema.getType(name) as unknown as { getFields(): object }).getFields());
+    const inputFields = (name: string) =>
+      Object.keys((schema.getType(name) as unknown as { getFields(): object }).getFields());
     expect(inputFields('CustomerFilter')).toEqual(expect.arrayContaining(['reference']));
     expect(inputFields('ProductFilter')).toEqual(
-      expect.arrayContaining(['isActive', 'isSales', 'gtin', 'productGroupId', 'preferredSupplierReference', 'modifiedAfter']),
+      expect.arrayContaining([
+        'isActive',
+        'isSales',
+        'gtin',
+        'productGroupId',
+        'preferredSupplierReference',
+        'modifiedAfter',
+      ]),
     );
     expect(inputFields('ProductGroupFilter')).toEqual(expect.arrayContaining(['isActive', 'productGroupTypeId']));
     expect(inputFields('ProductStructureFilter')).toEqual(expect.arrayContaining(['modifiedAfter']));
-    expect(String(schema.getQueryType()!.getFields().products!.args.find((a) => a.name === 'orderBy')!.type)).toBe('[ProductOrderBy!]');
+    expect(
+      String(
+        schema
+          .getQueryType()!
+          .getFields()
+          .products!.args.find((a) => a.name === 'orderBy')!.type,
+      ),
+    ).toBe('[ProductOrderBy!]');
   });
 
   it('has create and update mutations for what the spec lets clients add and update, structures through products', () => {
     const mutations = Object.keys(schema.getMutationType()!.getFields());
-    expect(mutations).toEqual(expect.arrayContaining(['createCustomer', 'updateCustomer', 'createProduct', 'updateProduct', 'createUnit']));
     expect(mutations).toEqual(
-      expect.arrayContaining(['createProductStructure', 'addProductStructureItems', 'replaceProductStructureItems', 'removeProductStructureItems', 'updateProductStructureItem']),
+      expect.arrayContaining(['createCustomer', 'updateCustomer', 'createProduct', 'updateProduct', 'createUnit']),
+    );
+    expect(mutations).toEqual(
+      expect.arrayContaining([
+        'createProductStructure',
+        'addProductStructureItems',
+        'replaceProductStructureItems',
+        'removeProductStructureItems',
+        'updateProductStructureItem',
+      ]),
     );
     expect(mutations).not.toContain('createProductStructureItem');
     // Nullable: when one mutation fails, the results of those before it still reach the client.

@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { providers } from '../support/databases.ts';
-import { expectShapeA, expectShapeB, expectStatus, identifier, MISSING_ID, restSuite, type RestResponse } from './support.ts';
+import {
+  expectShapeA,
+  expectShapeB,
+  expectStatus,
+  identifier,
+  MISSING_ID,
+  restSuite,
+  type RestResponse,
+} from './support.ts';
 
 const USERS = 'commercial_resolve_responsible_users';
 
@@ -40,7 +48,9 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       expect(first.body.data.meta.version).toBe(read.body.data.meta.version + 1);
       const second = await api.patch(`/products/${product.id}`, renamed(2), ifMatch(tag));
       expectShapeB(second, 412, 'precondition_failed');
-      expect(second.body.error.message).toMatch(new RegExp(`products ${product.id} is at version ${first.body.data.meta.version}`));
+      expect(second.body.error.message).toMatch(
+        new RegExp(`products ${product.id} is at version ${first.body.data.meta.version}`),
+      );
       const now = await api.get(`/products/${product.id}`);
       expect(now.body.data).toEqual(first.body.data);
       expect(now.body.data.attributes.name.en).toBe('Renamed 1');
@@ -49,7 +59,9 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
     it('UPDATE sent by ten clients at the same moment: exactly one 200, nine 412', async () => {
       const product = await api.create('products');
       const tag = etag(await api.get(`/products/${product.id}`));
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, n) => api.patch(`/products/${product.id}`, renamed(n), ifMatch(tag))));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, n) => api.patch(`/products/${product.id}`, renamed(n), ifMatch(tag))),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(9).fill(412)]);
       const winner = answers.find((a) => a.status === 200)!;
       expect(winner.body.data.meta.version).toBe(product.meta.version + 1);
@@ -62,23 +74,50 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       const tag = etag(await api.get(`/customers/${customer.id}`));
       const path = `/customers/${customer.id}/relationships/${USERS}`;
       expectStatus(await api.post(path, { data: [identifier('users', u1!)] }, ifMatch(tag)), 200);
-      expectShapeB(await api.post(path, { data: [identifier('users', u2!)] }, ifMatch(tag)), 412, 'precondition_failed');
+      expectShapeB(
+        await api.post(path, { data: [identifier('users', u2!)] }, ifMatch(tag)),
+        412,
+        'precondition_failed',
+      );
       expect((await api.get(path)).body.data).toEqual([identifier('users', u1!)]);
     });
 
-    it('REL-REPLACE, REL-REMOVE and REL-SET check the resource\'s tag too', async () => {
+    it("REL-REPLACE, REL-REMOVE and REL-SET check the resource's tag too", async () => {
       const customer = await api.create('customers');
       const stale = etag(await api.get(`/customers/${customer.id}`));
-      expectStatus(await api.patch(`/customers/${customer.id}`, { data: { type: 'customers', attributes: { name: 'moved on' } } }), 200);
+      expectStatus(
+        await api.patch(`/customers/${customer.id}`, { data: { type: 'customers', attributes: { name: 'moved on' } } }),
+        200,
+      );
       const before = (await api.get(`/customers/${customer.id}`)).body.data;
       const [type] = await api.ids('customer_types', 2).then((ids) => ids.slice(1));
-      expectShapeB(await api.patch(`/customers/${customer.id}/relationships/${USERS}`, { data: [] }, ifMatch(stale)), 412, 'precondition_failed');
-      expectShapeB(await api.delete(`/customers/${customer.id}/relationships/${USERS}`, { data: before.relationships[USERS].data }, ifMatch(stale)), 412, 'precondition_failed');
-      expectShapeB(await api.patch(`/customers/${customer.id}/relationships/customer_type`, { data: identifier('customer_types', type!) }, ifMatch(stale)), 412, 'precondition_failed');
+      expectShapeB(
+        await api.patch(`/customers/${customer.id}/relationships/${USERS}`, { data: [] }, ifMatch(stale)),
+        412,
+        'precondition_failed',
+      );
+      expectShapeB(
+        await api.delete(
+          `/customers/${customer.id}/relationships/${USERS}`,
+          { data: before.relationships[USERS].data },
+          ifMatch(stale),
+        ),
+        412,
+        'precondition_failed',
+      );
+      expectShapeB(
+        await api.patch(
+          `/customers/${customer.id}/relationships/customer_type`,
+          { data: identifier('customer_types', type!) },
+          ifMatch(stale),
+        ),
+        412,
+        'precondition_failed',
+      );
       expect((await api.get(`/customers/${customer.id}`)).body.data).toEqual(before);
     });
 
-    it('bills of material: adding items checks the structure\'s tag, adding a structure the product\'s', async () => {
+    it("bills of material: adding items checks the structure's tag, adding a structure the product's", async () => {
       const product = await api.create('products');
       const productTag = etag(await api.get(`/products/${product.id}`));
       const { data: structure } = await api.createStructure(product.id);
@@ -89,13 +128,24 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       const other = await api.create('products');
       const structureTag = etag(await api.get(`/product_structures/${structure.id}`));
       const item = await api.itemObject(other.id);
-      expectStatus(await api.post(`/product_structures/${structure.id}/items`, { data: [item] }, ifMatch(structureTag)), 201);
+      expectStatus(
+        await api.post(`/product_structures/${structure.id}/items`, { data: [item] }, ifMatch(structureTag)),
+        201,
+      );
       const before = await api.count('product_structure_items', { product_structure_id: structure.id });
-      expectShapeB(await api.post(`/product_structures/${structure.id}/items`, { data: [item] }, ifMatch(structureTag)), 412, 'precondition_failed');
+      expectShapeB(
+        await api.post(`/product_structures/${structure.id}/items`, { data: [item] }, ifMatch(structureTag)),
+        412,
+        'precondition_failed',
+      );
       expect(await api.count('product_structure_items', { product_structure_id: structure.id })).toBe(before);
       const third = await api.create('products');
       expectShapeB(
-        await api.post(`/products/${third.id}/product_structure`, { data: { type: 'product_structures', attributes: { quantity: 1 } } }, ifMatch(`"999-${productTag.split('-')[1]}`)),
+        await api.post(
+          `/products/${third.id}/product_structure`,
+          { data: { type: 'product_structures', attributes: { quantity: 1 } } },
+          ifMatch(`"999-${productTag.split('-')[1]}`),
+        ),
         412,
         'precondition_failed',
       );
@@ -103,14 +153,27 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
     });
 
     it('the tag of an ADD and of a PATCH answer is the one GET gives, and works for the next write', async () => {
-      const added = await api.post('/units', { data: { type: 'units', attributes: { reference: api.unique('crate') } } });
+      const added = await api.post('/units', {
+        data: { type: 'units', attributes: { reference: api.unique('crate') } },
+      });
       expectStatus(added, 201);
       const id = added.body.data.id;
       expect(etag(added)).toBe(etag(await api.get(`/units/${id}`)));
-      const patched = await api.patch(`/units/${id}`, { data: { type: 'units', attributes: { description: { en: 'Crate' } } } }, ifMatch(etag(added)));
+      const patched = await api.patch(
+        `/units/${id}`,
+        { data: { type: 'units', attributes: { description: { en: 'Crate' } } } },
+        ifMatch(etag(added)),
+      );
       expectStatus(patched, 200);
       expect(etag(patched)).toBe(etag(await api.get(`/units/${id}`)));
-      expectStatus(await api.patch(`/units/${id}`, { data: { type: 'units', attributes: { description: { fr: 'Caisse' } } } }, ifMatch(etag(patched))), 200);
+      expectStatus(
+        await api.patch(
+          `/units/${id}`,
+          { data: { type: 'units', attributes: { description: { fr: 'Caisse' } } } },
+          ifMatch(etag(patched)),
+        ),
+        200,
+      );
     });
 
     it('If-Match: * goes ahead; a weak tag, the tag of another answer or of a missing resource do not', async () => {
@@ -134,9 +197,20 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       expectShapeB(badNone, 400, 'invalid_parameter');
       expect(badNone.body.error.message).toMatch(/If-None-Match/);
       const before = await api.count('units');
-      expectShapeB(await api.post('/units', { data: { type: 'units', attributes: { reference: api.unique('u') } } }, ifMatch('"1-abcdef01"')), 412, 'precondition_failed');
+      expectShapeB(
+        await api.post(
+          '/units',
+          { data: { type: 'units', attributes: { reference: api.unique('u') } } },
+          ifMatch('"1-abcdef01"'),
+        ),
+        412,
+        'precondition_failed',
+      );
       expect(await api.count('units')).toBe(before);
-      expectStatus(await api.post('/units', { data: { type: 'units', attributes: { reference: api.unique('u') } } }, ifMatch('*')), 201);
+      expectStatus(
+        await api.post('/units', { data: { type: 'units', attributes: { reference: api.unique('u') } } }, ifMatch('*')),
+        201,
+      );
     });
   });
 
@@ -163,16 +237,26 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
 
     it('HEAD answers 304 too', async () => {
       const res = await api.get('/units/1');
-      const head = await api.env.t.request('/units/1', { method: 'HEAD', headers: { Authorization: `Bearer ${api.env.token}`, 'If-None-Match': etag(res) } });
+      const head = await api.env.t.request('/units/1', {
+        method: 'HEAD',
+        headers: { Authorization: `Bearer ${api.env.token}`, 'If-None-Match': etag(res) },
+      });
       expect(head.status).toBe(304);
     });
 
     it('after a write that changes a body: 200 and a new tag, for the resource, a page that shows it and its relationship', async () => {
       const customer = await api.create('customers', { relationships: { [USERS]: { data: [] } } });
-      const paths = [`/customers/${customer.id}`, `/customers?per_page=50&page=${Math.ceil(customer.id / 50)}`, `/customers/${customer.id}/relationships/${USERS}`];
+      const paths = [
+        `/customers/${customer.id}`,
+        `/customers?per_page=50&page=${Math.ceil(customer.id / 50)}`,
+        `/customers/${customer.id}/relationships/${USERS}`,
+      ];
       const before = await Promise.all(paths.map(async (path) => etag(await api.get(path))));
       const [user] = await api.ids('users', 1);
-      expectStatus(await api.post(`/customers/${customer.id}/relationships/${USERS}`, { data: [identifier('users', user!)] }), 200);
+      expectStatus(
+        await api.post(`/customers/${customer.id}/relationships/${USERS}`, { data: [identifier('users', user!)] }),
+        200,
+      );
       for (const [i, path] of paths.entries()) {
         const res = await api.get(path, ifNoneMatch(before[i]!));
         expectStatus(res, 200, path);
@@ -182,13 +266,27 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
 
     it('a write that changes nothing keeps the version, modified_date and every tag', async () => {
       const customer = await api.create('customers');
-      const paths = [`/customers/${customer.id}`, `/customers?per_page=50&page=${Math.ceil(customer.id / 50)}`, `/customers/${customer.id}/relationships/${USERS}`];
+      const paths = [
+        `/customers/${customer.id}`,
+        `/customers?per_page=50&page=${Math.ceil(customer.id / 50)}`,
+        `/customers/${customer.id}/relationships/${USERS}`,
+      ];
       const before = await Promise.all(paths.map(async (path) => etag(await api.get(path))));
       const document = (await api.get(`/customers/${customer.id}`)).body.data;
       // The document sent back as it is, and each relationship set to what it holds.
       expectStatus(await api.patch(`/customers/${customer.id}`, { data: document }), 200);
-      expectStatus(await api.patch(`/customers/${customer.id}/relationships/${USERS}`, { data: document.relationships[USERS].data }), 200);
-      expectStatus(await api.post(`/customers/${customer.id}/relationships/${USERS}`, { data: document.relationships[USERS].data }), 200);
+      expectStatus(
+        await api.patch(`/customers/${customer.id}/relationships/${USERS}`, {
+          data: document.relationships[USERS].data,
+        }),
+        200,
+      );
+      expectStatus(
+        await api.post(`/customers/${customer.id}/relationships/${USERS}`, {
+          data: document.relationships[USERS].data,
+        }),
+        200,
+      );
       expectStatus(await api.delete(`/customers/${customer.id}/relationships/${USERS}`, { data: [] }), 200);
       for (const [i, path] of paths.entries()) await expectNotModified(path, before[i]!);
       expect((await api.get(`/customers/${customer.id}`)).body.data).toEqual(document);
@@ -204,16 +302,31 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       expect(included.map((i: any) => i.meta.version)).toEqual([1, 1]);
       const version = async () => (await api.get(`/product_structures/${structure.id}`)).body.data.meta.version;
       // Removing items the structure does not hold changes nothing.
-      expectStatus(await api.delete(`/product_structures/${structure.id}/relationships/items`, { data: [identifier('product_structure_items', MISSING_ID)] }), 200);
+      expectStatus(
+        await api.delete(`/product_structures/${structure.id}/relationships/items`, {
+          data: [identifier('product_structure_items', MISSING_ID)],
+        }),
+        200,
+      );
       expect(await version()).toBe(1);
-      expectStatus(await api.delete(`/product_structures/${structure.id}/relationships/items`, { data: [identifier('product_structure_items', included[0].id)] }), 200);
+      expectStatus(
+        await api.delete(`/product_structures/${structure.id}/relationships/items`, {
+          data: [identifier('product_structure_items', included[0].id)],
+        }),
+        200,
+      );
       expect(await version()).toBe(2);
       const [other] = await api.ids('products', 1);
-      expectStatus(await api.post(`/product_structures/${structure.id}/items`, { data: [await api.itemObject(other!)] }), 201);
+      expectStatus(
+        await api.post(`/product_structures/${structure.id}/items`, { data: [await api.itemObject(other!)] }),
+        201,
+      );
       expect(await version()).toBe(3);
       // An item's own change is its own version, not its structure's (whose document lists only ids).
       const kept = included[1];
-      const updated = await api.patch(`/product_structure_items/${kept.id}`, { data: { type: 'product_structure_items', attributes: { net_quantity: 9 } } });
+      const updated = await api.patch(`/product_structure_items/${kept.id}`, {
+        data: { type: 'product_structure_items', attributes: { net_quantity: 9 } },
+      });
       expect(updated.body.data.meta.version).toBe(2);
       expect(await version()).toBe(3);
       expectStatus(await api.patch(`/product_structures/${structure.id}/relationships/items`, { data: [] }), 200);
@@ -223,7 +336,9 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
 
     it('meta.version in a request body is ignored', async () => {
       const unit = await api.create('units');
-      const res = await api.patch(`/units/${unit.id}`, { data: { type: 'units', meta: { version: 42 }, attributes: { description: { en: 'Box' } } } });
+      const res = await api.patch(`/units/${unit.id}`, {
+        data: { type: 'units', meta: { version: 42 }, attributes: { description: { en: 'Box' } } },
+      });
       expectStatus(res, 200);
       expect(res.body.data.meta.version).toBe(2);
     });

@@ -31,7 +31,9 @@ import {
 } from './support.ts';
 
 const TYPES = resources.map((r) => [r.type, r] as const);
-const RELATIONSHIPS = resources.flatMap((r) => Object.entries(r.relationships).map(([name, rel]) => [`${r.type}.${name}`, r, name, rel] as const));
+const RELATIONSHIPS = resources.flatMap((r) =>
+  Object.entries(r.relationships).map(([name, rel]) => [`${r.type}.${name}`, r, name, rel] as const),
+);
 
 /** How each relationship operation is reached (rest.md "Paths and methods"). */
 type Access = { method: 'GET' | 'PATCH' | 'POST' | 'DELETE'; related: boolean };
@@ -46,7 +48,9 @@ const ACCESS: Record<RelationshipOperation, Access> = {
 
 /** The operations a client can reach on a relationship's two paths (PATCH is set for to-one, replace for to-many). */
 function reachable(rel: Relationship): RelationshipOperation[] {
-  return rel.cardinality === 'to-one' ? ['get', 'set', 'add', 'remove', 'related'] : ['get', 'replace', 'add', 'remove', 'related'];
+  return rel.cardinality === 'to-one'
+    ? ['get', 'set', 'add', 'remove', 'related']
+    : ['get', 'replace', 'add', 'remove', 'related'];
 }
 
 const ms = (atom: string) => Date.parse(atom);
@@ -64,7 +68,10 @@ function expectedRoutes(): Map<string, string | undefined> {
     for (const [name, rel] of Object.entries(r.relationships)) {
       for (const op of [...rel.operations, ...(rel.forbidden?.operations ?? [])]) {
         const { method, related } = ACCESS[op];
-        routes.set(`${method} /${r.type}/:id/${related ? '' : 'relationships/'}${name}`, rel.operations.includes(op) ? undefined : 'refused');
+        routes.set(
+          `${method} /${r.type}/:id/${related ? '' : 'relationships/'}${name}`,
+          rel.operations.includes(op) ? undefined : 'refused',
+        );
       }
     }
   }
@@ -76,13 +83,17 @@ function expectedRoutes(): Map<string, string | undefined> {
 describe('the route table', () => {
   it('holds exactly the operations of the registry, the always-refused ones marked refused', () => {
     const expected = expectedRoutes();
-    const actual = new Map(REST_ROUTES.map((r) => [`${r.method} ${r.path}`, r.refused === undefined ? undefined : 'refused']));
+    const actual = new Map(
+      REST_ROUTES.map((r) => [`${r.method} ${r.path}`, r.refused === undefined ? undefined : 'refused']),
+    );
     expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
     expect(actual).toEqual(expected);
   });
 
   it("refuses exactly the spec's Errors table rows (403)", () => {
-    const refused = REST_ROUTES.filter((r) => r.refused).map((r) => `${r.method} ${r.path}`).sort();
+    const refused = REST_ROUTES.filter((r) => r.refused)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(refused).toEqual(
       [
         'PATCH /customer_products/:id/relationships/customer',
@@ -144,7 +155,10 @@ describe.each(providers)('REST contract on %s', (provider) => {
         const res = await api.get(`/${type}?per_page=${perPage}&page=${page}`);
         expectStatus(res, 200);
         const expected = all.slice((page - 1) * perPage, page * perPage);
-        expect(res.body.data.map((d: any) => d.id), `page ${page}`).toEqual(expected);
+        expect(
+          res.body.data.map((d: any) => d.id),
+          `page ${page}`,
+        ).toEqual(expected);
         expect(res.body.meta).toEqual({ total, count: expected.length, pages, per_page: perPage });
         const { self, first, prev, next, last } = res.body.links;
         expect([self, first, prev, next, last].map(pageOf), `links of page ${page}`).toEqual([
@@ -184,9 +198,11 @@ describe.each(providers)('REST contract on %s', (provider) => {
         const doc = res.body.data;
         expectResource(doc, type);
         expect(res.headers.get('location')).toBe(`${BASE}/${type}/${doc.id}`);
-        for (const [name, value] of Object.entries(body.data.attributes)) expect(doc.attributes[name], name).toEqual(value);
+        for (const [name, value] of Object.entries(body.data.attributes))
+          expect(doc.attributes[name], name).toEqual(value);
         for (const [name, member] of Object.entries(body.data.relationships) as [string, { data: any }][]) {
-          if (Array.isArray(member.data)) expect(sortIds(doc.relationships[name].data), name).toEqual(sortIds(member.data));
+          if (Array.isArray(member.data))
+            expect(sortIds(doc.relationships[name].data), name).toEqual(sortIds(member.data));
           else expect(doc.relationships[name].data, name).toEqual(member.data);
         }
         for (const date of ['modified_date', 'created_date']) {
@@ -215,20 +231,26 @@ describe.each(providers)('REST contract on %s', (provider) => {
       for (const [name, rel] of Object.entries(resource.relationships)) {
         if (rel.forbidden || !['foreignKey', 'join'].includes(rel.storage.kind)) continue;
         const [, second] = await api.ids(rel.target, 2);
-        relationships[name] = { data: rel.cardinality === 'to-one' ? identifier(rel.target, second!) : [identifier(rel.target, second!)] };
+        relationships[name] = {
+          data: rel.cardinality === 'to-one' ? identifier(rel.target, second!) : [identifier(rel.target, second!)],
+        };
       }
-      const res = await api.patch(`/${type}/${created.id}`, { data: { type, id: created.id, attributes, relationships } });
+      const res = await api.patch(`/${type}/${created.id}`, {
+        data: { type, id: created.id, attributes, relationships },
+      });
       expectStatus(res, 200);
       expect(res.headers.get('content-type')).toBe(JSON_UTF8);
       const doc = res.body.data;
       expectResource(doc, type, created.id);
       for (const [name, value] of Object.entries(attributes)) expect(doc.attributes[name], name).toEqual(value);
-      for (const [name, member] of Object.entries(relationships)) expect(doc.relationships[name].data, name).toEqual(member.data);
+      for (const [name, member] of Object.entries(relationships))
+        expect(doc.relationships[name].data, name).toEqual(member.data);
       // Relationships not given are kept.
       for (const name of Object.keys(resource.relationships)) {
         if (!(name in relationships)) expect(doc.relationships[name], name).toEqual(created.relationships[name]);
       }
-      if ('modified_date' in resource.attributes) expect(ms(doc.attributes.modified_date)).toBeGreaterThanOrEqual(ms(created.attributes.modified_date));
+      if ('modified_date' in resource.attributes)
+        expect(ms(doc.attributes.modified_date)).toBeGreaterThanOrEqual(ms(created.attributes.modified_date));
       const read = await api.get(`/${type}/${created.id}`);
       expect(read.body.data).toEqual(doc);
     });
@@ -236,7 +258,9 @@ describe.each(providers)('REST contract on %s', (provider) => {
     it('UPDATE by PUT: the same partial semantics (only what is given changes)', async () => {
       const created = await api.create(type);
       const [name, value] = Object.entries(api.sampleAttributes(resource, api.next()))[0] ?? [];
-      const res = await api.put(`/${type}/${created.id}`, { data: { type, attributes: name ? { [name]: value } : {} } });
+      const res = await api.put(`/${type}/${created.id}`, {
+        data: { type, attributes: name ? { [name]: value } : {} },
+      });
       expectStatus(res, 200);
       expectResource(res.body.data, type, created.id);
       const expected = withoutDates(created);
@@ -271,10 +295,18 @@ describe.each(providers)('REST contract on %s', (provider) => {
     it('methods not listed on the collection and its members: 405 shape B with Allow', async () => {
       const [id] = await api.ids(type, 1);
       const member = ['GET', 'PATCH', 'PUT'];
-      const collection = ['GET', ...(resource.operations.includes('add') || resource.forbidden?.operations.includes('add') ? ['POST'] : [])];
+      const collection = [
+        'GET',
+        ...(resource.operations.includes('add') || resource.forbidden?.operations.includes('add') ? ['POST'] : []),
+      ];
       // No DELETE of resources: master data is deactivated, not deleted.
       expectMethodNotAllowed(await api.delete(`/${type}/${id}`), 'DELETE', member, `DELETE /${type}/${id}`);
-      expectMethodNotAllowed(await api.post(`/${type}/${id}`, { data: { type } }), 'POST', member, `POST /${type}/${id}`);
+      expectMethodNotAllowed(
+        await api.post(`/${type}/${id}`, { data: { type } }),
+        'POST',
+        member,
+        `POST /${type}/${id}`,
+      );
       expectMethodNotAllowed(await api.delete(`/${type}`), 'DELETE', collection, `DELETE /${type}`);
       expectMethodNotAllowed(await api.patch(`/${type}`, { data: { type } }), 'PATCH', collection, `PATCH /${type}`);
       expectMethodNotAllowed(await api.put(`/${type}`, { data: { type } }), 'PUT', collection, `PUT /${type}`);
@@ -282,263 +314,315 @@ describe.each(providers)('REST contract on %s', (provider) => {
     });
   });
 
-  describe.each(RELATIONSHIPS)('relationship %s', (_name, resource: ResourceDefinition, name: string, rel: Relationship) => {
-    const type = resource.type;
-    const relPath = (id: number | string) => `/${type}/${id}/relationships/${name}`;
-    const relatedPath = (id: number | string) => `/${type}/${id}/${name}`;
-    const listed = (op: RelationshipOperation) => rel.operations.includes(op);
-    const refused = (op: RelationshipOperation) => rel.forbidden?.operations.includes(op) ?? false;
-    const methodsOn = (related: boolean) =>
-      reachable(rel)
-        .filter((op) => listed(op) && ACCESS[op].related === related)
-        .map((op) => ACCESS[op].method);
-    const links = (id: number) => ({ self: `${BASE}${relPath(id)}`, related: `${BASE}${relatedPath(id)}` });
+  describe.each(RELATIONSHIPS)(
+    'relationship %s',
+    (_name, resource: ResourceDefinition, name: string, rel: Relationship) => {
+      const type = resource.type;
+      const relPath = (id: number | string) => `/${type}/${id}/relationships/${name}`;
+      const relatedPath = (id: number | string) => `/${type}/${id}/${name}`;
+      const listed = (op: RelationshipOperation) => rel.operations.includes(op);
+      const refused = (op: RelationshipOperation) => rel.forbidden?.operations.includes(op) ?? false;
+      const methodsOn = (related: boolean) =>
+        reachable(rel)
+          .filter((op) => listed(op) && ACCESS[op].related === related)
+          .map((op) => ACCESS[op].method);
+      const links = (id: number) => ({ self: `${BASE}${relPath(id)}`, related: `${BASE}${relatedPath(id)}` });
 
-    /** The relationship as the resource's own document shows it. */
-    async function current(id: number): Promise<any> {
-      return (await api.ok('GET', `/${type}/${id}`)).data.relationships[name].data;
-    }
-
-    /** A body for a write that is not listed (so that a 405 is not mistaken for a body error). */
-    const someBody = async () => {
-      const [target] = await api.ids(rel.target, 1);
-      return { data: rel.cardinality === 'to-one' ? identifier(rel.target, target!) : [identifier(rel.target, target!)] };
-    };
-
-    for (const op of reachable(rel)) {
-      const { method, related } = ACCESS[op];
-      const path = related ? relatedPath : relPath;
-      if (listed(op)) continue;
-      if (refused(op)) {
-        it(`${method} ${path(':id')} is always refused: 403 forbidden (shape B), nothing changes`, async () => {
-          const owner = (await seeded(type)).at(-1)!;
-          const before = await current(owner);
-          const res = await api.request(method, path(owner), { body: await someBody() });
-          expectShapeB(res, 403, 'forbidden');
-          expect(await current(owner)).toEqual(before);
-        });
-      } else {
-        it(`${method} ${path(':id')} is not an operation of this relationship: 405 shape B with Allow`, async () => {
-          const owner = (await seeded(type))[0]!;
-          const before = await current(owner);
-          const res = await api.request(method, path(owner), method === 'GET' ? {} : { body: await someBody() });
-          expectMethodNotAllowed(res, method, methodsOn(related), `${method} ${path(owner)}`);
-          expect(await current(owner)).toEqual(before);
-        });
+      /** The relationship as the resource's own document shows it. */
+      async function current(id: number): Promise<any> {
+        return (await api.ok('GET', `/${type}/${id}`)).data.relationships[name].data;
       }
-    }
 
-    it(`other methods on ${relatedPath(':id')}: 405 shape B with Allow`, async () => {
-      const owner = (await seeded(type))[0]!;
-      const special = (type === 'products' && name === 'product_structure') || (type === 'product_structures' && name === 'items') ? ['POST'] : [];
-      for (const method of ['POST', 'PATCH', 'PUT', 'DELETE'] as const) {
-        if (special.includes(method)) continue;
-        const res = await api.request(method, relatedPath(owner), { body: { data: [] } });
-        expectMethodNotAllowed(res, method, methodsOn(true), `${method} ${relatedPath(owner)}`);
+      /** A body for a write that is not listed (so that a 405 is not mistaken for a body error). */
+      const someBody = async () => {
+        const [target] = await api.ids(rel.target, 1);
+        return {
+          data: rel.cardinality === 'to-one' ? identifier(rel.target, target!) : [identifier(rel.target, target!)],
+        };
+      };
+
+      for (const op of reachable(rel)) {
+        const { method, related } = ACCESS[op];
+        const path = related ? relatedPath : relPath;
+        if (listed(op)) continue;
+        if (refused(op)) {
+          it(`${method} ${path(':id')} is always refused: 403 forbidden (shape B), nothing changes`, async () => {
+            const owner = (await seeded(type)).at(-1)!;
+            const before = await current(owner);
+            const res = await api.request(method, path(owner), { body: await someBody() });
+            expectShapeB(res, 403, 'forbidden');
+            expect(await current(owner)).toEqual(before);
+          });
+        } else {
+          it(`${method} ${path(':id')} is not an operation of this relationship: 405 shape B with Allow`, async () => {
+            const owner = (await seeded(type))[0]!;
+            const before = await current(owner);
+            const res = await api.request(method, path(owner), method === 'GET' ? {} : { body: await someBody() });
+            expectMethodNotAllowed(res, method, methodsOn(related), `${method} ${path(owner)}`);
+            expect(await current(owner)).toEqual(before);
+          });
+        }
       }
-    });
 
-    if (listed('get')) {
-      it(`REL-GET ${relPath(':id')}: 200 {links, data} as the resource shows it; include=${name} side-loads the targets`, async () => {
-        for (const owner of [...(await seeded(type)), (await api.create(type)).id]) {
-          const expected = await current(owner);
-          const res = await api.get(relPath(owner));
-          expectStatus(res, 200);
-          expect(res.headers.get('content-type')).toBe(JSON_UTF8);
-          expect(res.body.links).toEqual(links(owner));
-          expect(res.body.data).toEqual(expected);
-          if (res.body.included !== undefined) expect(res.body.included).toEqual([]);
-          const withIncluded = await api.get(`${relPath(owner)}?include=${name}`);
-          expectStatus(withIncluded, 200);
-          expect(withIncluded.body.data).toEqual(expected);
-          const targets = Array.isArray(expected) ? expected : expected ? [expected] : [];
-          if (targets.length > 0 || withIncluded.body.included !== undefined) {
-            expectIncluded(withIncluded.body.included, type, [{ id: owner, relationships: { [name]: { data: expected } } }], [name]);
-          }
+      it(`other methods on ${relatedPath(':id')}: 405 shape B with Allow`, async () => {
+        const owner = (await seeded(type))[0]!;
+        const special =
+          (type === 'products' && name === 'product_structure') || (type === 'product_structures' && name === 'items')
+            ? ['POST']
+            : [];
+        for (const method of ['POST', 'PATCH', 'PUT', 'DELETE'] as const) {
+          if (special.includes(method)) continue;
+          const res = await api.request(method, relatedPath(owner), { body: { data: [] } });
+          expectMethodNotAllowed(res, method, methodsOn(true), `${method} ${relatedPath(owner)}`);
         }
       });
 
-      it(`REL-GET on a missing ${type}: 404 shape A`, async () => {
-        expectShapeA(await api.get(relPath(MISSING_ID)), type, MISSING_ID);
-      });
-    }
-
-    if (listed('related')) {
-      it(`RELATED-GET ${relatedPath(':id')}: 200 with the related resource objects`, async () => {
-        for (const owner of [...(await seeded(type)), (await api.create(type)).id]) {
-          const expected = await current(owner);
-          const res = await api.get(relatedPath(owner));
-          expectStatus(res, 200);
-          expect(res.headers.get('content-type')).toBe(JSON_UTF8);
-          if (rel.cardinality === 'to-many') {
-            expect(Array.isArray(res.body.data)).toBe(true);
-            expect(sortIds(res.body.data)).toEqual(sortIds(expected));
-            for (const doc of res.body.data) expectResource(doc, rel.target);
-          } else if (expected === null) {
-            expect(res.body.data).toBeNull();
-          } else {
-            expectResource(res.body.data, rel.target, expected.id);
-            expect(res.body.data).toEqual((await api.ok('GET', `/${rel.target}/${expected.id}`)).data);
+      if (listed('get')) {
+        it(`REL-GET ${relPath(':id')}: 200 {links, data} as the resource shows it; include=${name} side-loads the targets`, async () => {
+          for (const owner of [...(await seeded(type)), (await api.create(type)).id]) {
+            const expected = await current(owner);
+            const res = await api.get(relPath(owner));
+            expectStatus(res, 200);
+            expect(res.headers.get('content-type')).toBe(JSON_UTF8);
+            expect(res.body.links).toEqual(links(owner));
+            expect(res.body.data).toEqual(expected);
+            if (res.body.included !== undefined) expect(res.body.included).toEqual([]);
+            const withIncluded = await api.get(`${relPath(owner)}?include=${name}`);
+            expectStatus(withIncluded, 200);
+            expect(withIncluded.body.data).toEqual(expected);
+            const targets = Array.isArray(expected) ? expected : expected ? [expected] : [];
+            if (targets.length > 0 || withIncluded.body.included !== undefined) {
+              expectIncluded(
+                withIncluded.body.included,
+                type,
+                [{ id: owner, relationships: { [name]: { data: expected } } }],
+                [name],
+              );
+            }
           }
-        }
-      });
+        });
 
-      it(`RELATED-GET on a missing ${type}: 404 shape A`, async () => {
-        expectShapeA(await api.get(relatedPath(MISSING_ID)), type, MISSING_ID);
-      });
-    }
+        it(`REL-GET on a missing ${type}: 404 shape A`, async () => {
+          expectShapeA(await api.get(relPath(MISSING_ID)), type, MISSING_ID);
+        });
+      }
 
-    if (listed('set')) {
-      it(`REL-SET ${relPath(':id')}: 200 {links, data}, the link changed`, async () => {
-        const owner = await api.create(type);
-        const [, second] = await api.ids(rel.target, 2);
-        const res = await api.patch(relPath(owner.id), { data: identifier(rel.target, second!) });
-        expectStatus(res, 200);
-        expect(res.headers.get('content-type')).toBe(JSON_UTF8);
-        expect(res.body).toEqual({ links: links(owner.id), data: identifier(rel.target, second!) });
-        expect(await current(owner.id)).toEqual(identifier(rel.target, second!));
-      });
+      if (listed('related')) {
+        it(`RELATED-GET ${relatedPath(':id')}: 200 with the related resource objects`, async () => {
+          for (const owner of [...(await seeded(type)), (await api.create(type)).id]) {
+            const expected = await current(owner);
+            const res = await api.get(relatedPath(owner));
+            expectStatus(res, 200);
+            expect(res.headers.get('content-type')).toBe(JSON_UTF8);
+            if (rel.cardinality === 'to-many') {
+              expect(Array.isArray(res.body.data)).toBe(true);
+              expect(sortIds(res.body.data)).toEqual(sortIds(expected));
+              for (const doc of res.body.data) expectResource(doc, rel.target);
+            } else if (expected === null) {
+              expect(res.body.data).toBeNull();
+            } else {
+              expectResource(res.body.data, rel.target, expected.id);
+              expect(res.body.data).toEqual((await api.ok('GET', `/${rel.target}/${expected.id}`)).data);
+            }
+          }
+        });
 
-      if (rel.removable) {
-        it(`REL-SET with {data: null} and with {data: {id: null}} removes the link`, async () => {
+        it(`RELATED-GET on a missing ${type}: 404 shape A`, async () => {
+          expectShapeA(await api.get(relatedPath(MISSING_ID)), type, MISSING_ID);
+        });
+      }
+
+      if (listed('set')) {
+        it(`REL-SET ${relPath(':id')}: 200 {links, data}, the link changed`, async () => {
           const owner = await api.create(type);
-          const [first] = await api.ids(rel.target, 1);
-          for (const body of [{ data: null }, { data: { type: rel.target, id: null } }, { data: { id: null } }]) {
-            await api.ok('PATCH', relPath(owner.id), { data: identifier(rel.target, first!) });
-            const res = await api.patch(relPath(owner.id), body);
-            expectStatus(res, 200, JSON.stringify(body));
-            expect(res.body).toEqual({ links: links(owner.id), data: null });
-            expect(await current(owner.id)).toBeNull();
-          }
+          const [, second] = await api.ids(rel.target, 2);
+          const res = await api.patch(relPath(owner.id), { data: identifier(rel.target, second!) });
+          expectStatus(res, 200);
+          expect(res.headers.get('content-type')).toBe(JSON_UTF8);
+          expect(res.body).toEqual({ links: links(owner.id), data: identifier(rel.target, second!) });
+          expect(await current(owner.id)).toEqual(identifier(rel.target, second!));
         });
-      } else {
-        it(`REL-SET with {data: null}: this link cannot be removed, 400 invalid_relationship, nothing changes`, async () => {
+
+        if (rel.removable) {
+          it(`REL-SET with {data: null} and with {data: {id: null}} removes the link`, async () => {
+            const owner = await api.create(type);
+            const [first] = await api.ids(rel.target, 1);
+            for (const body of [{ data: null }, { data: { type: rel.target, id: null } }, { data: { id: null } }]) {
+              await api.ok('PATCH', relPath(owner.id), { data: identifier(rel.target, first!) });
+              const res = await api.patch(relPath(owner.id), body);
+              expectStatus(res, 200, JSON.stringify(body));
+              expect(res.body).toEqual({ links: links(owner.id), data: null });
+              expect(await current(owner.id)).toBeNull();
+            }
+          });
+        } else {
+          it(`REL-SET with {data: null}: this link cannot be removed, 400 invalid_relationship, nothing changes`, async () => {
+            const owner = await api.create(type);
+            const before = await current(owner.id);
+            for (const body of [{ data: null }, { data: { type: rel.target, id: null } }]) {
+              expectShapeB(await api.patch(relPath(owner.id), body), 400, 'invalid_relationship', JSON.stringify(body));
+              expect(await current(owner.id)).toEqual(before);
+            }
+          });
+        }
+
+        it('REL-SET to a missing target or on a missing resource: 404 shape A naming type and id, nothing changes', async () => {
           const owner = await api.create(type);
           const before = await current(owner.id);
-          for (const body of [{ data: null }, { data: { type: rel.target, id: null } }]) {
-            expectShapeB(await api.patch(relPath(owner.id), body), 400, 'invalid_relationship', JSON.stringify(body));
-            expect(await current(owner.id)).toEqual(before);
-          }
+          expectShapeA(
+            await api.patch(relPath(owner.id), { data: identifier(rel.target, MISSING_ID) }),
+            rel.target,
+            MISSING_ID,
+          );
+          expect(await current(owner.id)).toEqual(before);
+          const [first] = await api.ids(rel.target, 1);
+          expectShapeA(
+            await api.patch(relPath(MISSING_ID), { data: identifier(rel.target, first!) }),
+            type,
+            MISSING_ID,
+          );
         });
       }
 
-      it('REL-SET to a missing target or on a missing resource: 404 shape A naming type and id, nothing changes', async () => {
-        const owner = await api.create(type);
-        const before = await current(owner.id);
-        expectShapeA(await api.patch(relPath(owner.id), { data: identifier(rel.target, MISSING_ID) }), rel.target, MISSING_ID);
-        expect(await current(owner.id)).toEqual(before);
-        const [first] = await api.ids(rel.target, 1);
-        expectShapeA(await api.patch(relPath(MISSING_ID), { data: identifier(rel.target, first!) }), type, MISSING_ID);
-      });
-    }
-
-    if (listed('add')) {
-      it(`REL-ADD ${relPath(':id')}: 200 {links, data} with the full set; adding one already there keeps one`, async () => {
-        const owner = await api.create(type);
-        const before = await current(owner.id);
-        const added = (await api.create(rel.target)).id;
-        const res = await api.post(relPath(owner.id), { data: [identifier(rel.target, added)] });
-        expectStatus(res, 200);
-        expect(res.headers.get('content-type')).toBe(JSON_UTF8);
-        expect(res.body.links).toEqual(links(owner.id));
-        const expected = [...sortIds(before), added].sort((a, b) => a - b);
-        expect(sortIds(res.body.data)).toEqual(expected);
-        const again = await api.post(relPath(owner.id), { data: [identifier(rel.target, added), identifier(rel.target, added)] });
-        expectStatus(again, 200);
-        expect(sortIds(again.body.data)).toEqual(expected);
-        expect(sortIds(await current(owner.id))).toEqual(expected);
-      });
-
-      it('REL-ADD of a missing target: 404 shape A, nothing added; on a missing resource: 404', async () => {
-        const owner = await api.create(type);
-        const before = await current(owner.id);
-        const added = (await api.create(rel.target)).id;
-        const res = await api.post(relPath(owner.id), { data: [identifier(rel.target, added), identifier(rel.target, MISSING_ID)] });
-        expectShapeA(res, rel.target, MISSING_ID);
-        expect(await current(owner.id)).toEqual(before);
-        expectShapeA(await api.post(relPath(MISSING_ID), { data: [identifier(rel.target, added)] }), type, MISSING_ID);
-      });
-    }
-
-    if (listed('replace') && rel.storage.kind === 'join') {
-      it(`REL-REPLACE ${relPath(':id')}: 200 {links, data}, exactly the given set`, async () => {
-        const owner = await api.create(type);
-        const [, second] = await api.ids(rel.target, 2);
-        const added = (await api.create(rel.target)).id;
-        for (const ids of [[second!, added], [added], []]) {
-          const res = await api.patch(relPath(owner.id), { data: ids.map((id) => identifier(rel.target, id)) });
-          expectStatus(res, 200, JSON.stringify(ids));
+      if (listed('add')) {
+        it(`REL-ADD ${relPath(':id')}: 200 {links, data} with the full set; adding one already there keeps one`, async () => {
+          const owner = await api.create(type);
+          const before = await current(owner.id);
+          const added = (await api.create(rel.target)).id;
+          const res = await api.post(relPath(owner.id), { data: [identifier(rel.target, added)] });
+          expectStatus(res, 200);
+          expect(res.headers.get('content-type')).toBe(JSON_UTF8);
           expect(res.body.links).toEqual(links(owner.id));
-          expect(sortIds(res.body.data)).toEqual([...ids].sort((a, b) => a - b));
-          expect(sortIds(await current(owner.id))).toEqual([...ids].sort((a, b) => a - b));
-        }
-      });
+          const expected = [...sortIds(before), added].sort((a, b) => a - b);
+          expect(sortIds(res.body.data)).toEqual(expected);
+          const again = await api.post(relPath(owner.id), {
+            data: [identifier(rel.target, added), identifier(rel.target, added)],
+          });
+          expectStatus(again, 200);
+          expect(sortIds(again.body.data)).toEqual(expected);
+          expect(sortIds(await current(owner.id))).toEqual(expected);
+        });
 
-      it('REL-REPLACE with a missing target or on a missing resource: 404 shape A, nothing changes', async () => {
-        const owner = await api.create(type);
-        const before = await current(owner.id);
-        const [first] = await api.ids(rel.target, 1);
-        const res = await api.patch(relPath(owner.id), { data: [identifier(rel.target, first!), identifier(rel.target, MISSING_ID)] });
-        expectShapeA(res, rel.target, MISSING_ID);
-        expect(await current(owner.id)).toEqual(before);
-        expectShapeA(await api.patch(relPath(MISSING_ID), { data: [identifier(rel.target, first!)] }), type, MISSING_ID);
-      });
-    }
+        it('REL-ADD of a missing target: 404 shape A, nothing added; on a missing resource: 404', async () => {
+          const owner = await api.create(type);
+          const before = await current(owner.id);
+          const added = (await api.create(rel.target)).id;
+          const res = await api.post(relPath(owner.id), {
+            data: [identifier(rel.target, added), identifier(rel.target, MISSING_ID)],
+          });
+          expectShapeA(res, rel.target, MISSING_ID);
+          expect(await current(owner.id)).toEqual(before);
+          expectShapeA(
+            await api.post(relPath(MISSING_ID), { data: [identifier(rel.target, added)] }),
+            type,
+            MISSING_ID,
+          );
+        });
+      }
 
-    if (listed('replace') && rel.storage.kind === 'children') {
-      it(`REL-REPLACE ${relPath(':id')} with full item objects: the old items are deleted, {links, data, included}`, async () => {
-        const owner = await api.create(type);
-        const old = sortIds(await current(owner.id));
-        const [, , third] = await api.ids('products', 3);
-        const res = await api.patch(relPath(owner.id), { data: [await api.itemObject(third!, { net_quantity: 0.1 })] });
-        expectStatus(res, 200);
-        expect(res.body.links).toEqual(links(owner.id));
-        expect(res.body.data).toHaveLength(1);
-        expectIncluded(res.body.included, type, [{ id: owner.id, relationships: { [name]: { data: res.body.data } } }], [name]);
-        expect(res.body.included[0].attributes.net_quantity).toBe(0.1);
-        expect(res.body.included[0].relationships.product.data).toEqual(identifier('products', third!));
-        for (const id of old) expectShapeA(await api.get(`/${rel.target}/${id}`), rel.target, id);
-      });
-    }
+      if (listed('replace') && rel.storage.kind === 'join') {
+        it(`REL-REPLACE ${relPath(':id')}: 200 {links, data}, exactly the given set`, async () => {
+          const owner = await api.create(type);
+          const [, second] = await api.ids(rel.target, 2);
+          const added = (await api.create(rel.target)).id;
+          for (const ids of [[second!, added], [added], []]) {
+            const res = await api.patch(relPath(owner.id), { data: ids.map((id) => identifier(rel.target, id)) });
+            expectStatus(res, 200, JSON.stringify(ids));
+            expect(res.body.links).toEqual(links(owner.id));
+            expect(sortIds(res.body.data)).toEqual([...ids].sort((a, b) => a - b));
+            expect(sortIds(await current(owner.id))).toEqual([...ids].sort((a, b) => a - b));
+          }
+        });
 
-    if (listed('remove') && rel.storage.kind === 'join') {
-      it(`REL-REMOVE ${relPath(':id')}: 200 {links, data} without them; removing one not there is no error`, async () => {
-        const owner = await api.create(type);
-        const before = sortIds(await current(owner.id));
-        expect(before.length).toBeGreaterThan(0);
-        const res = await api.delete(relPath(owner.id), { data: [identifier(rel.target, before[0]!)] });
-        expectStatus(res, 200);
-        expect(res.headers.get('content-type')).toBe(JSON_UTF8);
-        expect(res.body.links).toEqual(links(owner.id));
-        expect(sortIds(res.body.data)).toEqual(before.slice(1));
-        const again = await api.delete(relPath(owner.id), { data: [identifier(rel.target, before[0]!)] });
-        expectStatus(again, 200);
-        expect(sortIds(again.body.data)).toEqual(before.slice(1));
-        expect(sortIds(await current(owner.id))).toEqual(before.slice(1));
-        expectShapeA(await api.delete(relPath(MISSING_ID), { data: [identifier(rel.target, before[0]!)] }), type, MISSING_ID);
-      });
-    }
+        it('REL-REPLACE with a missing target or on a missing resource: 404 shape A, nothing changes', async () => {
+          const owner = await api.create(type);
+          const before = await current(owner.id);
+          const [first] = await api.ids(rel.target, 1);
+          const res = await api.patch(relPath(owner.id), {
+            data: [identifier(rel.target, first!), identifier(rel.target, MISSING_ID)],
+          });
+          expectShapeA(res, rel.target, MISSING_ID);
+          expect(await current(owner.id)).toEqual(before);
+          expectShapeA(
+            await api.patch(relPath(MISSING_ID), { data: [identifier(rel.target, first!)] }),
+            type,
+            MISSING_ID,
+          );
+        });
+      }
 
-    if (listed('remove') && rel.storage.kind === 'children') {
-      it(`REL-REMOVE ${relPath(':id')} deletes the items: {links, data, included: remaining}`, async () => {
-        const owner = await api.create(type);
-        const [first, ...rest] = sortIds(await current(owner.id));
-        const res = await api.delete(relPath(owner.id), { data: [identifier(rel.target, first!)] });
-        expectStatus(res, 200);
-        expect(res.body.links).toEqual(links(owner.id));
-        expect(sortIds(res.body.data)).toEqual(rest);
-        expectIncluded(res.body.included, type, [{ id: owner.id, relationships: { [name]: { data: res.body.data } } }], [name]);
-        expectShapeA(await api.get(`/${rel.target}/${first}`), rel.target, first);
-        expectStatus(await api.delete(relPath(owner.id), { data: [identifier(rel.target, first!)] }), 200);
-      });
-    }
-  });
+      if (listed('replace') && rel.storage.kind === 'children') {
+        it(`REL-REPLACE ${relPath(':id')} with full item objects: the old items are deleted, {links, data, included}`, async () => {
+          const owner = await api.create(type);
+          const old = sortIds(await current(owner.id));
+          const [, , third] = await api.ids('products', 3);
+          const res = await api.patch(relPath(owner.id), {
+            data: [await api.itemObject(third!, { net_quantity: 0.1 })],
+          });
+          expectStatus(res, 200);
+          expect(res.body.links).toEqual(links(owner.id));
+          expect(res.body.data).toHaveLength(1);
+          expectIncluded(
+            res.body.included,
+            type,
+            [{ id: owner.id, relationships: { [name]: { data: res.body.data } } }],
+            [name],
+          );
+          expect(res.body.included[0].attributes.net_quantity).toBe(0.1);
+          expect(res.body.included[0].relationships.product.data).toEqual(identifier('products', third!));
+          for (const id of old) expectShapeA(await api.get(`/${rel.target}/${id}`), rel.target, id);
+        });
+      }
+
+      if (listed('remove') && rel.storage.kind === 'join') {
+        it(`REL-REMOVE ${relPath(':id')}: 200 {links, data} without them; removing one not there is no error`, async () => {
+          const owner = await api.create(type);
+          const before = sortIds(await current(owner.id));
+          expect(before.length).toBeGreaterThan(0);
+          const res = await api.delete(relPath(owner.id), { data: [identifier(rel.target, before[0]!)] });
+          expectStatus(res, 200);
+          expect(res.headers.get('content-type')).toBe(JSON_UTF8);
+          expect(res.body.links).toEqual(links(owner.id));
+          expect(sortIds(res.body.data)).toEqual(before.slice(1));
+          const again = await api.delete(relPath(owner.id), { data: [identifier(rel.target, before[0]!)] });
+          expectStatus(again, 200);
+          expect(sortIds(again.body.data)).toEqual(before.slice(1));
+          expect(sortIds(await current(owner.id))).toEqual(before.slice(1));
+          expectShapeA(
+            await api.delete(relPath(MISSING_ID), { data: [identifier(rel.target, before[0]!)] }),
+            type,
+            MISSING_ID,
+          );
+        });
+      }
+
+      if (listed('remove') && rel.storage.kind === 'children') {
+        it(`REL-REMOVE ${relPath(':id')} deletes the items: {links, data, included: remaining}`, async () => {
+          const owner = await api.create(type);
+          const [first, ...rest] = sortIds(await current(owner.id));
+          const res = await api.delete(relPath(owner.id), { data: [identifier(rel.target, first!)] });
+          expectStatus(res, 200);
+          expect(res.body.links).toEqual(links(owner.id));
+          expect(sortIds(res.body.data)).toEqual(rest);
+          expectIncluded(
+            res.body.included,
+            type,
+            [{ id: owner.id, relationships: { [name]: { data: res.body.data } } }],
+            [name],
+          );
+          expectShapeA(await api.get(`/${rel.target}/${first}`), rel.target, first);
+          expectStatus(await api.delete(relPath(owner.id), { data: [identifier(rel.target, first!)] }), 200);
+        });
+      }
+    },
+  );
   it('under BASE_PATH every route and every link carries the prefix', async () => {
     const t = testApp(api.env.database, { basePath: '/masterdata' });
     const list = await t.request('/masterdata/customers?per_page=2&page=2', bearer(api.env.token));
     expect(list.status).toBe(200);
     const body = await list.json();
-    for (const value of Object.values(body.links)) if (value !== null) expect(value).toMatch(/^http:\/\/localhost\/masterdata\/customers\?/);
+    for (const value of Object.values(body.links))
+      if (value !== null) expect(value).toMatch(/^http:\/\/localhost\/masterdata\/customers\?/);
     const customer = body.data[0];
     expect(customer.links.self).toBe(`${BASE}/masterdata/customers/${customer.id}`);
     expect(customer.relationships.language.links).toEqual({

@@ -29,14 +29,17 @@ describe.each(providers)('REST statement counts on %s', (provider) => {
     const large = await cost(`/products?${include}&per_page=50&page=6`);
     expect(small.body.data).toHaveLength(5);
     expect(large.body.data).toHaveLength(50);
-    expect(new Set(large.body.included.map((r: { type: string }) => r.type))).toEqual(new Set(small.body.included.map((r: { type: string }) => r.type)));
+    expect(new Set(large.body.included.map((r: { type: string }) => r.type))).toEqual(
+      new Set(small.body.included.map((r: { type: string }) => r.type)),
+    );
     expect(large.statements).toBe(small.statements);
     // page, count, structures; then each included type and the relationships of the included
     expect(large.statements).toBeLessThanOrEqual(16);
   });
 
   it('a LIST of customers with every include costs the same for 5 and 50', async () => {
-    const include = 'include=customer_type,language,currency,account_manager,customer_service_manager,address,commercial_resolve_responsible_users,inform_on_complaint_users,inform_on_complaint_functions';
+    const include =
+      'include=customer_type,language,currency,account_manager,customer_service_manager,address,commercial_resolve_responsible_users,inform_on_complaint_users,inform_on_complaint_functions';
     const small = await cost(`/customers?${include}&per_page=5`);
     const large = await cost(`/customers?${include}&per_page=50`);
     expect(large.statements).toBe(small.statements);

@@ -6,7 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '../../src/rest/routes.ts';
 import { providers } from '../support/databases.ts';
-import { expectShapeA, expectShapeB, expectStatus, identifier, JSON_UTF8, type Method, MISSING_ID, restSuite } from './support.ts';
+import {
+  expectShapeA,
+  expectShapeB,
+  expectStatus,
+  identifier,
+  JSON_UTF8,
+  type Method,
+  MISSING_ID,
+  restSuite,
+} from './support.ts';
 
 describe.each(providers)('REST errors on %s', (provider) => {
   const api = restSuite(provider);
@@ -27,10 +36,23 @@ describe.each(providers)('REST errors on %s', (provider) => {
   async function structure() {
     const product = (await api.create('products')).id;
     const [a, b] = await api.ids('products', 2);
-    const res = await api.ok('POST', `/products/${product}/product_structure`, {
-      data: { type: 'product_structures', attributes: { quantity: 1 }, relationships: { items: { data: [await api.itemObject(a!), await api.itemObject(b!)] } } },
-    }, 201);
-    return { product, structure: res.data.id as number, items: res.data.relationships.items.data.map((d: any) => d.id) as number[] };
+    const res = await api.ok(
+      'POST',
+      `/products/${product}/product_structure`,
+      {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 1 },
+          relationships: { items: { data: [await api.itemObject(a!), await api.itemObject(b!)] } },
+        },
+      },
+      201,
+    );
+    return {
+      product,
+      structure: res.data.id as number,
+      items: res.data.relationships.items.data.map((d: any) => d.id) as number[],
+    };
   }
 
   describe('Errors table', () => {
@@ -38,24 +60,44 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const res = await api.patch(`/products/${MISSING_ID}/relationships/brand`, { data: identifier('brands', 1) });
       expectShapeA(res, 'products', MISSING_ID);
       expect(res.body.errors.detail).toMatch(/not found/);
-      expectShapeA(await api.patch(`/customers/${MISSING_ID}/relationships/language`, { data: identifier('languages', 1) }), 'customers', MISSING_ID);
+      expectShapeA(
+        await api.patch(`/customers/${MISSING_ID}/relationships/language`, { data: identifier('languages', 1) }),
+        'customers',
+        MISSING_ID,
+      );
     });
 
     it('REL-SET to a relation (target) that does not exist: 404 shape A, nothing changes', async () => {
       const product = await api.create('products');
       await unchanged('products', product.id, async () => {
-        const res = await api.patch(`/products/${product.id}/relationships/brand`, { data: identifier('brands', MISSING_ID) });
+        const res = await api.patch(`/products/${product.id}/relationships/brand`, {
+          data: identifier('brands', MISSING_ID),
+        });
         expectShapeA(res, 'brands', MISSING_ID);
         expect(res.body.errors.detail).toMatch(/not found/);
       });
     });
 
     it('REL-REPLACE on a resource or with a target that does not exist: 404 shape A, nothing changes', async () => {
-      expectShapeA(await api.patch(`/suppliers/${MISSING_ID}/relationships/types`, { data: [identifier('supplier_types', 1)] }), 'suppliers', MISSING_ID);
+      expectShapeA(
+        await api.patch(`/suppliers/${MISSING_ID}/relationships/types`, { data: [identifier('supplier_types', 1)] }),
+        'suppliers',
+        MISSING_ID,
+      );
       const supplier = await api.create('suppliers');
       await unchanged('suppliers', supplier.id, async () => {
-        expectShapeA(await api.patch(`/suppliers/${supplier.id}/relationships/types`, { data: [identifier('supplier_types', 1), identifier('supplier_types', MISSING_ID)] }), 'supplier_types', MISSING_ID);
-        expectShapeA(await api.patch(`/customers/${MISSING_ID}/relationships/inform_on_complaint_users`, { data: [] }), 'customers', MISSING_ID);
+        expectShapeA(
+          await api.patch(`/suppliers/${supplier.id}/relationships/types`, {
+            data: [identifier('supplier_types', 1), identifier('supplier_types', MISSING_ID)],
+          }),
+          'supplier_types',
+          MISSING_ID,
+        );
+        expectShapeA(
+          await api.patch(`/customers/${MISSING_ID}/relationships/inform_on_complaint_users`, { data: [] }),
+          'customers',
+          MISSING_ID,
+        );
       });
     });
 
@@ -63,7 +105,13 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const cp = await api.create('customer_products');
       const [, other] = await api.ids('customers', 2);
       await unchanged('customer_products', cp.id, async () => {
-        expectShapeB(await api.patch(`/customer_products/${cp.id}/relationships/customer`, { data: identifier('customers', other!) }), 403, 'forbidden');
+        expectShapeB(
+          await api.patch(`/customer_products/${cp.id}/relationships/customer`, {
+            data: identifier('customers', other!),
+          }),
+          403,
+          'forbidden',
+        );
       });
     });
 
@@ -71,14 +119,22 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const cp = await api.create('customer_products');
       const [, other] = await api.ids('products', 2);
       await unchanged('customer_products', cp.id, async () => {
-        expectShapeB(await api.patch(`/customer_products/${cp.id}/relationships/product`, { data: identifier('products', other!) }), 403, 'forbidden');
+        expectShapeB(
+          await api.patch(`/customer_products/${cp.id}/relationships/product`, {
+            data: identifier('products', other!),
+          }),
+          403,
+          'forbidden',
+        );
       });
     });
 
     it('adding a product structure through the product structures collection: 403 shape B forbidden, nothing written', async () => {
       const product = await api.create('products');
       await unchanged('products', product.id, async () => {
-        const res = await api.post('/product_structures', { data: { type: 'product_structures', attributes: { quantity: 1 } } });
+        const res = await api.post('/product_structures', {
+          data: { type: 'product_structures', attributes: { quantity: 1 } },
+        });
         expectShapeB(res, 403, 'forbidden');
         expect(res.body.error.message).toMatch(/product_structure/);
       });
@@ -98,7 +154,13 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const { items } = await structure();
       const [, , c] = await api.ids('products', 3);
       await unchanged('product_structure_items', items[0]!, async () => {
-        expectShapeB(await api.patch(`/product_structure_items/${items[0]}/relationships/product`, { data: identifier('products', c!) }), 403, 'forbidden');
+        expectShapeB(
+          await api.patch(`/product_structure_items/${items[0]}/relationships/product`, {
+            data: identifier('products', c!),
+          }),
+          403,
+          'forbidden',
+        );
       });
     });
 
@@ -106,8 +168,18 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const a = await structure();
       const b = await structure();
       await unchanged('products', a.product, async () => {
-        expectShapeB(await api.patch(`/products/${a.product}/relationships/product_structure`, { data: identifier('product_structures', b.structure) }), 403, 'forbidden');
-        expectShapeB(await api.patch(`/products/${a.product}/relationships/product_structure`, { data: null }), 403, 'forbidden');
+        expectShapeB(
+          await api.patch(`/products/${a.product}/relationships/product_structure`, {
+            data: identifier('product_structures', b.structure),
+          }),
+          403,
+          'forbidden',
+        );
+        expectShapeB(
+          await api.patch(`/products/${a.product}/relationships/product_structure`, { data: null }),
+          403,
+          'forbidden',
+        );
       });
     });
 
@@ -115,7 +187,13 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const a = await structure();
       const b = await structure();
       await unchanged('product_structures', a.structure, async () => {
-        expectShapeB(await api.post(`/product_structures/${a.structure}/relationships/items`, { data: [identifier('product_structure_items', b.items[0]!)] }), 403, 'forbidden');
+        expectShapeB(
+          await api.post(`/product_structures/${a.structure}/relationships/items`, {
+            data: [identifier('product_structure_items', b.items[0]!)],
+          }),
+          403,
+          'forbidden',
+        );
       });
       expect((await read('product_structure_items', b.items[0]!)).id).toBe(b.items[0]);
     });
@@ -124,7 +202,13 @@ describe.each(providers)('REST errors on %s', (provider) => {
       const { items } = await structure();
       const [, other] = await api.ids('product_structure_item_types', 2);
       await unchanged('product_structure_items', items[0]!, async () => {
-        expectShapeB(await api.patch(`/product_structure_items/${items[0]}/relationships/type`, { data: identifier('product_structure_item_types', other!) }), 403, 'forbidden');
+        expectShapeB(
+          await api.patch(`/product_structure_items/${items[0]}/relationships/type`, {
+            data: identifier('product_structure_item_types', other!),
+          }),
+          403,
+          'forbidden',
+        );
       });
     });
 
@@ -147,7 +231,11 @@ describe.each(providers)('REST errors on %s', (provider) => {
       ] as const) {
         await unchanged('customer_products', cp.id, async () => {
           const res = await api.patch(`/customer_products/${cp.id}`, {
-            data: { type: 'customer_products', attributes: { external_reference: 'not written' }, relationships: { [name]: { data } } },
+            data: {
+              type: 'customer_products',
+              attributes: { external_reference: 'not written' },
+              relationships: { [name]: { data } },
+            },
           });
           expectShapeB(res, 403, 'forbidden', name);
         });
@@ -164,7 +252,11 @@ describe.each(providers)('REST errors on %s', (provider) => {
       ] as const) {
         await unchanged('product_structure_items', items[0]!, async () => {
           const res = await api.patch(`/product_structure_items/${items[0]}`, {
-            data: { type: 'product_structure_items', attributes: { net_quantity: 99 }, relationships: { [name]: { data } } },
+            data: {
+              type: 'product_structure_items',
+              attributes: { net_quantity: 99 },
+              relationships: { [name]: { data } },
+            },
           });
           expectShapeB(res, 403, 'forbidden', name);
         });
@@ -182,7 +274,11 @@ describe.each(providers)('REST errors on %s', (provider) => {
       ] as const) {
         await unchanged('products', product, async () => {
           const res = await api.patch(`/products/${product}`, {
-            data: { type: 'products', attributes: { intrastat_code: 'not written' }, relationships: { product_structure: { data } } },
+            data: {
+              type: 'products',
+              attributes: { intrastat_code: 'not written' },
+              relationships: { product_structure: { data } },
+            },
           });
           expectShapeB(res, 403, 'forbidden', JSON.stringify(data));
         });
@@ -192,7 +288,10 @@ describe.each(providers)('REST errors on %s', (provider) => {
     it('product_structures: items as identifiers', async () => {
       const a = await structure();
       const b = await structure();
-      for (const data of [[...a.items, b.items[0]].map((id) => identifier('product_structure_items', id!)), [identifier('product_structure_items', a.items[0]!)]]) {
+      for (const data of [
+        [...a.items, b.items[0]].map((id) => identifier('product_structure_items', id!)),
+        [identifier('product_structure_items', a.items[0]!)],
+      ]) {
         await unchanged('product_structures', a.structure, async () => {
           const res = await api.patch(`/product_structures/${a.structure}`, {
             data: { type: 'product_structures', attributes: { quantity: 77 }, relationships: { items: { data } } },
@@ -206,7 +305,11 @@ describe.each(providers)('REST errors on %s', (provider) => {
     it('given as they are, the same relationships are accepted (a GET sent back)', async () => {
       const cp = await api.create('customer_products');
       const res = await api.patch(`/customer_products/${cp.id}`, {
-        data: { type: 'customer_products', attributes: { external_reference: 'written' }, relationships: cp.relationships },
+        data: {
+          type: 'customer_products',
+          attributes: { external_reference: 'written' },
+          relationships: cp.relationships,
+        },
       });
       expectStatus(res, 200);
       expect(res.body.data.attributes.external_reference).toBe('written');
@@ -233,7 +336,9 @@ describe.each(providers)('REST errors on %s', (provider) => {
         await api.post('/customers', { data: { type: 'customers', attributes: { reference: 5 } } }),
         await api.request('POST', '/customers', { raw: '{' }),
         await api.patch('/customers/1/relationships/language', { data: null }),
-        await api.post('/customers', { data: { type: 'customers', attributes: { reference: 'CUS000001', name: 'dup' } } }),
+        await api.post('/customers', {
+          data: { type: 'customers', attributes: { reference: 'CUS000001', name: 'dup' } },
+        }),
       ];
       for (const res of responses) {
         expect(res.headers.get('content-type')).toBe(JSON_UTF8);
@@ -244,12 +349,21 @@ describe.each(providers)('REST errors on %s', (provider) => {
 
   describe('authentication', () => {
     /** One concrete request per route of the route table, with a plausible body for writes. */
-    const requests: { method: Method; path: string }[] = REST_ROUTES.map((r) => ({ method: r.method, path: r.path.replace(':id', '1') }));
+    const requests: { method: Method; path: string }[] = REST_ROUTES.map((r) => ({
+      method: r.method,
+      path: r.path.replace(':id', '1'),
+    }));
 
     it('no token: 401 with the Bearer challenge on every REST route, nothing written', async () => {
       const before = await api.count('customers');
       for (const { method, path } of requests) {
-        const res = await api.request(method, path, { token: null, body: method === 'GET' ? undefined : { data: { type: 'customers', attributes: { reference: api.unique('x'), name: 'x' } } } });
+        const res = await api.request(method, path, {
+          token: null,
+          body:
+            method === 'GET'
+              ? undefined
+              : { data: { type: 'customers', attributes: { reference: api.unique('x'), name: 'x' } } },
+        });
         expect(res.status, `${method} ${path}`).toBe(401);
         expect(res.headers.get('www-authenticate'), `${method} ${path}`).toBe('Bearer realm="master-data"');
         expect(res.body.error).toBe('invalid_request');
@@ -264,7 +378,10 @@ describe.each(providers)('REST errors on %s', (provider) => {
       for (const { method, path } of requests) {
         const res = await api.request(method, path, {
           token: api.env.readToken,
-          body: method === 'GET' ? undefined : { data: method === 'POST' && !path.includes('/1') ? { type: path.slice(1), attributes: {} } : [] },
+          body:
+            method === 'GET'
+              ? undefined
+              : { data: method === 'POST' && !path.includes('/1') ? { type: path.slice(1), attributes: {} } : [] },
         });
         if (method === 'GET') {
           expectStatus(res, 200, `${method} ${path} with a read token`);
@@ -272,9 +389,13 @@ describe.each(providers)('REST errors on %s', (provider) => {
         }
         expect(res.status, `${method} ${path} with a read token: ${res.text}`).toBe(403);
         expect(res.body.error).toBe('insufficient_scope');
-        expect(res.headers.get('www-authenticate'), `${method} ${path}`).toMatch(/^Bearer .*error="insufficient_scope"/);
+        expect(res.headers.get('www-authenticate'), `${method} ${path}`).toMatch(
+          /^Bearer .*error="insufficient_scope"/,
+        );
       }
-      expect(await Promise.all(['customers', 'products', 'product_structure_items'].map((t) => api.count(t)))).toEqual(before);
+      expect(await Promise.all(['customers', 'products', 'product_structure_items'].map((t) => api.count(t)))).toEqual(
+        before,
+      );
       expect(await read('customers', 1)).toEqual(customer);
     });
 

@@ -21,7 +21,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Hono } from 'hono';
-import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from 'openapi3-ts/oas31';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
@@ -38,7 +45,13 @@ import { REST_ROUTES } from '../../src/rest/routes.ts';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
 import type { Filter } from '../../src/resources/types.ts';
 import { testApp, type TestApp } from '../support/app.ts';
-import { emptyDatabase, migratedDatabase, providers, type MigratedDatabase, type TestDatabase } from '../support/databases.ts';
+import {
+  emptyDatabase,
+  migratedDatabase,
+  providers,
+  type MigratedDatabase,
+  type TestDatabase,
+} from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
 import { basic } from '../support/oauth.ts';
@@ -50,7 +63,9 @@ type Operation = { method: string; path: string; operation: OperationObject };
 
 function operations(document: OpenAPIObject): Operation[] {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.flatMap((method) => (item[method] ? [{ method: method.toUpperCase(), path, operation: item[method]! }] : [])),
+    METHODS.flatMap((method) =>
+      item[method] ? [{ method: method.toUpperCase(), path, operation: item[method]! }] : [],
+    ),
   );
 }
 
@@ -88,12 +103,17 @@ function schemaValidator(document: OpenAPIObject) {
   // strictRequired off: `{allOf: [attributes], required: [...]}` names properties the referenced schema defines.
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  const rewrite = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', `"${id}#/$defs/`));
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
+  const rewrite = <T>(value: T): T =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', `"${id}#/$defs/`));
   ajv.addSchema({ $id: id, $defs: rewrite(document.components!.schemas!) });
   const cache = new Map<unknown, ValidateFunction>();
   return {
-    compileAll: () => Object.keys(document.components!.schemas!).forEach((name) => ajv.getSchema(`${id}#/$defs/${name}`)),
+    compileAll: () =>
+      Object.keys(document.components!.schemas!).forEach((name) => ajv.getSchema(`${id}#/$defs/${name}`)),
     check(schema: SchemaObject | ReferenceObject, value: unknown): string | undefined {
       let validate = cache.get(schema);
       if (!validate) cache.set(schema, (validate = ajv.compile(rewrite(schema))));
@@ -127,7 +147,9 @@ describe('the OpenAPI document', () => {
 
   it('lists every route of the route table, once, with the bearer scheme on all of them', () => {
     const rest = operations(doc).filter((o) => !o.path.startsWith('/oauth/'));
-    expect(rest.map((o) => `${o.method} ${o.path}`).sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+    expect(rest.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
+      REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort(),
+    );
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     for (const { operation } of rest) {
@@ -139,28 +161,38 @@ describe('the OpenAPI document', () => {
 
   it('lists the token endpoints, with client authentication (HTTP Basic or the form) instead of a bearer token', () => {
     const oauth = operations(doc).filter((o) => o.path.startsWith('/oauth/'));
-    expect(oauth.map((o) => `${o.method} ${o.path}`).sort()).toEqual(['POST /oauth/revoke.php', 'POST /oauth/token.php']);
+    expect(oauth.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      'POST /oauth/revoke.php',
+      'POST /oauth/token.php',
+    ]);
     expect(doc.components!.securitySchemes!.clientBasic).toMatchObject({ type: 'http', scheme: 'basic' });
     for (const { operation } of oauth) {
       expect(operation.security).toEqual([{ clientBasic: [] }, {}]);
-      expect(Object.keys(operation.requestBody && 'content' in operation.requestBody ? operation.requestBody.content : {})).toEqual(['application/x-www-form-urlencoded']);
+      expect(
+        Object.keys(operation.requestBody && 'content' in operation.requestBody ? operation.requestBody.content : {}),
+      ).toEqual(['application/x-www-form-urlencoded']);
     }
   });
 
-  it('documents in a related GET\'s `included` exactly the types its `include` values side-load', () => {
+  it("documents in a related GET's `included` exactly the types its `include` values side-load", () => {
     /** The resource types an `included` schema admits (its items' `type` constants). */
     const admitted = (schema: SchemaObject | undefined): string[] => {
       if (!schema) return [];
       const items = schema.items as SchemaObject | undefined;
       const refs = (items?.oneOf ?? (items ? [items] : [])) as ReferenceObject[];
-      return refs.map((r) => ((resolvePointer(doc, r.$ref) as SchemaObject).properties!.type as SchemaObject).const as string).sort();
+      return refs
+        .map((r) => ((resolvePointer(doc, r.$ref) as SchemaObject).properties!.type as SchemaObject).const as string)
+        .sort();
     };
     const routes = REST_ROUTES.filter((r) => r.operation === 'related-get');
     expect(routes.length).toBeGreaterThan(0);
     for (const route of routes) {
       const target = resourceByType(resourceByType(route.type)!.relationships[route.relationship!]!.target)!;
-      const sideLoaded = [...new Set([...includeValues(route).values()].map((name) => target.relationships[name]!.target))].sort();
-      const body = documentedResponse('GET', openApiPath(route.path), 200)!.content!['application/json']!.schema as SchemaObject;
+      const sideLoaded = [
+        ...new Set([...includeValues(route).values()].map((name) => target.relationships[name]!.target)),
+      ].sort();
+      const body = documentedResponse('GET', openApiPath(route.path), 200)!.content!['application/json']!
+        .schema as SchemaObject;
       expect(admitted(body.properties!.included as SchemaObject | undefined), route.path).toEqual(sideLoaded);
     }
   });
@@ -173,9 +205,14 @@ describe('the OpenAPI document', () => {
       const operation = (doc.paths![path] as Record<string, OperationObject>)[route.method.toLowerCase()]!;
       const query = parameters(operation).filter((p) => p.in === 'query');
       const where = `${route.method} ${path}`;
-      const headers = parameters(operation).filter((p) => p.in === 'header').map((p) => p.name);
+      const headers = parameters(operation)
+        .filter((p) => p.in === 'header')
+        .map((p) => p.name);
       if (!route.refused) {
-        expect(headers, where).toEqual([route.method === 'GET' ? 'If-None-Match' : 'If-Match', ...(route.method === 'POST' ? ['Idempotency-Key'] : [])]);
+        expect(headers, where).toEqual([
+          route.method === 'GET' ? 'If-None-Match' : 'If-Match',
+          ...(route.method === 'POST' ? ['Idempotency-Key'] : []),
+        ]);
       }
 
       const include = query.find((p) => p.name === 'include');
@@ -189,27 +226,41 @@ describe('the OpenAPI document', () => {
       const others = query.filter((p) => p.name !== 'include').map((p) => p.name);
       if (route.operation === 'list') {
         expect(others, where).toEqual(['page', 'per_page', ...Object.keys(resourceByType(route.type)!.filters)]);
-        expect(query.find((p) => p.name === 'per_page')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE });
+        expect(query.find((p) => p.name === 'per_page')!.schema).toEqual({
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_PER_PAGE,
+          default: DEFAULT_PER_PAGE,
+        });
         expect(query.find((p) => p.name === 'page')!.schema).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       } else {
         expect(others, where).toEqual([]);
       }
 
       const pathParameters = ((doc.paths![path]!.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'path');
-      expect(pathParameters.map((p) => p.name), where).toEqual(route.path.includes(':id') ? ['id'] : []);
+      expect(
+        pathParameters.map((p) => p.name),
+        where,
+      ).toEqual(route.path.includes(':id') ? ['id'] : []);
     }
   });
 
   it('describes every resource type with all its attributes and relationships', () => {
     const components = doc.components!.schemas! as Record<string, SchemaObject>;
     for (const resource of resources) {
-      const object = Object.values(components).find((s) => (s.properties?.type as SchemaObject | undefined)?.const === resource.type && s.required?.includes('links'));
+      const object = Object.values(components).find(
+        (s) =>
+          (s.properties?.type as SchemaObject | undefined)?.const === resource.type && s.required?.includes('links'),
+      );
       expect(object, resource.type).toBeDefined();
       const attributes = resolvePointer(doc, (object!.properties!.attributes as ReferenceObject).$ref) as SchemaObject;
       expect(Object.keys(attributes.properties!)).toEqual(Object.keys(resource.attributes));
       expect(attributes.required).toEqual(Object.keys(resource.attributes));
       const relationships = object!.properties!.relationships as SchemaObject | ReferenceObject;
-      const names = '$ref' in relationships && relationships.$ref ? Object.keys((resolvePointer(doc, relationships.$ref) as SchemaObject).properties!) : [];
+      const names =
+        '$ref' in relationships && relationships.$ref
+          ? Object.keys((resolvePointer(doc, relationships.$ref) as SchemaObject).properties!)
+          : [];
       expect(names).toEqual(Object.keys(resource.relationships));
     }
   });
@@ -317,7 +368,9 @@ describe('GET /openapi.json and GET /docs, open', () => {
 
     const slash = await t.request(`${basePath}/docs/`);
     expect(slash.status).toBe(301);
-    expect(new URL(slash.headers.get('location')!, `http://localhost${basePath}/docs/`).pathname).toBe(`${basePath}/docs`);
+    expect(new URL(slash.headers.get('location')!, `http://localhost${basePath}/docs/`).pathname).toBe(
+      `${basePath}/docs`,
+    );
     // Not a file server: anything else under /docs needs a token like every other unknown path.
     expect((await t.request(`${basePath}/docs/package.json`)).status).toBe(401);
   });
@@ -347,7 +400,10 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     const res = await t.request(url, { method, ...init });
     const response = documentedResponse(method, path, res.status);
     const text = await res.text();
-    expect(response, `${method} ${url} answered ${res.status}, which ${method} ${path} does not document: ${text.slice(0, 300)}`).toBeDefined();
+    expect(
+      response,
+      `${method} ${url} answered ${res.status}, which ${method} ${path} does not document: ${text.slice(0, 300)}`,
+    ).toBeDefined();
     const body = text ? JSON.parse(text) : undefined;
     if (response!.content === undefined) {
       expect(text, `${method} ${url} ${res.status} documents no body`).toBe('');
@@ -358,7 +414,11 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
       expect(schemas.check(schema!, body), `${method} ${url} ${res.status}: ${text.slice(0, 500)}`).toBeUndefined();
     }
     for (const [name, header] of Object.entries(response!.headers ?? {})) {
-      const required = ('$ref' in header && header.$ref ? (resolvePointer(doc, header.$ref) as { required?: boolean }) : (header as { required?: boolean })).required;
+      const required = (
+        '$ref' in header && header.$ref
+          ? (resolvePointer(doc, header.$ref) as { required?: boolean })
+          : (header as { required?: boolean })
+      ).required;
       if (required) expect(res.headers.get(name), `${method} ${url} ${res.status}: header ${name}`).not.toBeNull();
     }
     return { status: res.status, body, headers: res.headers };
@@ -370,8 +430,16 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     const requestBody = operation.requestBody as { content: Record<string, { schema: SchemaObject }> };
     for (const media of ['application/json', 'application/vnd.api+json']) {
       const error = schemas.check(requestBody.content[media]!.schema, body);
-      if (accepted) expect(error, `${method} ${path}: the request schema refuses ${JSON.stringify(body).slice(0, 300)}`).toBeUndefined();
-      else expect(error, `${method} ${path}: the request schema accepts ${JSON.stringify(body).slice(0, 300)}`).toBeDefined();
+      if (accepted)
+        expect(
+          error,
+          `${method} ${path}: the request schema refuses ${JSON.stringify(body).slice(0, 300)}`,
+        ).toBeUndefined();
+      else
+        expect(
+          error,
+          `${method} ${path}: the request schema accepts ${JSON.stringify(body).slice(0, 300)}`,
+        ).toBeDefined();
     }
     return { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
   }
@@ -381,13 +449,29 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     const read = await conforming('GET', unitPath, '/units/1', { headers: bearer(env.token) });
     const tag = read.headers.get('etag')!;
     expect(read.headers.get('cache-control')).toBe('private, no-cache');
-    expect((await conforming('GET', unitPath, '/units/1', { headers: { ...bearer(env.token), 'If-None-Match': tag } })).status).toBe(304);
+    expect(
+      (await conforming('GET', unitPath, '/units/1', { headers: { ...bearer(env.token), 'If-None-Match': tag } }))
+        .status,
+    ).toBe(304);
     const list = await conforming('GET', '/units', '/units?per_page=2', { headers: bearer(env.token) });
-    expect((await conforming('GET', '/units', '/units?per_page=2', { headers: { ...bearer(env.token), 'If-None-Match': list.headers.get('etag')! } })).status).toBe(304);
-    const change = (description: string) => requestBody('PATCH', unitPath, { data: { type: 'units', attributes: { description: { en: description } } } });
-    const patched = await conforming('PATCH', unitPath, '/units/1', { ...change('first'), headers: { ...change('first').headers, 'If-Match': tag } });
+    expect(
+      (
+        await conforming('GET', '/units', '/units?per_page=2', {
+          headers: { ...bearer(env.token), 'If-None-Match': list.headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(304);
+    const change = (description: string) =>
+      requestBody('PATCH', unitPath, { data: { type: 'units', attributes: { description: { en: description } } } });
+    const patched = await conforming('PATCH', unitPath, '/units/1', {
+      ...change('first'),
+      headers: { ...change('first').headers, 'If-Match': tag },
+    });
     expect(patched.status).toBe(200);
-    const stale = await conforming('PATCH', unitPath, '/units/1', { ...change('second'), headers: { ...change('second').headers, 'If-Match': tag } });
+    const stale = await conforming('PATCH', unitPath, '/units/1', {
+      ...change('second'),
+      headers: { ...change('second').headers, 'If-Match': tag },
+    });
     expect(stale.body.error.code).toBe('precondition_failed');
     const add = (reference: string, key: string) => {
       const init = requestBody('POST', '/units', { data: { type: 'units', attributes: { reference } } });
@@ -397,10 +481,16 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     expect(first.status).toBe(201);
     const replay = await conforming('POST', '/units', '/units', add('openapi-retry', 'openapi-key'));
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect((await conforming('POST', '/units', '/units', add('openapi-other', 'openapi-key'))).body.error.code).toBe('idempotency_key_reused');
+    expect((await conforming('POST', '/units', '/units', add('openapi-other', 'openapi-key'))).body.error.code).toBe(
+      'idempotency_key_reused',
+    );
     // The same request under another key, claimed a moment ago by a request still running.
-    const { api_client_id, fingerprint } = await env.database.db.prisma.idempotencyKey.findFirstOrThrow({ where: { key: 'openapi-key' } });
-    await env.database.db.prisma.idempotencyKey.create({ data: { api_client_id, key: 'openapi-running', fingerprint, state: 'running' } });
+    const { api_client_id, fingerprint } = await env.database.db.prisma.idempotencyKey.findFirstOrThrow({
+      where: { key: 'openapi-key' },
+    });
+    await env.database.db.prisma.idempotencyKey.create({
+      data: { api_client_id, key: 'openapi-running', fingerprint, state: 'running' },
+    });
     const inUse = await conforming('POST', '/units', '/units', add('openapi-retry', 'openapi-running'));
     expect(inUse.body.error.code).toBe('idempotency_key_in_use');
   });
@@ -408,7 +498,9 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
   it('the token endpoints answer as documented: tokens, refresh, every error code, revocation', async () => {
     const client = await createClient(env.database.db.prisma, 'openapi-oauth', ['read']);
     const formSchema = (path: string) =>
-      (doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/x-www-form-urlencoded']!.schema;
+      (doc.paths![path]!.post!.requestBody as { content: Record<string, { schema: SchemaObject }> }).content[
+        'application/x-www-form-urlencoded'
+      ]!.schema;
     const basicAuth = (secret = client.client_secret) => ({ Authorization: basic(client.client_id, secret) });
     /** A form POST, answered as documented; `documented` is the form schema's objection, if any. */
     const post = async (path: string, form: Record<string, string>, headers: Record<string, string> = basicAuth()) => {
@@ -419,13 +511,17 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
       });
       return { documented, ...answer };
     };
-    const token = (form: Record<string, string>, headers?: Record<string, string>) => post('/oauth/token.php', form, headers);
+    const token = (form: Record<string, string>, headers?: Record<string, string>) =>
+      post('/oauth/token.php', form, headers);
 
     const issued = await token({ grant_type: 'client_credentials' });
     expect([issued.status, issued.documented]).toEqual([200, undefined]);
     expect([issued.headers.get('cache-control'), issued.headers.get('pragma')]).toEqual(['no-store', 'no-cache']);
     // Client authentication in the form instead of HTTP Basic (the document's `{}` alternative).
-    const inForm = await token({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }, {});
+    const inForm = await token(
+      { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+      {},
+    );
     expect([inForm.status, inForm.documented]).toEqual([200, undefined]);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token });
     expect([refreshed.status, refreshed.documented]).toEqual([200, undefined]);
@@ -439,7 +535,9 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
       wrongSecret: await token({ grant_type: 'client_credentials' }, basicAuth('not-the-secret')),
       noCredentials: await token({ grant_type: 'client_credentials' }, {}),
     };
-    expect(Object.fromEntries(Object.entries(errors).map(([name, res]) => [name, `${res.status} ${res.body.error}`]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(errors).map(([name, res]) => [name, `${res.status} ${res.body.error}`])),
+    ).toEqual({
       reusedRefresh: '400 invalid_grant',
       unsupported: '400 unsupported_grant_type',
       tooMuchScope: '400 invalid_scope',
@@ -459,8 +557,12 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
     expect([revokedAccess.status, revokedAccess.body, revokedAccess.documented]).toEqual([200, undefined, undefined]);
     expect(await reads(grant.access_token)).toBe(401);
     expect((await post('/oauth/revoke.php', { token: grant.refresh_token })).status).toBe(200);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: grant.refresh_token })).body.error).toBe('invalid_grant');
-    expect((await post('/oauth/revoke.php', { token: 'mda_not-a-token', token_type_hint: 'anything' })).status).toBe(200);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: grant.refresh_token })).body.error).toBe(
+      'invalid_grant',
+    );
+    expect((await post('/oauth/revoke.php', { token: 'mda_not-a-token', token_type_hint: 'anything' })).status).toBe(
+      200,
+    );
     expect((await post('/oauth/revoke.php', {})).body.error).toBe('invalid_request');
   });
 
@@ -473,26 +575,45 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
         const values = [...includeValues(route).keys()];
         return values.length > 0 ? `include=${values.join(',')}` : '';
       };
-      const page = await conforming('GET', `/${type}`, `/${type}?per_page=${MAX_PER_PAGE}&${includeAll(list)}`, { headers: bearer(env.token) });
+      const page = await conforming('GET', `/${type}`, `/${type}?per_page=${MAX_PER_PAGE}&${includeAll(list)}`, {
+        headers: bearer(env.token),
+      });
       expect(page.status).toBe(200);
       expect(page.body.data.length, type).toBeGreaterThan(0);
 
       // Members with the most relationships set, and the first: nulls and filled links both seen.
-      const filled = (r: any) => Object.values(r.relationships as Record<string, { data: unknown }>).filter((x) => (Array.isArray(x.data) ? x.data.length > 0 : x.data !== null)).length;
-      const ids = [...new Set([page.body.data[0].id, [...page.body.data].sort((a: any, b: any) => filled(b) - filled(a))[0].id])];
+      const filled = (r: any) =>
+        Object.values(r.relationships as Record<string, { data: unknown }>).filter((x) =>
+          Array.isArray(x.data) ? x.data.length > 0 : x.data !== null,
+        ).length;
+      const ids = [
+        ...new Set([page.body.data[0].id, [...page.body.data].sort((a: any, b: any) => filled(b) - filled(a))[0].id]),
+      ];
       for (const route of routes.filter((r) => r.operation !== 'list')) {
         for (const id of ids) {
           const path = openApiPath(route.path);
           const include = includeAll(route);
-          const res = await conforming('GET', path, `${route.path.replace(':id', String(id))}${include ? `?${include}` : ''}`, { headers: bearer(env.token) });
+          const res = await conforming(
+            'GET',
+            path,
+            `${route.path.replace(':id', String(id))}${include ? `?${include}` : ''}`,
+            { headers: bearer(env.token) },
+          );
           expect(res.status, `${path} ${id}`).toBe(200);
         }
       }
       for (const [name, filter] of Object.entries(resource.filters)) {
-        const res = await conforming('GET', `/${type}`, `/${type}?${encodeURIComponent(name)}=${encodeURIComponent(FILTER_VALUES[filter.kind])}`, { headers: bearer(env.token) });
+        const res = await conforming(
+          'GET',
+          `/${type}`,
+          `/${type}?${encodeURIComponent(name)}=${encodeURIComponent(FILTER_VALUES[filter.kind])}`,
+          { headers: bearer(env.token) },
+        );
         expect(res.status, `${type} ${name}`).toBe(200);
       }
-      expect((await conforming('GET', `/${type}`, `/${type}?page=100000`, { headers: bearer(env.token) })).body.data).toEqual([]);
+      expect(
+        (await conforming('GET', `/${type}`, `/${type}?page=100000`, { headers: bearer(env.token) })).body.data,
+      ).toEqual([]);
     }
   });
 
@@ -515,7 +636,9 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
         expect(refused.body.error.code).toBe('forbidden');
         continue;
       }
-      expect((await conforming(route.method, path, `${url}?unknown=1`, { headers: bearer(env.token) })).status).toBe(400);
+      expect((await conforming(route.method, path, `${url}?unknown=1`, { headers: bearer(env.token) })).status).toBe(
+        400,
+      );
       if (route.path.includes(':id')) {
         const missing = await conforming(route.method, path, route.path.replace(':id', '987654321'), {
           headers: { ...bearer(env.token), 'Content-Type': 'application/json' },
@@ -525,9 +648,15 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
         expect([404, 400, 409], `${route.method} ${path}`).toContain(missing.status);
       }
       if (!reading) {
-        const plain = await conforming(route.method, path, url, { headers: { ...bearer(env.token), 'Content-Type': 'text/plain' }, body: 'hello' });
+        const plain = await conforming(route.method, path, url, {
+          headers: { ...bearer(env.token), 'Content-Type': 'text/plain' },
+          body: 'hello',
+        });
         expect(plain.status).toBe(415);
-        const broken = await conforming(route.method, path, url, { headers: { ...bearer(env.token), 'Content-Type': 'application/json' }, body: '{"data":' });
+        const broken = await conforming(route.method, path, url, {
+          headers: { ...bearer(env.token), 'Content-Type': 'application/json' },
+          body: '{"data":',
+        });
         expect(broken.status).toBe(400);
         expect(broken.body.error.code).toBe('invalid_json');
       }
@@ -537,19 +666,75 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
   it('writes: the request schemas take what the service takes, and the answers are as documented', async () => {
     const tag = provider === 'sqlite' ? 'S' : 'P';
     // ADD, then UPDATE with the document read back unchanged (dates and links included).
-    const unitBody = { data: { type: 'units', attributes: { reference: `OA-${tag}-1`, description: { en: 'Crate', nl: null } } } };
+    const unitBody = {
+      data: { type: 'units', attributes: { reference: `OA-${tag}-1`, description: { en: 'Crate', nl: null } } },
+    };
     const unit = await conforming('POST', '/units', '/units', requestBody('POST', '/units', unitBody));
     expect(unit.status).toBe(201);
     expect(unit.headers.get('location')).toBe(`http://localhost/units/${unit.body.data.id}`);
     const unitPath = `/units/${unit.body.data.id}`;
-    expect((await conforming('PATCH', '/units/{id}', unitPath, requestBody('PATCH', '/units/{id}', { data: unit.body.data }))).status).toBe(200);
-    expect((await conforming('PUT', '/units/{id}', unitPath, requestBody('PUT', '/units/{id}', { data: { type: 'units', id: String(unit.body.data.id), attributes: { description: { fr: 'Caisse' } } } }))).status).toBe(200);
+    expect(
+      (
+        await conforming(
+          'PATCH',
+          '/units/{id}',
+          unitPath,
+          requestBody('PATCH', '/units/{id}', { data: unit.body.data }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await conforming(
+          'PUT',
+          '/units/{id}',
+          unitPath,
+          requestBody('PUT', '/units/{id}', {
+            data: { type: 'units', id: String(unit.body.data.id), attributes: { description: { fr: 'Caisse' } } },
+          }),
+        )
+      ).status,
+    ).toBe(200);
     // A duplicate reference, a type mismatch: documented conflicts.
-    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', unitBody))).body.error.code).toBe('conflict');
-    expect((await conforming('PATCH', '/units/{id}', unitPath, requestBody('PATCH', '/units/{id}', { data: { type: 'brands' } }, false))).body.error.code).toBe('type_mismatch');
+    expect(
+      (await conforming('POST', '/units', '/units', requestBody('POST', '/units', unitBody))).body.error.code,
+    ).toBe('conflict');
+    expect(
+      (
+        await conforming(
+          'PATCH',
+          '/units/{id}',
+          unitPath,
+          requestBody('PATCH', '/units/{id}', { data: { type: 'brands' } }, false),
+        )
+      ).body.error.code,
+    ).toBe('type_mismatch');
     // What the service refuses as unknown or missing, the schema refuses too.
-    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', { data: { type: 'units', attributes: { reference: 'X', colour: 'red' } } }, false))).body.error.code).toBe('unknown_field');
-    expect((await conforming('POST', '/units', '/units', requestBody('POST', '/units', { data: { type: 'units', attributes: { description: { en: 'x' } } } }, false))).body.error.code).toBe('missing_field');
+    expect(
+      (
+        await conforming(
+          'POST',
+          '/units',
+          '/units',
+          requestBody(
+            'POST',
+            '/units',
+            { data: { type: 'units', attributes: { reference: 'X', colour: 'red' } } },
+            false,
+          ),
+        )
+      ).body.error.code,
+    ).toBe('unknown_field');
+    expect(
+      (
+        await conforming(
+          'POST',
+          '/units',
+          '/units',
+          requestBody('POST', '/units', { data: { type: 'units', attributes: { description: { en: 'x' } } } }, false),
+        )
+      ).body.error.code,
+    ).toBe('missing_field');
 
     // A customer with to-one and to-many relationships, ids as numbers and as strings, decimals as strings.
     const customerBody = {
@@ -559,67 +744,181 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
         relationships: {
           customer_type: { data: { type: 'customer_types', id: 1 } },
           account_manager: { data: { type: 'users', id: '2' } },
-          inform_on_complaint_users: { data: [{ type: 'users', id: 1 }, { type: 'users', id: 3 }] },
+          inform_on_complaint_users: {
+            data: [
+              { type: 'users', id: 1 },
+              { type: 'users', id: 3 },
+            ],
+          },
         },
       },
     };
-    const customer = await conforming('POST', '/customers', '/customers?include=customer_type,account_manager', requestBody('POST', '/customers', customerBody));
+    const customer = await conforming(
+      'POST',
+      '/customers',
+      '/customers?include=customer_type,account_manager',
+      requestBody('POST', '/customers', customerBody),
+    );
     expect(customer.status).toBe(201);
     expect(customer.body.data.attributes.credit_limit_used).toBe(1250.5);
     const customerPath = `/customers/${customer.body.data.id}`;
-    expect((await conforming('PATCH', '/customers/{id}', customerPath, requestBody('PATCH', '/customers/{id}', { data: customer.body.data }))).status).toBe(200);
-    expect((await conforming('POST', '/customers', '/customers', requestBody('POST', '/customers', { data: { type: 'customers', attributes: { reference: `OA-${tag}-C2` } } }, false))).body.error.code).toBe('missing_field');
+    expect(
+      (
+        await conforming(
+          'PATCH',
+          '/customers/{id}',
+          customerPath,
+          requestBody('PATCH', '/customers/{id}', { data: customer.body.data }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await conforming(
+          'POST',
+          '/customers',
+          '/customers',
+          requestBody(
+            'POST',
+            '/customers',
+            { data: { type: 'customers', attributes: { reference: `OA-${tag}-C2` } } },
+            false,
+          ),
+        )
+      ).body.error.code,
+    ).toBe('missing_field');
     const members = `${customerPath}/relationships/inform_on_complaint_users`;
     const membersPath = '/customers/{id}/relationships/inform_on_complaint_users';
     for (const method of ['POST', 'PATCH', 'DELETE']) {
-      const res = await conforming(method, membersPath, members, requestBody(method, membersPath, { data: [{ type: 'users', id: 2 }] }));
+      const res = await conforming(
+        method,
+        membersPath,
+        members,
+        requestBody(method, membersPath, { data: [{ type: 'users', id: 2 }] }),
+      );
       expect(res.status, method).toBe(200);
     }
     const typePath = '/customers/{id}/relationships/customer_type';
-    expect((await conforming('PATCH', typePath, `${customerPath}/relationships/customer_type`, requestBody('PATCH', typePath, { data: { type: 'customer_types', id: 2 } }))).status).toBe(200);
+    expect(
+      (
+        await conforming(
+          'PATCH',
+          typePath,
+          `${customerPath}/relationships/customer_type`,
+          requestBody('PATCH', typePath, { data: { type: 'customer_types', id: 2 } }),
+        )
+      ).status,
+    ).toBe(200);
 
     // A product, its brand removed and set, its structure with items, items added, replaced and removed.
-    const productBody = { data: { type: 'products', attributes: { reference: `OA-${tag}-P1`, name: { en: 'Oat bar' }, consumer_price: 2.49, shelf_life: { value: 30, interval: 'Days' } }, relationships: { unit: { data: { type: 'units', id: 1 } } } } };
+    const productBody = {
+      data: {
+        type: 'products',
+        attributes: {
+          reference: `OA-${tag}-P1`,
+          name: { en: 'Oat bar' },
+          consumer_price: 2.49,
+          shelf_life: { value: 30, interval: 'Days' },
+        },
+        relationships: { unit: { data: { type: 'units', id: 1 } } },
+      },
+    };
     const product = await conforming('POST', '/products', '/products', requestBody('POST', '/products', productBody));
     expect(product.status).toBe(201);
     const productId = product.body.data.id as number;
     const brandPath = '/products/{id}/relationships/brand';
     for (const data of [null, { id: null }, { type: 'brands', id: 1 }]) {
-      expect((await conforming('PATCH', brandPath, `/products/${productId}/relationships/brand`, requestBody('PATCH', brandPath, { data }))).status).toBe(200);
+      expect(
+        (
+          await conforming(
+            'PATCH',
+            brandPath,
+            `/products/${productId}/relationships/brand`,
+            requestBody('PATCH', brandPath, { data }),
+          )
+        ).status,
+      ).toBe(200);
     }
     const item = (productRef: number, net: number) => ({
       type: 'product_structure_items',
       attributes: { net_quantity: net, loss_percentage: 2 },
-      relationships: { product: { data: { type: 'products', id: productRef } }, unit: { data: { type: 'units', id: 1 } } },
+      relationships: {
+        product: { data: { type: 'products', id: productRef } },
+        unit: { data: { type: 'units', id: 1 } },
+      },
     });
     const structurePath = '/products/{id}/product_structure';
-    const structure = await conforming('POST', structurePath, `/products/${productId}/product_structure`, requestBody('POST', structurePath, {
-      data: { type: 'product_structures', attributes: { quantity: 10 }, relationships: { items: { data: [item(1, 4.5)] } } },
-    }));
+    const structure = await conforming(
+      'POST',
+      structurePath,
+      `/products/${productId}/product_structure`,
+      requestBody('POST', structurePath, {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 10 },
+          relationships: { items: { data: [item(1, 4.5)] } },
+        },
+      }),
+    );
     expect(structure.status).toBe(201);
     expect(structure.body.included).toHaveLength(1);
     const structureId = structure.body.data.id as number;
-    const again = await conforming('POST', structurePath, `/products/${productId}/product_structure`, requestBody('POST', structurePath, { data: { type: 'product_structures', attributes: { quantity: 1 } } }));
+    const again = await conforming(
+      'POST',
+      structurePath,
+      `/products/${productId}/product_structure`,
+      requestBody('POST', structurePath, { data: { type: 'product_structures', attributes: { quantity: 1 } } }),
+    );
     expect(again.body.error.code).toBe('conflict');
     const itemsPath = '/product_structures/{id}/items';
-    const added = await conforming('POST', itemsPath, `/product_structures/${structureId}/items`, requestBody('POST', itemsPath, { data: [item(2, 1), item(3, 0.25)] }));
+    const added = await conforming(
+      'POST',
+      itemsPath,
+      `/product_structures/${structureId}/items`,
+      requestBody('POST', itemsPath, { data: [item(2, 1), item(3, 0.25)] }),
+    );
     expect(added.status).toBe(201);
     expect(added.body.data).toHaveLength(3);
-    const cycle = await conforming('POST', itemsPath, `/product_structures/${structureId}/items`, requestBody('POST', itemsPath, { data: [item(productId, 1)] }));
+    const cycle = await conforming(
+      'POST',
+      itemsPath,
+      `/product_structures/${structureId}/items`,
+      requestBody('POST', itemsPath, { data: [item(productId, 1)] }),
+    );
     expect(cycle.body.error.code).toBe('bom_cycle');
     const relItems = '/product_structures/{id}/relationships/items';
-    const replaced = await conforming('PATCH', relItems, `/product_structures/${structureId}/relationships/items`, requestBody('PATCH', relItems, { data: [item(4, 2), item(5, 3)] }));
+    const replaced = await conforming(
+      'PATCH',
+      relItems,
+      `/product_structures/${structureId}/relationships/items`,
+      requestBody('PATCH', relItems, { data: [item(4, 2), item(5, 3)] }),
+    );
     expect(replaced.status).toBe(200);
     expect(replaced.body.included).toHaveLength(2);
-    const removed = await conforming('DELETE', relItems, `/product_structures/${structureId}/relationships/items`, requestBody('DELETE', relItems, { data: [replaced.body.data[0]] }));
+    const removed = await conforming(
+      'DELETE',
+      relItems,
+      `/product_structures/${structureId}/relationships/items`,
+      requestBody('DELETE', relItems, { data: [replaced.body.data[0]] }),
+    );
     expect(removed.status).toBe(200);
     expect(removed.body.data).toHaveLength(1);
     const structureUpdate = '/product_structures/{id}';
-    const read = await conforming('GET', structureUpdate, `/product_structures/${structureId}`, { headers: bearer(env.token) });
-    expect((await conforming('PATCH', structureUpdate, `/product_structures/${structureId}`, requestBody('PATCH', structureUpdate, { data: read.body.data }))).status).toBe(200);
+    const read = await conforming('GET', structureUpdate, `/product_structures/${structureId}`, {
+      headers: bearer(env.token),
+    });
+    expect(
+      (
+        await conforming(
+          'PATCH',
+          structureUpdate,
+          `/product_structures/${structureId}`,
+          requestBody('PATCH', structureUpdate, { data: read.body.data }),
+        )
+      ).status,
+    ).toBe(200);
   });
 });
-
 
 describe('the API reference in a browser', () => {
   let database: TestDatabase | undefined;
@@ -636,7 +935,11 @@ describe('the API reference in a browser', () => {
     'under BASE_PATH renders the title, takes a bearer token in Authorize and calls the API with it',
     async () => {
       database = await emptyDatabase('sqlite');
-      service = await startService({ DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false', BASE_PATH: '/masterdata' });
+      service = await startService({
+        DATABASE_URL: database.target.url,
+        SEED_DEMO_DATA: 'false',
+        BASE_PATH: '/masterdata',
+      });
       expect(service.baseUrl).toMatch(/\/masterdata$/);
 
       // A client of our own, written beside the running service, and a token from its endpoint.
@@ -644,7 +947,9 @@ describe('the API reference in a browser', () => {
       const client = await createClient(db.prisma, 'docs', ['read']).finally(() => db.close());
       const tokenResponse = await fetch(`${service.baseUrl}/oauth/token.php`, {
         method: 'POST',
-        headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials' }),
       });
       expect(tokenResponse.status).toBe(200);
@@ -665,10 +970,17 @@ describe('the API reference in a browser', () => {
         await page.locator('.info .title').getByText(API_TITLE).waitFor({ timeout: 45_000 });
         expect(await page.title()).toBe(API_TITLE);
 
-        await page.getByRole('button', { name: /Authorize/ }).first().click();
+        await page
+          .getByRole('button', { name: /Authorize/ })
+          .first()
+          .click();
         await page.locator('#auth-bearer-value').fill(token);
         // The dialog has the token endpoints' Basic scheme too: apply the bearer one.
-        await page.locator('.auth-container').filter({ has: page.locator('#auth-bearer-value') }).getByRole('button', { name: 'Apply credentials' }).click();
+        await page
+          .locator('.auth-container')
+          .filter({ has: page.locator('#auth-bearer-value') })
+          .getByRole('button', { name: 'Apply credentials' })
+          .click();
         await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
 
         await page.locator('#operations-tag-units').click();
@@ -679,13 +991,19 @@ describe('the API reference in a browser', () => {
         const request = await sent;
         expect(request.headers().authorization).toBe(`Bearer ${token}`);
         expect((await request.response())?.status()).toBe(200);
-        await page.locator('.live-responses-table .response-col_status').getByText('200').first().waitFor({ timeout: 15_000 });
+        await page
+          .locator('.live-responses-table .response-col_status')
+          .getByText('200')
+          .first()
+          .waitFor({ timeout: 15_000 });
 
         await page.screenshot({ path: '/tmp/openapi-docs.png' });
         expect(pageErrors).toEqual([]);
         expect(consoleErrors).toEqual([]);
         // Everything came from the service itself: no CDN.
-        expect(requests.filter((url) => !url.startsWith(`${service!.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+        expect(requests.filter((url) => !url.startsWith(`${service!.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual(
+          [],
+        );
         expect(requests).toContain(`${service.baseUrl}/openapi.json`);
       } finally {
         await browser?.close();

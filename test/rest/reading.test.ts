@@ -38,19 +38,44 @@ const SPEC_INCLUDES: Record<string, { list: string[]; get: string[] }> = {
     get: ['product', 'unit', 'type', 'calculation_method'],
   },
   suppliers: {
-    list: ['types', 'currency', 'buyer', 'key_user', 'address', 'commercial_resolve_responsible_users', 'inform_on_complaint_users'],
-    get: ['types', 'currency', 'buyer', 'key_user', 'address', 'commercial_resolve_responsible_users', 'inform_on_complaint_users'],
+    list: [
+      'types',
+      'currency',
+      'buyer',
+      'key_user',
+      'address',
+      'commercial_resolve_responsible_users',
+      'inform_on_complaint_users',
+    ],
+    get: [
+      'types',
+      'currency',
+      'buyer',
+      'key_user',
+      'address',
+      'commercial_resolve_responsible_users',
+      'inform_on_complaint_users',
+    ],
   },
 };
 /** Spellings that name another relationship. */
 const ALIASES: Record<string, string> = { customer_service_mananger: 'customer_service_manager', type: 'items' };
-const relationshipOf = (type: string, value: string) => (type === 'product_structures' || value !== 'type' ? (ALIASES[value] ?? value) : value);
+const relationshipOf = (type: string, value: string) =>
+  type === 'product_structures' || value !== 'type' ? (ALIASES[value] ?? value) : value;
 
 /** Values that are never allowed: other relationships of the type, the other operation's values, made-up ones. */
 function refusedIncludes(type: string, operation: 'list' | 'get'): string[] {
   const resource = resources.find((r) => r.type === type)!;
   const allowed = new Set(SPEC_INCLUDES[type]?.[operation] ?? []);
-  const candidates = [...Object.keys(resource.relationships), ...(SPEC_INCLUDES[type]?.list ?? []), ...(SPEC_INCLUDES[type]?.get ?? []), 'type', 'items', 'nope', 'unit.brand'];
+  const candidates = [
+    ...Object.keys(resource.relationships),
+    ...(SPEC_INCLUDES[type]?.list ?? []),
+    ...(SPEC_INCLUDES[type]?.get ?? []),
+    'type',
+    'items',
+    'nope',
+    'unit.brand',
+  ];
   return [...new Set(candidates)].filter((v) => !allowed.has(v));
 }
 
@@ -77,7 +102,10 @@ describe.each(providers)('REST reading on %s', (provider) => {
       const pages = Math.ceil(total / 50);
       expect(pages).toBeGreaterThan(2);
       const expectLinks = (links: any, page: number) => {
-        const at = (p: number) => ({ path: '/products', params: { active: '1', include: 'unit', page: String(p), per_page: '50' } });
+        const at = (p: number) => ({
+          path: '/products',
+          params: { active: '1', include: 'unit', page: String(p), per_page: '50' },
+        });
         expect(link(links.self)).toEqual(at(page));
         expect(link(links.first)).toEqual(at(1));
         expect(link(links.last)).toEqual(at(pages));
@@ -152,11 +180,17 @@ describe.each(providers)('REST reading on %s', (provider) => {
         const res = await api.get(`/${type}?per_page=2&page=2`);
         expectStatus(res, 200, type);
         const total = await api.count(type);
-        expect(res.body.meta, type).toEqual({ total, count: Math.min(2, Math.max(0, total - 2)), pages: Math.ceil(total / 2), per_page: 2 });
+        expect(res.body.meta, type).toEqual({
+          total,
+          count: Math.min(2, Math.max(0, total - 2)),
+          pages: Math.ceil(total / 2),
+          per_page: 2,
+        });
         expect(ids(res), type).toEqual((await api.ids(type, 4)).slice(2));
         // A later page is cut before its relationship ids are read (src/data/list.ts): they must
         // still be its own rows'.
-        for (const resource of res.body.data) expect(resource, `${type} ${resource.id}`).toEqual((await api.get(`/${type}/${resource.id}`)).body.data);
+        for (const resource of res.body.data)
+          expect(resource, `${type} ${resource.id}`).toEqual((await api.get(`/${type}/${resource.id}`)).body.data);
         expectShapeB(await api.get(`/${type}?per_page=51`), 400, 'invalid_parameter', type);
         expectShapeB(await api.get(`/${type}?page=0`), 400, 'invalid_parameter', type);
       }
@@ -175,7 +209,10 @@ describe.each(providers)('REST reading on %s', (provider) => {
         expectStatus(res, 200, next);
         total = res.body.meta.total;
         all.push(...ids(res));
-        next = res.body.links.next === null ? null : new URL(res.body.links.next).pathname + new URL(res.body.links.next).search;
+        next =
+          res.body.links.next === null
+            ? null
+            : new URL(res.body.links.next).pathname + new URL(res.body.links.next).search;
       }
       expect(all.length, `${path}: rows over all pages`).toBe(total);
       return { ids: all, total };
@@ -190,7 +227,9 @@ describe.each(providers)('REST reading on %s', (provider) => {
 
     it('customers filter[reference]: only the customer with that reference', async () => {
       const [customer] = await api.prisma.customer.findMany({ where: { id: 37 }, select: { reference: true } });
-      const found = await expectFilter('customers', `filter[reference]=${encodeURIComponent(customer.reference)}`, { reference: customer.reference });
+      const found = await expectFilter('customers', `filter[reference]=${encodeURIComponent(customer.reference)}`, {
+        reference: customer.reference,
+      });
       expect(found).toEqual([37]);
       expect((await listIds('/customers?filter[reference]=nobody')).total).toBe(0);
     });
@@ -215,7 +254,10 @@ describe.each(providers)('REST reading on %s', (provider) => {
       const seeded = await api.prisma.product.findFirst({ where: { gtin: { not: null } }, orderBy: { id: 'asc' } });
       expect((await listIds(`/products?gtin=${seeded.gtin}`)).ids).toEqual([seeded.id]);
       expect((await listIds(`/products?gtin=0${seeded.gtin}`)).ids).toEqual([seeded.id]);
-      const zeros = await api.prisma.product.findFirst({ where: { gtin: { startsWith: '0' } }, orderBy: { id: 'asc' } });
+      const zeros = await api.prisma.product.findFirst({
+        where: { gtin: { startsWith: '0' } },
+        orderBy: { id: 'asc' },
+      });
       expect((await listIds(`/products?gtin=${zeros.gtin.replace(/^0+/, '')}`)).ids).toEqual([zeros.id]);
       expect((await listIds('/products?gtin=12345')).total).toBe(0);
     });
@@ -228,9 +270,14 @@ describe.each(providers)('REST reading on %s', (provider) => {
     });
 
     it("products preferred_supplier: the supplier's reference", async () => {
-      const product = await api.prisma.product.findFirst({ where: { preferred_supplier_id: { not: null } }, orderBy: { id: 'asc' } });
+      const product = await api.prisma.product.findFirst({
+        where: { preferred_supplier_id: { not: null } },
+        orderBy: { id: 'asc' },
+      });
       const supplier = await api.prisma.supplier.findUnique({ where: { id: product.preferred_supplier_id } });
-      const found = await expectFilter('products', `preferred_supplier=${encodeURIComponent(supplier.reference)}`, { preferred_supplier_id: supplier.id });
+      const found = await expectFilter('products', `preferred_supplier=${encodeURIComponent(supplier.reference)}`, {
+        preferred_supplier_id: supplier.id,
+      });
       expect(found.length).toBeGreaterThan(0);
       expect((await listIds('/products?preferred_supplier=NO-SUCH-SUPPLIER')).total).toBe(0);
     });
@@ -240,7 +287,14 @@ describe.each(providers)('REST reading on %s', (provider) => {
       const expected = await api.ids('products', 100_000, { modified_date: { gt: at } });
       expect(expected.length).toBeGreaterThan(0);
       expect(expected.length).toBeLessThan(await api.count('products'));
-      for (const value of ['2026-03-01T00:00:00+00:00', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000000+00:00', '2026-03-01T01:00:00+01:00', '2026-02-28T19:00:00-05:00']) {
+      for (const value of [
+        '2026-03-01T00:00:00+00:00',
+        '2026-03-01T00:00:00Z',
+        '2026-03-01T00:00:00.000Z',
+        '2026-03-01T00:00:00.000000+00:00',
+        '2026-03-01T01:00:00+01:00',
+        '2026-02-28T19:00:00-05:00',
+      ]) {
         expect((await listIds(`/products?modified_after=${encodeURIComponent(value)}`)).ids, value).toEqual(expected);
       }
       // An unencoded "+" in a query string: what a client pasting the ATOM form sends.
@@ -258,12 +312,17 @@ describe.each(providers)('REST reading on %s', (provider) => {
     });
 
     it('product_groups active and product_group_type_id', async () => {
-      await api.ok('PATCH', '/product_groups/2', { data: { type: 'product_groups', attributes: { is_active: false } } });
+      await api.ok('PATCH', '/product_groups/2', {
+        data: { type: 'product_groups', attributes: { is_active: false } },
+      });
       for (const v of [0, 1]) await expectFilter('product_groups', `active=${v}`, { is_active: v === 1 });
       const [, groupType] = await api.ids('product_group_types', 2);
       const found = await expectFilter('product_groups', `product_group_type_id=${groupType}`, { type_id: groupType });
       expect(found.length).toBeGreaterThan(0);
-      await expectFilter('product_groups', `active=1&product_group_type_id=${groupType}`, { type_id: groupType, is_active: true });
+      await expectFilter('product_groups', `active=1&product_group_type_id=${groupType}`, {
+        type_id: groupType,
+        is_active: true,
+      });
     });
 
     it('product_structures modified_after', async () => {
@@ -341,19 +400,31 @@ describe.each(providers)('REST reading on %s', (provider) => {
           const all = spec.list.join(',');
           const res = await api.get(`/${type}?per_page=30&include=${all}`);
           expectStatus(res, 200, `LIST ${type} include=${all}`);
-          expectIncluded(res.body.included, type, res.body.data, [...new Set(spec.list.map((v) => relationshipOf(type, v)))]);
+          expectIncluded(res.body.included, type, res.body.data, [
+            ...new Set(spec.list.map((v) => relationshipOf(type, v))),
+          ]);
         }
       });
 
       it(`LIST ${type}: any other include value is 400 invalid_parameter`, async () => {
         for (const value of refusedIncludes(type, 'list')) {
-          expectShapeB(await api.get(`/${type}?include=${value}`), 400, 'invalid_parameter', `LIST ${type} include=${value}`);
+          expectShapeB(
+            await api.get(`/${type}?include=${value}`),
+            400,
+            'invalid_parameter',
+            `LIST ${type} include=${value}`,
+          );
         }
-        if (spec.list.length > 0) expectShapeB(await api.get(`/${type}?include=${spec.list[0]},nope`), 400, 'invalid_parameter');
+        if (spec.list.length > 0)
+          expectShapeB(await api.get(`/${type}?include=${spec.list[0]},nope`), 400, 'invalid_parameter');
       });
 
       it(`GET ${type}: each allowed value side-loads its targets; any other is 400`, async () => {
-        const [last] = await api.prisma[resources.find((r) => r.type === type)!.model].findMany({ orderBy: { id: 'desc' }, take: 1, select: { id: true } });
+        const [last] = await api.prisma[resources.find((r) => r.type === type)!.model].findMany({
+          orderBy: { id: 'desc' },
+          take: 1,
+          select: { id: true },
+        });
         for (const value of spec.get) {
           const res = await api.get(`/${type}/${last.id}?include=${value}`);
           expectStatus(res, 200, `GET ${type} include=${value}`);
@@ -361,7 +432,12 @@ describe.each(providers)('REST reading on %s', (provider) => {
           expectIncluded(res.body.included, type, [res.body.data], [relationshipOf(type, value)]);
         }
         for (const value of refusedIncludes(type, 'get')) {
-          expectShapeB(await api.get(`/${type}/${last.id}?include=${value}`), 400, 'invalid_parameter', `GET ${type} include=${value}`);
+          expectShapeB(
+            await api.get(`/${type}/${last.id}?include=${value}`),
+            400,
+            'invalid_parameter',
+            `GET ${type} include=${value}`,
+          );
         }
       });
     }
@@ -377,33 +453,58 @@ describe.each(providers)('REST reading on %s', (provider) => {
       const res = await api.get('/product_structures?per_page=5&include=items');
       expectStatus(res, 200);
       expectIncluded(res.body.included, 'product_structures', res.body.data, ['items']);
-      expect(res.body.included.length).toBe(await api.count('product_structure_items', { product_structure_id: { in: ids(res) } }));
+      expect(res.body.included.length).toBe(
+        await api.count('product_structure_items', { product_structure_id: { in: ids(res) } }),
+      );
     });
 
     it('REL-GET: include is the relationship name (preferred_supplier also supplier); anything else 400', async () => {
-      const product = await api.prisma.product.findFirst({ where: { preferred_supplier_id: { not: null } }, orderBy: { id: 'asc' } });
+      const product = await api.prisma.product.findFirst({
+        where: { preferred_supplier_id: { not: null } },
+        orderBy: { id: 'asc' },
+      });
       for (const value of ['preferred_supplier', 'supplier']) {
         const res = await api.get(`/products/${product.id}/relationships/preferred_supplier?include=${value}`);
         expectStatus(res, 200, value);
         expect(res.body.data).toEqual({ type: 'suppliers', id: product.preferred_supplier_id });
-        expect(res.body.included.map((r: any) => [r.type, r.id])).toEqual([['suppliers', product.preferred_supplier_id]]);
+        expect(res.body.included.map((r: any) => [r.type, r.id])).toEqual([
+          ['suppliers', product.preferred_supplier_id],
+        ]);
         expectResource(res.body.included[0], 'suppliers', product.preferred_supplier_id);
       }
       for (const value of ['suppliers', 'unit', 'brand', 'nope']) {
-        expectShapeB(await api.get(`/products/${product.id}/relationships/preferred_supplier?include=${value}`), 400, 'invalid_parameter', value);
+        expectShapeB(
+          await api.get(`/products/${product.id}/relationships/preferred_supplier?include=${value}`),
+          400,
+          'invalid_parameter',
+          value,
+        );
       }
       for (const { type, relationships } of resources) {
         for (const [name, rel] of Object.entries(relationships)) {
           if (!rel.operations.includes('get')) continue;
           const other = Object.keys(relationships).find((n) => n !== name) ?? 'nope';
-          expectShapeB(await api.get(`/${type}/1/relationships/${name}?include=${other}`), 400, 'invalid_parameter', `${type}.${name} include=${other}`);
-          expectShapeB(await api.get(`/${type}/1/relationships/${name}?include=${name}_x`), 400, 'invalid_parameter', `${type}.${name} include=${name}_x`);
+          expectShapeB(
+            await api.get(`/${type}/1/relationships/${name}?include=${other}`),
+            400,
+            'invalid_parameter',
+            `${type}.${name} include=${other}`,
+          );
+          expectShapeB(
+            await api.get(`/${type}/1/relationships/${name}?include=${name}_x`),
+            400,
+            'invalid_parameter',
+            `${type}.${name} include=${name}_x`,
+          );
         }
       }
     });
 
     it('RELATED-GET product_group accepts include=type, product_structure include=items', async () => {
-      const product = await api.prisma.product.findFirst({ where: { product_structure: { isNot: null } }, orderBy: { id: 'asc' } });
+      const product = await api.prisma.product.findFirst({
+        where: { product_structure: { isNot: null } },
+        orderBy: { id: 'asc' },
+      });
       const group = await api.get(`/products/${product.id}/product_group?include=type`);
       expectStatus(group, 200);
       expectResource(group.body.data, 'product_groups', product.product_group_id);

@@ -45,15 +45,16 @@ describe('the routes the app serves', () => {
     );
     const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
     const answers405 = new Set(methodsByPath().keys());
-    const served = testApp(database).app.routes().map((r) => `${r.method} ${r.path}`);
+    const served = testApp(database)
+      .app.routes()
+      .map((r) => `${r.method} ${r.path}`);
     expect(served.length).toBeGreaterThan(200);
-    const undocumented = served
-      .filter((route) => {
-        const [method, path] = route.split(' ');
-        if (path!.startsWith('/docs/')) return false; // the reference page's own files
-        if (method === 'ALL' && answers405.has(path!)) return false; // every other method there is 405
-        return !documented.has(`${method} ${openApiPath(path!)}`) && !DESCRIBED_ELSEWHERE.has(route);
-      });
+    const undocumented = served.filter((route) => {
+      const [method, path] = route.split(' ');
+      if (path!.startsWith('/docs/')) return false; // the reference page's own files
+      if (method === 'ALL' && answers405.has(path!)) return false; // every other method there is 405
+      return !documented.has(`${method} ${openApiPath(path!)}`) && !DESCRIBED_ELSEWHERE.has(route);
+    });
     expect([...new Set(undocumented)]).toEqual([]);
   });
 });

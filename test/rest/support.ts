@@ -80,7 +80,8 @@ export class Rest {
     let body: string | undefined;
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    const contentType = options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType;
+    const contentType =
+      options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType;
     if (contentType !== null) headers['Content-Type'] = contentType;
     const res = await this.env.t.request(path, { method, headers, body });
     const text = await res.text();
@@ -126,14 +127,22 @@ export class Rest {
 
   /** `limit` ids of a type, ascending, straight from the database. */
   async ids(type: string, limit: number, where: object = {}): Promise<number[]> {
-    const rows = await this.prisma[resourceByType(type)!.model].findMany({ where, select: { id: true }, orderBy: { id: 'asc' }, take: limit });
+    const rows = await this.prisma[resourceByType(type)!.model].findMany({
+      where,
+      select: { id: true },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
     return rows.map((r: { id: number }) => r.id);
   }
 
   // Resources of our own -----------------------------------------------------------------------
 
   /** Creates a resource through ADD (the body from the registry) and returns its document. */
-  async create(type: string, overrides: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> } = {}): Promise<any> {
+  async create(
+    type: string,
+    overrides: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> } = {},
+  ): Promise<any> {
     if (type === 'product_structures') {
       const product = await this.create('products');
       return (await this.createStructure(product.id)).data;
@@ -167,7 +176,15 @@ export class Rest {
     const [method] = await this.ids('product_structure_item_calculation_methods', 1);
     return {
       type: 'product_structure_items',
-      attributes: { net_quantity: 2.5, gross_quantity: 2.55, loss_percentage: 2, is_phantom: false, is_processing_agent: false, skip_grain_component_calculation: false, ...attributes },
+      attributes: {
+        net_quantity: 2.5,
+        gross_quantity: 2.55,
+        loss_percentage: 2,
+        is_phantom: false,
+        is_processing_agent: false,
+        skip_grain_component_calculation: false,
+        ...attributes,
+      },
       relationships: {
         product: { data: { type: 'products', id: product } },
         unit: { data: { type: 'units', id: unit } },
@@ -181,13 +198,21 @@ export class Rest {
    * An ADD body of `type` from the registry: a value for every attribute the client writes, and
    * every relationship that can be given on ADD (to-one: the first target; to-many: the first two).
    */
-  async addBody(type: string, overrides: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> } = {}) {
+  async addBody(
+    type: string,
+    overrides: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> } = {},
+  ) {
     const resource = resourceByType(type)!;
     const relationships: Record<string, unknown> = {};
     for (const [name, rel] of Object.entries(resource.relationships)) {
       if (rel.storage.kind === 'inverse' || rel.storage.kind === 'children') continue;
       const targets = await this.ids(rel.target, 2);
-      relationships[name] = { data: rel.cardinality === 'to-one' ? { type: rel.target, id: targets[0] } : targets.map((id) => ({ type: rel.target, id })) };
+      relationships[name] = {
+        data:
+          rel.cardinality === 'to-one'
+            ? { type: rel.target, id: targets[0] }
+            : targets.map((id) => ({ type: rel.target, id })),
+      };
     }
     return {
       data: {
@@ -225,7 +250,8 @@ function sampleValue(type: string, name: string, attribute: Attribute, n: number
   if (t === 'datetime') return undefined;
   const object: Record<string, unknown> = {};
   for (const [field, ft] of Object.entries(t.object)) {
-    object[field] = ft === 'decimal' ? 3 + (n % 5) : ft === 'boolean' ? n % 2 === 0 : (attribute.observedValues?.[0] ?? `v${n}`);
+    object[field] =
+      ft === 'decimal' ? 3 + (n % 5) : ft === 'boolean' ? n % 2 === 0 : (attribute.observedValues?.[0] ?? `v${n}`);
   }
   return object;
 }
@@ -262,7 +288,10 @@ export function expectMethodNotAllowed(res: RestResponse, method: string, allowe
   expectShapeB(res, 405, 'method_not_allowed', what);
   const allow = res.headers.get('allow');
   expect(allow, `${what}: Allow header`).not.toBeNull();
-  const methods = (allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+  const methods = (allow ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   for (const m of allowed) expect(methods, `${what}: Allow ${allow}`).toContain(m);
   expect(methods, `${what}: Allow ${allow}`).not.toContain(method);
 }
@@ -276,7 +305,8 @@ function expectAttributeValue(resource: ResourceDefinition, name: string, attrib
     expect(value, where).toBeTypeOf('object');
     expect(value, where).not.toBeNull();
     expect(Object.keys(value as object).sort(), where).toEqual([...LOCALES].sort());
-    for (const l of LOCALES) expect((value as any)[l] === null || typeof (value as any)[l] === 'string', where).toBe(true);
+    for (const l of LOCALES)
+      expect((value as any)[l] === null || typeof (value as any)[l] === 'string', where).toBe(true);
     return;
   }
   if (typeof t === 'object') {
@@ -311,16 +341,23 @@ export function expectResource(doc: any, type: string, id?: number): void {
   expect(doc.type).toBe(type);
   expect(Number.isInteger(doc.id), `id ${JSON.stringify(doc.id)} is an integer`).toBe(true);
   expect(Object.keys(doc.meta)).toEqual(['version']);
-  expect(Number.isInteger(doc.meta.version) && doc.meta.version >= 1, `meta.version ${JSON.stringify(doc.meta.version)} is a positive integer`).toBe(true);
+  expect(
+    Number.isInteger(doc.meta.version) && doc.meta.version >= 1,
+    `meta.version ${JSON.stringify(doc.meta.version)} is a positive integer`,
+  ).toBe(true);
   if (id !== undefined) expect(doc.id).toBe(id);
   expect(doc.links).toEqual({ self: `${BASE}/${type}/${doc.id}` });
   expect(Object.keys(doc.attributes).sort()).toEqual(Object.keys(resource.attributes).sort());
-  for (const [name, attribute] of Object.entries(resource.attributes)) expectAttributeValue(resource, name, attribute, doc.attributes[name]);
+  for (const [name, attribute] of Object.entries(resource.attributes))
+    expectAttributeValue(resource, name, attribute, doc.attributes[name]);
   expect(Object.keys(doc.relationships).sort()).toEqual(Object.keys(resource.relationships).sort());
   for (const [name, rel] of Object.entries(resource.relationships)) {
     const member = doc.relationships[name];
     expect(Object.keys(member).sort(), `${type}.${name}`).toEqual(['data', 'links']);
-    expect(member.links).toEqual({ self: `${BASE}/${type}/${doc.id}/relationships/${name}`, related: `${BASE}/${type}/${doc.id}/${name}` });
+    expect(member.links).toEqual({
+      self: `${BASE}/${type}/${doc.id}/relationships/${name}`,
+      related: `${BASE}/${type}/${doc.id}/${name}`,
+    });
     expectRelationshipData(member.data, rel, `${type} ${doc.id} ${name}`);
   }
 }
@@ -346,7 +383,12 @@ export function expectRelationshipData(data: unknown, rel: Relationship, where: 
  * `included` of a document: each resource once, valid, never one of the primary data, and exactly
  * the targets of the named relationships of the primary data.
  */
-export function expectIncluded(included: any[], primaryType: string, primary: any[], relationships: readonly string[]): void {
+export function expectIncluded(
+  included: any[],
+  primaryType: string,
+  primary: any[],
+  relationships: readonly string[],
+): void {
   expect(Array.isArray(included), 'included is an array').toBe(true);
   const keys = included.map((r) => `${r.type}:${r.id}`);
   expect(new Set(keys).size, `included unique: ${keys.join(' ')}`).toBe(keys.length);

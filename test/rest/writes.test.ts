@@ -8,13 +8,29 @@ import { describe, expect, it } from 'vitest';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
 import { testApp } from '../support/app.ts';
 import { providers } from '../support/databases.ts';
-import { ATOM, expectShapeA, expectShapeB, expectStatus, identifier, MISSING_ID, restSuite, sortIds } from './support.ts';
+import {
+  ATOM,
+  expectShapeA,
+  expectShapeB,
+  expectStatus,
+  identifier,
+  MISSING_ID,
+  restSuite,
+  sortIds,
+} from './support.ts';
 
 /** rest.md "Required on ADD". */
 const REQUIRED: [type: string, field: string, kind: 'attribute' | 'relationship'][] = [
-  ...['customers', 'products', 'suppliers', 'units', 'brands', 'production_lines', 'function_corporate_groups', 'customer_types'].map(
-    (type) => [type, 'reference', 'attribute'] as [string, string, 'attribute'],
-  ),
+  ...[
+    'customers',
+    'products',
+    'suppliers',
+    'units',
+    'brands',
+    'production_lines',
+    'function_corporate_groups',
+    'customer_types',
+  ].map((type) => [type, 'reference', 'attribute'] as [string, string, 'attribute']),
   ['customers', 'name', 'attribute'],
   ['suppliers', 'name', 'attribute'],
   ['products', 'unit', 'relationship'],
@@ -63,7 +79,12 @@ describe.each(providers)('REST writes on %s', (provider) => {
   const read = async (type: string, id: number) => (await api.ok('GET', `/${type}/${id}`)).data;
 
   /** Runs `write`, expecting it refused, and proves the resource and the row counts are as before. */
-  async function unchanged(type: string, id: number | undefined, write: () => Promise<void>, counted: string[] = []): Promise<void> {
+  async function unchanged(
+    type: string,
+    id: number | undefined,
+    write: () => Promise<void>,
+    counted: string[] = [],
+  ): Promise<void> {
     const before = id === undefined ? undefined : await read(type, id);
     const counts = await Promise.all([type, ...counted].map((t) => api.count(t)));
     await write();
@@ -72,31 +93,38 @@ describe.each(providers)('REST writes on %s', (provider) => {
   }
 
   describe('unknown fields: 400 unknown_field naming them, nothing written', () => {
-    it.each(resources.filter((r) => r.operations.includes('add')).map((r) => r.type))('%s: unknown attribute and relationship on ADD and UPDATE', async (type) => {
-      const existing = await api.create(type);
-      for (const [member, name] of [
-        ['attributes', 'colour'],
-        ['relationships', 'owner'],
-      ] as const) {
-        const body = await api.addBody(type);
-        (body.data as any)[member][name] = member === 'attributes' ? 'red' : { data: null };
-        await unchanged(type, existing.id, async () => {
-          const add = await api.post(`/${type}`, body);
-          expectShapeB(add, 400, 'unknown_field', `ADD ${type} ${member}.${name}`);
-          expect(add.body.error.message).toContain(name);
-          const update = await api.patch(`/${type}/${existing.id}`, { data: { type, [member]: { [name]: member === 'attributes' ? 'red' : { data: null } } } });
-          expectShapeB(update, 400, 'unknown_field', `UPDATE ${type} ${member}.${name}`);
-          expect(update.body.error.message).toContain(name);
-        });
-      }
-    });
+    it.each(resources.filter((r) => r.operations.includes('add')).map((r) => r.type))(
+      '%s: unknown attribute and relationship on ADD and UPDATE',
+      async (type) => {
+        const existing = await api.create(type);
+        for (const [member, name] of [
+          ['attributes', 'colour'],
+          ['relationships', 'owner'],
+        ] as const) {
+          const body = await api.addBody(type);
+          (body.data as any)[member][name] = member === 'attributes' ? 'red' : { data: null };
+          await unchanged(type, existing.id, async () => {
+            const add = await api.post(`/${type}`, body);
+            expectShapeB(add, 400, 'unknown_field', `ADD ${type} ${member}.${name}`);
+            expect(add.body.error.message).toContain(name);
+            const update = await api.patch(`/${type}/${existing.id}`, {
+              data: { type, [member]: { [name]: member === 'attributes' ? 'red' : { data: null } } },
+            });
+            expectShapeB(update, 400, 'unknown_field', `UPDATE ${type} ${member}.${name}`);
+            expect(update.body.error.message).toContain(name);
+          });
+        }
+      },
+    );
   });
 
   describe('wrong JSON type or out of range: 400 invalid_attribute naming the attribute', () => {
     it.each(INVALID)('%s.%s = %j', async (type, attribute, value) => {
       const existing = await api.create(type);
       await unchanged(type, existing.id, async () => {
-        const update = await api.patch(`/${type}/${existing.id}`, { data: { type, attributes: { [attribute]: value } } });
+        const update = await api.patch(`/${type}/${existing.id}`, {
+          data: { type, attributes: { [attribute]: value } },
+        });
         expectShapeB(update, 400, 'invalid_attribute', `UPDATE ${type}.${attribute}`);
         expect(update.body.error.message).toContain(attribute);
         if (resourceByType(type)!.operations.includes('add')) {
@@ -110,47 +138,83 @@ describe.each(providers)('REST writes on %s', (provider) => {
     it('a required attribute cannot be set to null on UPDATE', async () => {
       const customer = await api.create('customers');
       await unchanged('customers', customer.id, async () => {
-        expectShapeB(await api.patch(`/customers/${customer.id}`, { data: { type: 'customers', attributes: { reference: null } } }), 400, 'invalid_attribute');
+        expectShapeB(
+          await api.patch(`/customers/${customer.id}`, {
+            data: { type: 'customers', attributes: { reference: null } },
+          }),
+          400,
+          'invalid_attribute',
+        );
       });
     });
   });
 
   describe('malformed bodies and media types', () => {
-    it.each(['{', '{"data": ', "{'data': {}}", '{"data": {"type": "customers",}}', 'data=1', '\u00ff\u00fe'])('malformed JSON %j: 400 invalid_json', async (raw) => {
-      await unchanged('customers', 1, async () => {
-        expectShapeB(await api.request('POST', '/customers', { raw }), 400, 'invalid_json', 'ADD');
-        expectShapeB(await api.request('PATCH', '/customers/1', { raw }), 400, 'invalid_json', 'UPDATE');
-        expectShapeB(await api.request('PATCH', '/customers/1/relationships/language', { raw }), 400, 'invalid_json', 'REL-SET');
-        expectShapeB(await api.request('POST', '/customers/1/relationships/inform_on_complaint_users', { raw }), 400, 'invalid_json', 'REL-ADD');
-      });
-    });
+    it.each(['{', '{"data": ', "{'data': {}}", '{"data": {"type": "customers",}}', 'data=1', '\u00ff\u00fe'])(
+      'malformed JSON %j: 400 invalid_json',
+      async (raw) => {
+        await unchanged('customers', 1, async () => {
+          expectShapeB(await api.request('POST', '/customers', { raw }), 400, 'invalid_json', 'ADD');
+          expectShapeB(await api.request('PATCH', '/customers/1', { raw }), 400, 'invalid_json', 'UPDATE');
+          expectShapeB(
+            await api.request('PATCH', '/customers/1/relationships/language', { raw }),
+            400,
+            'invalid_json',
+            'REL-SET',
+          );
+          expectShapeB(
+            await api.request('POST', '/customers/1/relationships/inform_on_complaint_users', { raw }),
+            400,
+            'invalid_json',
+            'REL-ADD',
+          );
+        });
+      },
+    );
 
     it('an empty body with a JSON content type: 400 invalid_json', async () => {
       expectShapeB(await api.request('POST', '/customers', { raw: '' }), 400, 'invalid_json');
     });
 
-    it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/json', null])(
+    it.each([
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'text/json',
+      null,
+    ])(
       'Content-Type %j on a body-carrying request: 415 unsupported_media_type, nothing written',
       async (contentType) => {
         const structure = (await api.create('product_structures')).id;
         const free = (await api.create('products')).id;
         const body = JSON.stringify(await api.addBody('customers'));
-        await unchanged('customers', 1, async () => {
-          for (const [method, path] of [
-            ['POST', '/customers'],
-            ['PATCH', '/customers/1'],
-            ['PUT', '/customers/1'],
-            ['PATCH', '/customers/1/relationships/language'],
-            ['POST', '/customers/1/relationships/inform_on_complaint_users'],
-            ['PATCH', '/customers/1/relationships/inform_on_complaint_users'],
-            ['DELETE', '/customers/1/relationships/inform_on_complaint_users'],
-            ['POST', `/products/${free}/product_structure`],
-            ['POST', `/product_structures/${structure}/items`],
-            ['PATCH', `/product_structures/${structure}/relationships/items`],
-          ] as const) {
-            expectShapeB(await api.request(method, path, { raw: body, contentType }), 415, 'unsupported_media_type', `${method} ${path} ${contentType}`);
-          }
-        }, ['product_structures', 'product_structure_items']);
+        await unchanged(
+          'customers',
+          1,
+          async () => {
+            for (const [method, path] of [
+              ['POST', '/customers'],
+              ['PATCH', '/customers/1'],
+              ['PUT', '/customers/1'],
+              ['PATCH', '/customers/1/relationships/language'],
+              ['POST', '/customers/1/relationships/inform_on_complaint_users'],
+              ['PATCH', '/customers/1/relationships/inform_on_complaint_users'],
+              ['DELETE', '/customers/1/relationships/inform_on_complaint_users'],
+              ['POST', `/products/${free}/product_structure`],
+              ['POST', `/product_structures/${structure}/items`],
+              ['PATCH', `/product_structures/${structure}/relationships/items`],
+            ] as const) {
+              expectShapeB(
+                await api.request(method, path, { raw: body, contentType }),
+                415,
+                'unsupported_media_type',
+                `${method} ${path} ${contentType}`,
+              );
+            }
+          },
+          ['product_structures', 'product_structure_items'],
+        );
       },
     );
 
@@ -174,7 +238,11 @@ describe.each(providers)('REST writes on %s', (provider) => {
       const t = testApp(api.env.database, { maxBodyBytes: 2048 });
       const before = await api.count('customers');
       const body = JSON.stringify(await api.addBody('customers', { attributes: { alt_name: 'x'.repeat(3000) } }));
-      const res = await t.request('/customers', { method: 'POST', headers: { Authorization: `Bearer ${api.env.token}`, 'Content-Type': 'application/json' }, body });
+      const res = await t.request('/customers', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${api.env.token}`, 'Content-Type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(413);
       expect((await res.json()).error.code).toBe('payload_too_large');
       const small = await t.request('/brands', {
@@ -188,7 +256,16 @@ describe.each(providers)('REST writes on %s', (provider) => {
 
     it('a body without data, or data that is not a resource object: 400, nothing written', async () => {
       await unchanged('customers', 1, async () => {
-        for (const body of [{}, { data: null }, { data: [] }, { data: 'customers' }, [], null, 'x', { data: { type: 'customers', attributes: [] } }]) {
+        for (const body of [
+          {},
+          { data: null },
+          { data: [] },
+          { data: 'customers' },
+          [],
+          null,
+          'x',
+          { data: { type: 'customers', attributes: [] } },
+        ]) {
           const res = await api.post('/customers', body);
           expect(res.status, JSON.stringify(body)).toBe(400);
           expect(res.body.error.http_code).toBe(400);
@@ -214,7 +291,10 @@ describe.each(providers)('REST writes on %s', (provider) => {
       const unit = (await api.ids('units', 1))[0]!;
       const minimal: Record<string, any> = {
         customers: { attributes: { reference: api.unique('C'), name: 'Minimal' } },
-        products: { attributes: { reference: api.unique('P') }, relationships: { unit: { data: identifier('units', unit) } } },
+        products: {
+          attributes: { reference: api.unique('P') },
+          relationships: { unit: { data: identifier('units', unit) } },
+        },
         suppliers: { attributes: { reference: api.unique('S'), name: 'Minimal' } },
         units: { attributes: { reference: api.unique('U') } },
         brands: { attributes: { reference: api.unique('B') } },
@@ -235,7 +315,8 @@ describe.each(providers)('REST writes on %s', (provider) => {
       for (const [type, data] of Object.entries(minimal)) {
         const res = await api.post(`/${type}`, { data: { type, ...data } });
         expectStatus(res, 201, `minimal ADD ${type}`);
-        for (const [name, value] of Object.entries(data.attributes ?? {})) expect(res.body.data.attributes[name]).toEqual(value);
+        for (const [name, value] of Object.entries(data.attributes ?? {}))
+          expect(res.body.data.attributes[name]).toEqual(value);
       }
     });
   });
@@ -248,7 +329,12 @@ describe.each(providers)('REST writes on %s', (provider) => {
           const body = await api.addBody('customers');
           (body.data as any).type = type;
           expectShapeB(await api.post('/customers', body), 409, 'type_mismatch', `ADD type ${type}`);
-          expectShapeB(await api.patch(`/customers/${customer.id}`, { data: { type, attributes: { name: 'Changed' } } }), 409, 'type_mismatch', `UPDATE type ${type}`);
+          expectShapeB(
+            await api.patch(`/customers/${customer.id}`, { data: { type, attributes: { name: 'Changed' } } }),
+            409,
+            'type_mismatch',
+            `UPDATE type ${type}`,
+          );
         }
       });
     });
@@ -257,14 +343,18 @@ describe.each(providers)('REST writes on %s', (provider) => {
       const [a, b] = [await api.create('customers'), await api.create('customers')];
       await unchanged('customers', a.id, async () => {
         for (const method of ['PATCH', 'PUT'] as const) {
-          const res = await api.request(method, `/customers/${a.id}`, { body: { data: { type: 'customers', id: b.id, attributes: { name: 'Changed' } } } });
+          const res = await api.request(method, `/customers/${a.id}`, {
+            body: { data: { type: 'customers', id: b.id, attributes: { name: 'Changed' } } },
+          });
           expect(res.status, res.text).toBe(409);
           expect(res.body.error.http_code).toBe(409);
           expect(typeof res.body.error.code).toBe('string');
         }
       });
       expect((await read('customers', b.id)).attributes.name).toBe(b.attributes.name);
-      const same = await api.patch(`/customers/${a.id}`, { data: { type: 'customers', id: a.id, attributes: { name: 'Same id' } } });
+      const same = await api.patch(`/customers/${a.id}`, {
+        data: { type: 'customers', id: a.id, attributes: { name: 'Same id' } },
+      });
       expectStatus(same, 200);
       expect(same.body.data.attributes.name).toBe('Same id');
     });
@@ -279,7 +369,16 @@ describe.each(providers)('REST writes on %s', (provider) => {
 
     it('the contract names reference per type, gtin and username', () => {
       const names = new Set(UNIQUE.map(([t, n]) => `${t}.${n}`));
-      for (const type of ['customers', 'products', 'suppliers', 'units', 'brands', 'production_lines', 'function_corporate_groups', 'customer_types']) {
+      for (const type of [
+        'customers',
+        'products',
+        'suppliers',
+        'units',
+        'brands',
+        'production_lines',
+        'function_corporate_groups',
+        'customer_types',
+      ]) {
         expect(names.has(`${type}.reference`), type).toBe(true);
       }
       expect(names.has('products.gtin')).toBe(true);
@@ -317,7 +416,9 @@ describe.each(providers)('REST writes on %s', (provider) => {
         ['product_groups', 'type', 'product_group_types', false],
       ] as const) {
         const [existing] = await api.ids(target, 1);
-        const data = many ? [identifier(target, existing!), identifier(target, MISSING_ID)] : identifier(target, MISSING_ID);
+        const data = many
+          ? [identifier(target, existing!), identifier(target, MISSING_ID)]
+          : identifier(target, MISSING_ID);
         const body = await api.addBody(type, { relationships: { [name]: { data } } });
         await unchanged(type, undefined, async () => {
           expectShapeA(await api.post(`/${type}`, body), target, MISSING_ID, `ADD ${type}.${name}`);
@@ -332,7 +433,10 @@ describe.each(providers)('REST writes on %s', (provider) => {
           data: {
             type: 'customers',
             attributes: { name: 'Not written' },
-            relationships: { commercial_resolve_responsible_users: { data: [] }, address: { data: identifier('addresses', MISSING_ID) } },
+            relationships: {
+              commercial_resolve_responsible_users: { data: [] },
+              address: { data: identifier('addresses', MISSING_ID) },
+            },
           },
         });
         expectShapeA(res, 'addresses', MISSING_ID);
@@ -353,7 +457,9 @@ describe.each(providers)('REST writes on %s', (provider) => {
       ] as const) {
         const owner = await api.create(type);
         await unchanged(type, owner.id, async () => {
-          const res = await api.patch(`/${type}/${owner.id}`, { data: { type, attributes: {}, relationships: { [name]: { data: null } } } });
+          const res = await api.patch(`/${type}/${owner.id}`, {
+            data: { type, attributes: {}, relationships: { [name]: { data: null } } },
+          });
           expectShapeB(res, 400, 'invalid_relationship', `${type}.${name}`);
         });
       }
@@ -363,7 +469,9 @@ describe.each(providers)('REST writes on %s', (provider) => {
       const product = await api.create('products');
       for (const name of ['brand', 'product_group', 'production_line']) {
         expect(product.relationships[name].data).not.toBeNull();
-        const res = await api.patch(`/products/${product.id}`, { data: { type: 'products', relationships: { [name]: { data: null } } } });
+        const res = await api.patch(`/products/${product.id}`, {
+          data: { type: 'products', relationships: { [name]: { data: null } } },
+        });
         expectStatus(res, 200, name);
         expect(res.body.data.relationships[name].data).toBeNull();
       }
@@ -380,17 +488,26 @@ describe.each(providers)('REST writes on %s', (provider) => {
       expectStatus(res, 200);
       expect(res.body.data.attributes.created_date).toBe(created.attributes.created_date);
       expect(res.body.data.attributes.modified_date).not.toBe(old);
-      const customer = await api.post('/customers', await api.addBody('customers', { attributes: { modified_date: old } }));
+      const customer = await api.post(
+        '/customers',
+        await api.addBody('customers', { attributes: { modified_date: old } }),
+      );
       expectStatus(customer, 201);
       expect(customer.body.data.attributes.modified_date).toMatch(ATOM);
       expect(Date.now() - Date.parse(customer.body.data.attributes.modified_date)).toBeLessThan(120_000);
       // A seeded row (modified long ago): an UPDATE that changes nothing keeps its modified_date
       // and version; one that changes something moves both.
       const before = await read('units', 1);
-      const untouched = await api.ok('PATCH', '/units/1', { data: { type: 'units', attributes: { reference: before.attributes.reference } } });
+      const untouched = await api.ok('PATCH', '/units/1', {
+        data: { type: 'units', attributes: { reference: before.attributes.reference } },
+      });
       expect(untouched.data).toEqual(before);
-      const touched = await api.ok('PATCH', '/units/1', { data: { type: 'units', attributes: { description: { de: `Stück ${api.next()}` } } } });
-      expect(Date.parse(touched.data.attributes.modified_date)).toBeGreaterThan(Date.parse(before.attributes.modified_date));
+      const touched = await api.ok('PATCH', '/units/1', {
+        data: { type: 'units', attributes: { description: { de: `Stück ${api.next()}` } } },
+      });
+      expect(Date.parse(touched.data.attributes.modified_date)).toBeGreaterThan(
+        Date.parse(before.attributes.modified_date),
+      );
       expect(touched.data.meta.version).toBe(before.meta.version + 1);
     });
 
@@ -403,20 +520,31 @@ describe.each(providers)('REST writes on %s', (provider) => {
 
   describe('values', () => {
     it('localized text is merged key by key: keys given are set (null clears one), others kept', async () => {
-      const product = await api.create('products', { attributes: { name: { nl: 'Brood', fr: 'Pain', en: 'Bread', de: 'Brot' } } });
-      const res = await api.patch(`/products/${product.id}`, { data: { type: 'products', attributes: { name: { fr: 'Pain complet' } } } });
+      const product = await api.create('products', {
+        attributes: { name: { nl: 'Brood', fr: 'Pain', en: 'Bread', de: 'Brot' } },
+      });
+      const res = await api.patch(`/products/${product.id}`, {
+        data: { type: 'products', attributes: { name: { fr: 'Pain complet' } } },
+      });
       expectStatus(res, 200);
       expect(res.body.data.attributes.name).toEqual({ nl: 'Brood', fr: 'Pain complet', en: 'Bread', de: 'Brot' });
-      const cleared = await api.patch(`/products/${product.id}`, { data: { type: 'products', attributes: { name: { de: null } } } });
+      const cleared = await api.patch(`/products/${product.id}`, {
+        data: { type: 'products', attributes: { name: { de: null } } },
+      });
       expect(cleared.body.data.attributes.name).toEqual({ nl: 'Brood', fr: 'Pain complet', en: 'Bread', de: null });
-      const added = await api.post('/products', await api.addBody('products', { attributes: { legal_name: { en: 'Only English' } } }));
+      const added = await api.post(
+        '/products',
+        await api.addBody('products', { attributes: { legal_name: { en: 'Only English' } } }),
+      );
       expectStatus(added, 201);
       expect(added.body.data.attributes.legal_name).toEqual({ nl: null, fr: null, en: 'Only English', de: null });
     });
 
     it('decimals round-trip exactly as JSON numbers', async () => {
       for (const value of [0.1, 0.2, 0.3, 1.005, 1234567.891, 0.000001, 99999999.99, 12.5, 0, -3.75]) {
-        const product = await api.create('products', { attributes: { consumer_price: value, net_weight_in_kilogram: value } });
+        const product = await api.create('products', {
+          attributes: { consumer_price: value, net_weight_in_kilogram: value },
+        });
         expect(product.attributes.consumer_price, String(value)).toBe(value);
         const again = await read('products', product.id);
         expect(again.attributes.consumer_price, String(value)).toBe(value);
@@ -428,10 +556,16 @@ describe.each(providers)('REST writes on %s', (provider) => {
     it('a decimal given as a string is a wrong JSON type: 400 invalid_attribute naming it, nothing written', async () => {
       const product = await api.create('products', { attributes: { consumer_price: 1.5 } });
       await unchanged('products', product.id, async () => {
-        const plain = await api.patch(`/products/${product.id}`, { data: { type: 'products', attributes: { consumer_price: '2.49' } } });
+        const plain = await api.patch(`/products/${product.id}`, {
+          data: { type: 'products', attributes: { consumer_price: '2.49' } },
+        });
         expectShapeB(plain, 400, 'invalid_attribute');
-        expect(plain.body.error.message).toMatch(/attributes\.consumer_price must be a JSON number \(got the string "2\.49"\)/);
-        const nested = await api.patch(`/products/${product.id}`, { data: { type: 'products', attributes: { shelf_life: { value: '30', interval: 'Days' } } } });
+        expect(plain.body.error.message).toMatch(
+          /attributes\.consumer_price must be a JSON number \(got the string "2\.49"\)/,
+        );
+        const nested = await api.patch(`/products/${product.id}`, {
+          data: { type: 'products', attributes: { shelf_life: { value: '30', interval: 'Days' } } },
+        });
         expectShapeB(nested, 400, 'invalid_attribute');
         expect(nested.body.error.message).toMatch(/attributes\.shelf_life\.value must be a JSON number/);
       });
@@ -448,9 +582,13 @@ describe.each(providers)('REST writes on %s', (provider) => {
     it('a refused ADD with to-many links writes neither the resource nor any link', async () => {
       const users = await api.ids('users', 2);
       const body = await api.addBody('suppliers', {
-        relationships: { commercial_resolve_responsible_users: { data: users.map((u) => identifier('users', u)) }, types: { data: [identifier('supplier_types', MISSING_ID)] } },
+        relationships: {
+          commercial_resolve_responsible_users: { data: users.map((u) => identifier('users', u)) },
+          types: { data: [identifier('supplier_types', MISSING_ID)] },
+        },
       });
-      const links = () => Promise.all([api.prisma.supplierCommercialResolveResponsibleUser.count(), api.prisma.supplierTypeLink.count()]);
+      const links = () =>
+        Promise.all([api.prisma.supplierCommercialResolveResponsibleUser.count(), api.prisma.supplierTypeLink.count()]);
       const before = await links();
       await unchanged('suppliers', undefined, async () => {
         expectShapeA(await api.post('/suppliers', body), 'supplier_types', MISSING_ID);
@@ -487,7 +625,10 @@ describe.each(providers)('REST writes on %s', (provider) => {
           data: {
             type: 'customers',
             attributes: { name: 'Not written' },
-            relationships: { inform_on_complaint_users: { data: users.map((u) => identifier('users', u)) }, language: { data: null } },
+            relationships: {
+              inform_on_complaint_users: { data: users.map((u) => identifier('users', u)) },
+              language: { data: null },
+            },
           },
         });
         expectShapeB(res, 400, 'invalid_relationship');
@@ -508,8 +649,15 @@ describe.each(providers)('REST writes on %s', (provider) => {
         ['POST', { data: [identifier('users', extra!), identifier('users', MISSING_ID)] }],
         ['PATCH', { data: [identifier('users', extra!), identifier('users', MISSING_ID)] }],
       ] as const) {
-        expectShapeA(await api.request(method, `/customers/${customer.id}/relationships/inform_on_complaint_users`, { body }), 'users', MISSING_ID, method);
-        expect(sortIds((await read('customers', customer.id)).relationships.inform_on_complaint_users.data)).toEqual(before);
+        expectShapeA(
+          await api.request(method, `/customers/${customer.id}/relationships/inform_on_complaint_users`, { body }),
+          'users',
+          MISSING_ID,
+          method,
+        );
+        expect(sortIds((await read('customers', customer.id)).relationships.inform_on_complaint_users.data)).toEqual(
+          before,
+        );
       }
     });
   });

@@ -31,7 +31,11 @@ describe('open routes as an attacker sees them', () => {
 
   /** A request as the Node server hands it over: from a socket at `address`, to `url` (its host is the Host header). */
   const fetchFrom = (app: TestApp, address: string, url: string, headers: Record<string, string> = {}) =>
-    Promise.resolve(app.app.fetch(new Request(url, { headers }), { incoming: Object.assign(Readable.from([]), { socket: { remoteAddress: address } }) }));
+    Promise.resolve(
+      app.app.fetch(new Request(url, { headers }), {
+        incoming: Object.assign(Readable.from([]), { socket: { remoteAddress: address } }),
+      }),
+    );
 
   const page = async (address: string, url: string, headers: Record<string, string> = {}) => {
     const res = await fetchFrom(t, address, url, { Accept: HTML, ...headers });
@@ -50,12 +54,16 @@ describe('open routes as an attacker sees them', () => {
 
   describe('the GraphiQL page and its demo token', () => {
     it('gives the token to a browser on this machine that reaches it by a loopback name', async () => {
-      for (const url of ['http://localhost:4000/graphql', 'http://127.0.0.1:4000/graphql', 'http://[::1]:4000/graphql']) {
+      for (const url of [
+        'http://localhost:4000/graphql',
+        'http://127.0.0.1:4000/graphql',
+        'http://[::1]:4000/graphql',
+      ]) {
         expect((await page('127.0.0.1', url)).token, url).toMatch(/^mda_/);
       }
     });
 
-    it('DNS rebinding: a page of another site, resolved to 127.0.0.1 in the user\'s browser, gets no token', async () => {
+    it("DNS rebinding: a page of another site, resolved to 127.0.0.1 in the user's browser, gets no token", async () => {
       // The attacker's name points at 127.0.0.1: the browser connects to the service from
       // loopback, and the page is same-origin with the attacker's script, which could read it.
       expect((await page('127.0.0.1', 'http://rebind.attacker.example:4000/graphql')).token).toBeUndefined();
@@ -72,14 +80,20 @@ describe('open routes as an attacker sees them', () => {
         'X-Forwarded-Host': 'masterdata.example',
         'X-Forwarded-Proto': 'https',
       })) {
-        expect((await page('127.0.0.1', 'http://localhost:4000/graphql', { [name]: value })).token, name).toBeUndefined();
+        expect(
+          (await page('127.0.0.1', 'http://localhost:4000/graphql', { [name]: value })).token,
+          name,
+        ).toBeUndefined();
       }
     });
 
     it('another machine, and any request behind trusted proxies, gets no token', async () => {
       expect((await page('192.0.2.10', 'http://localhost:4000/graphql')).token).toBeUndefined();
       const proxied = appWith({ trustProxy: 1 });
-      const res = await fetchFrom(proxied, '127.0.0.1', 'http://localhost:4000/graphql', { Accept: HTML, 'X-Forwarded-For': '127.0.0.1' });
+      const res = await fetchFrom(proxied, '127.0.0.1', 'http://localhost:4000/graphql', {
+        Accept: HTML,
+        'X-Forwarded-For': '127.0.0.1',
+      });
       expect(prefilledToken(await res.text())).toBeUndefined();
     });
 
@@ -118,7 +132,9 @@ describe('open routes as an attacker sees them', () => {
       const anonymous = await closed.request('/graphql/schema.graphql');
       expect(anonymous.status).toBe(401);
       expect(await anonymous.text()).not.toContain('type Query');
-      const withToken = await closed.request('/graphql/schema.graphql', { headers: { Authorization: `Bearer ${token}` } });
+      const withToken = await closed.request('/graphql/schema.graphql', {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(withToken.status).toBe(200);
       expect(await withToken.text()).toContain('type Query');
     });
@@ -140,7 +156,9 @@ describe('open routes as an attacker sees them', () => {
 
   describe('what error bodies quote', () => {
     it('an error that quotes the request (a 404 naming the path) tells browsers not to sniff it for HTML', async () => {
-      const res = await t.request('/%3Cscript%3Ealert(1)%3C%2Fscript%3E', { headers: { Authorization: `Bearer ${token}` } });
+      const res = await t.request('/%3Cscript%3Ealert(1)%3C%2Fscript%3E', {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');

@@ -32,7 +32,11 @@ export function testApp(
   const app = createApp({ config, db: database.db, logger: createLogger('info', sink), ...options });
   return {
     app,
-    logs: () => raw.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    logs: () =>
+      raw
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     rawLogs: () => raw,
     request: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init))),
     requestFrom: (address, path, init) => {

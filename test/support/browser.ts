@@ -34,6 +34,9 @@ export function skipWithoutBrowser(what: string): boolean {
 }
 
 export function launchChromium(): Promise<Browser> {
-  if (!haveChromium) throw new Error(`${CHROMIUM} is missing, and CI needs the browser tests: install Chromium (apt-get install chromium)`);
+  if (!haveChromium)
+    throw new Error(
+      `${CHROMIUM} is missing, and CI needs the browser tests: install Chromium (apt-get install chromium)`,
+    );
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
 }

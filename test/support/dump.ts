@@ -8,8 +8,12 @@ import type { Database } from '../../src/db/client.ts';
 async function tableNames(db: Database): Promise<string[]> {
   const rows =
     db.provider === 'sqlite'
-      ? await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      : await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`);
+      ? await db.prisma.$queryRawUnsafe<{ name: string }[]>(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+        )
+      : await db.prisma.$queryRawUnsafe<{ name: string }[]>(
+          `SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`,
+        );
   return rows.map((r) => r.name).sort();
 }
 
@@ -31,7 +35,14 @@ export async function dumpDatabase(db: Database): Promise<string> {
   const parts = await Promise.all(
     (await tables).map(async (table) => {
       const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${table}"`);
-      const lines = rows.map((row) => Object.keys(row).sort().map((column) => `${column}=${cell(row[column])}`).join('|')).sort();
+      const lines = rows
+        .map((row) =>
+          Object.keys(row)
+            .sort()
+            .map((column) => `${column}=${cell(row[column])}`)
+            .join('|'),
+        )
+        .sort();
       return `# ${table} (${rows.length})\n${lines.join('\n')}`;
     }),
   );

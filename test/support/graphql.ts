@@ -12,7 +12,10 @@ import { getTokens } from './oauth.ts';
 export interface GraphQLResponse<T = Record<string, any>> {
   status: number;
   contentType: string | null;
-  body: { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[] };
+  body: {
+    data?: T | null;
+    errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[];
+  };
 }
 
 export interface GraphQLTestEnv {
@@ -73,18 +76,31 @@ export function operationExpectations(env: () => GraphQLTestEnv) {
   }
 
   /** The first error of an operation that must fail during execution; its field in `data` is null. */
-  async function refused(query: string, variables: Record<string, unknown> | undefined, code: string, field?: string): Promise<GraphQLResponseError> {
+  async function refused(
+    query: string,
+    variables: Record<string, unknown> | undefined,
+    code: string,
+    field?: string,
+  ): Promise<GraphQLResponseError> {
     const res = await env().gql(query, variables);
     expect(res.body.errors, `expected ${code}, got ${JSON.stringify(res.body)}`).toBeDefined();
     const error = res.body.errors![0]!;
     expect(error.extensions?.code, error.message).toBe(code);
     if (field !== undefined) expect(error.extensions?.field, error.message).toBe(field);
-    expect(Object.values(res.body.data ?? {}).every((v) => v === null), JSON.stringify(res.body.data)).toBe(true);
+    expect(
+      Object.values(res.body.data ?? {}).every((v) => v === null),
+      JSON.stringify(res.body.data),
+    ).toBe(true);
     return error;
   }
 
   /** NOT_FOUND whose message names the type and the id. */
-  async function notFound(query: string, variables: Record<string, unknown> | undefined, type: RegExp, id: number): Promise<void> {
+  async function notFound(
+    query: string,
+    variables: Record<string, unknown> | undefined,
+    type: RegExp,
+    id: number,
+  ): Promise<void> {
     const error = await refused(query, variables, 'NOT_FOUND');
     expect(error.message).toMatch(type);
     expect(error.message).toMatch(new RegExp(`\\b${id}\\b`));

@@ -15,7 +15,13 @@ export class TestClock implements Clock {
 
 export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
-export function postForm(t: TestApp, path: string, form: Record<string, string>, headers: Record<string, string> = {}, address?: string) {
+export function postForm(
+  t: TestApp,
+  path: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+  address?: string,
+) {
   const init = {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
@@ -30,7 +36,13 @@ export interface Client {
 }
 
 export function tokenRequest(t: TestApp, client: Client, form: Record<string, string>, address?: string) {
-  return postForm(t, '/oauth/token.php', form, { Authorization: basic(client.client_id, client.client_secret) }, address);
+  return postForm(
+    t,
+    '/oauth/token.php',
+    form,
+    { Authorization: basic(client.client_id, client.client_secret) },
+    address,
+  );
 }
 
 export async function getTokens(t: TestApp, client: Client, scope?: string) {

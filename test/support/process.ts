@@ -19,7 +19,12 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-export function runScript(script: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Finished> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [TSX, script, ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
@@ -50,7 +55,10 @@ export interface RunningService {
  * Starts the service on a free port and resolves once it logs that it listens: `src/main.ts`
  * directly, or with `viaNpm` through `npm start`, the README's run command (signals then go to npm).
  */
-export function startService(env: Record<string, string>, { timeoutMs = 60_000, viaNpm = false } = {}): Promise<RunningService> {
+export function startService(
+  env: Record<string, string>,
+  { timeoutMs = 60_000, viaNpm = false } = {},
+): Promise<RunningService> {
   return new Promise((resolve, reject) => {
     // As `npm start` runs it: node with tsx's loader, one process. (tsx's CLI would put a process
     // of its own in between, which SIGKILLs the service when it does not confirm a relayed

@@ -56,12 +56,19 @@ export function readSpecTypes(path: URL = SPEC_PATH): SpecType[] {
       continue;
     }
     if (line.startsWith('|')) {
-      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       if (cells[0]!.startsWith('---')) continue;
       for (const t of current) {
         if (table === 'attributes') t.attributes.push(attributeFromTypeText(cells[0]!, cells[1]!));
         if (table === 'relationships') {
-          t.relationships.push({ name: cells[0]!, target: cells[1]!, cardinality: cells[2]!.startsWith('to-many') ? 'to-many' : 'to-one' });
+          t.relationships.push({
+            name: cells[0]!,
+            target: cells[1]!,
+            cardinality: cells[2]!.startsWith('to-many') ? 'to-many' : 'to-one',
+          });
         }
       }
       continue;
@@ -72,14 +79,17 @@ export function readSpecTypes(path: URL = SPEC_PATH): SpecType[] {
       const allStrings = attributePart.startsWith('Attributes (all strings)');
       const matches = allStrings
         ? [...attributePart.matchAll(/`([a-z_0-9]+)`/g)].map((m) => attributeFromTypeText(m[1]!, 'string'))
-        : [...attributePart.matchAll(/`([a-z_0-9]+)` ([a-z ]+?)(?=,|\.|$)/g)].map((m) => attributeFromTypeText(m[1]!, m[2]!));
+        : [...attributePart.matchAll(/`([a-z_0-9]+)` ([a-z ]+?)(?=,|\.|$)/g)].map((m) =>
+            attributeFromTypeText(m[1]!, m[2]!),
+          );
       for (const t of current) t.attributes.push(...matches);
     }
     const relationshipText = attributePart?.startsWith('Relationship') ? attributePart : relationshipPart;
     if (relationshipText?.startsWith('Relationship')) {
       const heading = relationshipText.match(/^Relationships? \(([^)]*)\)/)?.[1] ?? '';
       for (const m of relationshipText.matchAll(/`([a-z_]+)` \(((to-one|to-many), )?([a-z_]+)/g)) {
-        const cardinality = (m[3] ?? (heading.includes('to-many') ? 'to-many' : 'to-one')) as SpecRelationship['cardinality'];
+        const cardinality = (m[3] ??
+          (heading.includes('to-many') ? 'to-many' : 'to-one')) as SpecRelationship['cardinality'];
         for (const t of current) t.relationships.push({ name: m[1]!, target: m[4]!, cardinality });
       }
     }

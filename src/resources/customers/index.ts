@@ -88,7 +88,8 @@ export const customerProducts: ResourceDefinition = {
       required: true,
       forbidden: {
         operations: ['set'],
-        message: 'the customer of a customer product cannot be changed; add a customer product for the other customer instead',
+        message:
+          'the customer of a customer product cannot be changed; add a customer product for the other customer instead',
       },
     }),
     product: toOne('product', 'products', ['get', 'related'], {
@@ -96,7 +97,8 @@ export const customerProducts: ResourceDefinition = {
       required: true,
       forbidden: {
         operations: ['set'],
-        message: 'the product of a customer product cannot be changed; add a customer product for the other product instead',
+        message:
+          'the product of a customer product cannot be changed; add a customer product for the other product instead',
       },
     }),
   },

@@ -22,14 +22,16 @@ export const productStructures: ResourceDefinition = {
       operations: ['get', 'replace', 'remove', 'related'],
       forbidden: {
         operations: ['add'],
-        message: 'items cannot be linked by identifier: add them through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
+        message:
+          'items cannot be linked by identifier: add them through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
       },
     },
   },
   operations: ['list', 'get', 'update'],
   forbidden: {
     operations: ['add'],
-    message: 'a product structure is added through its product (POST /products/{id}/product_structure, or createProductStructure in GraphQL)',
+    message:
+      'a product structure is added through its product (POST /products/{id}/product_structure, or createProductStructure in GraphQL)',
   },
   filters: { modified_after: { kind: 'after', column: 'modified_date' } },
   // GET documents `type` as an include value; it is taken as a harmless alias of `items`. The
@@ -72,7 +74,8 @@ export const productStructureItems: ResourceDefinition = {
   operations: ['list', 'get', 'update'],
   forbidden: {
     operations: ['add'],
-    message: 'structure items are added through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
+    message:
+      'structure items are added through their structure (POST /product_structures/{id}/items, or addProductStructureItems in GraphQL)',
   },
   filters: {},
   includes: {
