@@ -43,7 +43,8 @@ function printDemoClient(client: CreatedClient, url: string): void {
       'Get an access token:',
       `  curl -s -u '${client.client_id}:${client.client_secret}' -d grant_type=client_credentials ${url}/oauth/token.php`,
       '',
-    ].join('\n') + '\n',
+      '',
+    ].join('\n'),
   );
 }
 

@@ -148,9 +148,8 @@ export function renderSvg(report: Report, subtitle: string): string {
       if (`${lines.at(-1)} ${word}`.trim().length > 38) lines.push(word);
       else lines[lines.length - 1] = `${lines.at(-1)} ${word}`.trim();
     }
-    lines.forEach((line, i) =>
-      parts.push(`<text x="12" y="${top + 27 + i * 13}" class="title">${escapeXml(line)}</text>`),
-    );
+    for (const [i, line] of lines.entries())
+      parts.push(`<text x="12" y="${top + 27 + i * 13}" class="title">${escapeXml(line)}</text>`);
     for (const m of members) {
       const s = m.summary!;
       const length = Math.max(1, (s.rps / best) * barMax);

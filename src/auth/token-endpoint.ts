@@ -8,8 +8,8 @@ import { readBody } from '../http/body.ts';
 import { decodeComponent, decodeUtf8, unstorableText } from '../http/input.ts';
 import { clientAddress } from '../http/address.ts';
 import type { Logger } from '../observability/logger.ts';
-import { FailureThrottle, type Outcome } from './throttle.ts';
-import { OAuthError, type AuthenticatedClient, type TokenService } from './tokens.ts';
+import type { FailureThrottle, Outcome } from './throttle.ts';
+import { OAuthError, type AuthenticatedClient, type TokenResponse, type TokenService } from './tokens.ts';
 
 /** Token requests are a few hundred bytes; more is refused while the body is read (413). */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -143,7 +143,7 @@ export function tokenEndpoints({ tokens, throttle, logger, trustProxy }: TokenEn
   app.post(TOKEN_PATH, (c) =>
     guarded(c, async (form, client) => {
       const grantType = form.get('grant_type');
-      let body;
+      let body: TokenResponse;
       if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
       else if (grantType === 'client_credentials') body = await tokens.clientCredentials(client, form.get('scope'));
       else if (grantType === 'refresh_token') {

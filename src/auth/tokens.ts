@@ -159,7 +159,7 @@ export class TokenService {
   ): Promise<TokenResponse> {
     const now = this.clock.now();
     const row = await this.prisma.oAuthToken.findUnique({ where: { digest: digest(refreshToken) } });
-    if (!row || row.kind !== 'refresh') throw new OAuthError(400, 'invalid_grant', 'unknown refresh token');
+    if (row?.kind !== 'refresh') throw new OAuthError(400, 'invalid_grant', 'unknown refresh token');
     if (row.api_client_id !== client.id)
       throw new OAuthError(400, 'invalid_grant', 'the refresh token was issued to another client');
     if (row.revoked_at) throw new OAuthError(400, 'invalid_grant', 'the refresh token has been revoked');
@@ -233,7 +233,7 @@ export class TokenService {
       return { ok: true, auth: cached.auth };
     }
     const row = await this.prisma.oAuthToken.findUnique({ where: { digest: key } });
-    if (!row || row.kind !== 'access') return { ok: false, reason: 'unknown access token' };
+    if (row?.kind !== 'access') return { ok: false, reason: 'unknown access token' };
     if (row.revoked_at) return { ok: false, reason: 'the access token has been revoked' };
     if (row.expires_at.getTime() <= now) return { ok: false, reason: 'the access token has expired' };
     const auth = { clientId: row.api_client_id, scopes: parseScopes(row.scope) };

@@ -184,6 +184,8 @@ export function relationshipIdColumns(type: string, names: readonly string[]): C
               ),
           },
         ];
+      default:
+        return storage satisfies never;
     }
   });
 }

@@ -22,7 +22,7 @@ const PG_TEXT_OID = 25;
  * string type. Only migrations need this; application queries never select catalog columns.
  */
 class CatalogNameAsTextPool extends pg.Pool {
-  // pg's overloads make a precise signature impossible; the result is only post-processed.
+  // biome-ignore lint/suspicious/noExplicitAny: pg's overloads make a precise signature impossible; the result is only post-processed
   override query(...args: unknown[]): any {
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result instanceof Promise) {

@@ -471,7 +471,9 @@ function unstorableInput(document: DocumentNode, variables: unknown): GraphQLErr
     if (typeof value === 'string') {
       const why = unstorableText(value);
       if (why) return badInput(`variable ${path} ${why}`);
-    } else if (Array.isArray(value)) value.forEach((v, i) => pending.push([v, `${path}[${i}]`, depth + 1]));
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) pending.push([v, `${path}[${i}]`, depth + 1]);
+    }
     else if (value && typeof value === 'object')
       for (const [k, v] of Object.entries(value)) pending.push([v, `${path}.${k}`, depth + 1]);
   }

@@ -27,6 +27,7 @@ const ODD_STRINGS = [
   '%',
   '../../etc/passwd',
   '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as text
   '${7*7}',
   '__proto__',
   'constructor',

@@ -161,6 +161,7 @@ describe('GraphiQL at GET /graphql', () => {
         // The result pane shows it (an editor that draws only the lines in view: the top ones).
         const pane = page.locator('.graphiql-response');
         await pane.getByText(`"reference": "${nodes[0]!.reference}"`).first().waitFor({ timeout: 10_000 });
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as the user sees it
         const shown = (await pane.innerText()).replace(/\u00a0/g, ' ');
         expect(shown).toContain(`"totalCount": ${expected.body.data.products.totalCount}`);
         expect(shown).toContain(`"reference": "${nodes[0]!.reference}"`);

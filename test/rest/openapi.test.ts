@@ -112,8 +112,9 @@ function schemaValidator(document: OpenAPIObject) {
   ajv.addSchema({ $id: id, $defs: rewrite(document.components!.schemas!) });
   const cache = new Map<unknown, ValidateFunction>();
   return {
-    compileAll: () =>
-      Object.keys(document.components!.schemas!).forEach((name) => ajv.getSchema(`${id}#/$defs/${name}`)),
+    compileAll: () => {
+      for (const name of Object.keys(document.components!.schemas!)) ajv.getSchema(`${id}#/$defs/${name}`);
+    },
     check(schema: SchemaObject | ReferenceObject, value: unknown): string | undefined {
       let validate = cache.get(schema);
       if (!validate) cache.set(schema, (validate = ajv.compile(rewrite(schema))));
@@ -136,7 +137,10 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
 
     const refs = new Set<string>();
-    JSON.stringify(doc, (key, value) => (key === '$ref' && refs.add(value), value));
+    JSON.stringify(doc, (key, value) => {
+      if (key === '$ref') refs.add(value);
+      return value;
+    });
     expect(refs.size).toBeGreaterThan(50);
     for (const ref of refs) expect(resolvePointer(doc, ref), ref).toBeDefined();
 
