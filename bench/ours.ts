@@ -9,7 +9,7 @@
  * `modifiedAfter`, `expectedIds`.
  */
 import { encodeCursor } from '../src/graphql/connections.ts';
-import { attributeField, camel, singular } from '../src/graphql/names.ts';
+import { attributeField, camel, singular } from '../src/resources/names.ts';
 import type { GraphQLRequest } from './peer/queries.ts';
 import {
   byId,

@@ -3,7 +3,7 @@
  * A bad value is a ConfigError whose message is one line naming the variable.
  */
 import { z } from 'zod';
-import { LOCALES, type Locale } from './data/columns.ts';
+import { LOCALES, type Locale } from './resources/types.ts';
 import { parseDatabaseUrl, type DatabaseTarget, type DatabaseTimeouts } from './db/url.ts';
 
 export interface Config {

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../src/db/client.ts';
 import { parseDatabaseUrl } from '../src/db/url.ts';
+import { singular, singularOf, typeName } from '../src/resources/names.ts';
 import { resourceByType, resources } from '../src/resources/registry.ts';
 import type { Attribute } from '../src/resources/types.ts';
 import { SPEC_PATH, readSpecTypes, type SpecAttribute } from './support/spec.ts';
@@ -171,5 +172,15 @@ describe('registry against the Prisma model', () => {
           expect(resourceByType(rel.target)!.relationships, `${name} -> ${include}`).toHaveProperty(include);
       }
     });
+  });
+});
+
+describe('names', () => {
+  it('a description states its singular where the rule would guess wrong; the rule covers the rest', () => {
+    expect(singularOf({ type: 'boxes' })).toBe('boxe');
+    expect(singularOf({ type: 'boxes', singular: 'box' })).toBe('box');
+    expect(typeName('product_structure_items')).toBe('ProductStructureItem');
+    expect(singular('currencies')).toBe('currency');
+    expect(singular('addresses')).toBe('address');
   });
 });

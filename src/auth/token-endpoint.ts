@@ -5,7 +5,8 @@
 import { Hono, type Context } from 'hono';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { readBody } from '../http/body.ts';
-import { decodeComponent, decodeUtf8, unstorableText } from '../http/input.ts';
+import { decodeComponent, decodeUtf8 } from '../http/input.ts';
+import { unstorableText } from '../db/text.ts';
 import { clientAddress } from '../http/address.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { FailureThrottle, Outcome } from './throttle.ts';

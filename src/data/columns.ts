@@ -3,12 +3,9 @@
  * request needs. Rows come back keyed by column name (`name_en`, `unit_id`, `shelf_life_value`).
  */
 import { resourceByType } from '../resources/registry.ts';
-import type { Attribute, ResourceDefinition, ScalarType } from '../resources/types.ts';
+import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } from '../resources/types.ts';
 import type { Provider } from '../db/url.ts';
 import { decimalAsNumber, id } from './sql.ts';
-
-export const LOCALES = ['nl', 'fr', 'en', 'de'] as const;
-export type Locale = (typeof LOCALES)[number];
 
 export interface Column {
   name: string;

@@ -4,9 +4,9 @@
  * the attribute. Dates the server maintains are not writable.
  */
 import { z } from 'zod';
-import { unstorableText } from '../http/input.ts';
-import type { Attribute, ResourceDefinition, ScalarType } from '../resources/types.ts';
-import { attributeParts, LOCALES } from './columns.ts';
+import { unstorableText } from '../db/text.ts';
+import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } from '../resources/types.ts';
+import { attributeParts } from './columns.ts';
 import { DecimalInputError, parseDecimal } from './decimal.ts';
 import { DomainError } from './errors.ts';
 

@@ -5,6 +5,8 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
+import type { Row } from '../data/load.ts';
 import type { GraphQLContext } from './context.ts';
 import { DateTimeScalar, DecimalScalar } from './scalars.ts';
 
@@ -30,3 +32,6 @@ builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('Decimal', DecimalScalar);
 
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The object type of a resource type: loaded by id, or given a row already read. */
+export type RowRef = ImplementableLoadableObjectRef<Types, number | Row, Row, number, number>;

@@ -7,9 +7,8 @@
  */
 import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
-import { builder } from './builder.ts';
+import { builder, type RowRef } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
-import type { RowRef } from './objects.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

@@ -1,7 +1,7 @@
 /** What every resolver gets: where to read and write, what the operation selects, who asks. */
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
-import type { Locale } from '../data/columns.ts';
+import type { Locale } from '../resources/types.ts';
 import type { DataSource } from '../data/load.ts';
 import type { Database } from '../db/client.ts';
 import type { ColumnPlan } from './plan.ts';

@@ -36,11 +36,12 @@ import { Hono, type Context } from 'hono';
 import { isGraphiQLPageRequest } from '../auth/bearer.ts';
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
-import type { Locale } from '../data/columns.ts';
+import type { Locale } from '../resources/types.ts';
 import type { Database } from '../db/client.ts';
 import { readBody } from '../http/body.ts';
 import { HttpError, JSON_CONTENT_TYPE, serviceUnavailable } from '../http/errors.ts';
-import { decodeUtf8, unstorableText } from '../http/input.ts';
+import { decodeUtf8 } from '../http/input.ts';
+import { unstorableText } from '../db/text.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { GraphQLContext } from './context.ts';
@@ -473,8 +474,7 @@ function unstorableInput(document: DocumentNode, variables: unknown): GraphQLErr
       if (why) return badInput(`variable ${path} ${why}`);
     } else if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) pending.push([v, `${path}[${i}]`, depth + 1]);
-    }
-    else if (value && typeof value === 'object')
+    } else if (value && typeof value === 'object')
       for (const [k, v] of Object.entries(value)) pending.push([v, `${path}.${k}`, depth + 1]);
   }
   return undefined;

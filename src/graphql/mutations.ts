@@ -13,7 +13,7 @@ import { resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
-import { attributeField, camel, pascal, typeName } from './names.ts';
+import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
 import { forgetLoaded } from './request-loaders.ts';
 

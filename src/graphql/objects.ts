@@ -5,20 +5,18 @@
  * statement per type and level, reading only the columns the operation selects (./plan.ts).
  */
 import type { ObjectRef } from '@pothos/core';
-import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
-import { LOCALES, partsReader, relationshipIds, type Locale } from '../data/columns.ts';
+import { partsReader, relationshipIds } from '../data/columns.ts';
 import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, type Row } from '../data/load.ts';
 import { resources, resourceByType } from '../resources/registry.ts';
-import type { Attribute, ResourceDefinition } from '../resources/types.ts';
-import { builder, type Types } from './builder.ts';
+import { LOCALES, type Attribute, type Locale, type ResourceDefinition } from '../resources/types.ts';
+import { builder, type RowRef, type Types } from './builder.ts';
 import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
 import type { GraphQLContext } from './context.ts';
-import { attributeField, camel, pascal, typeName } from './names.ts';
+import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { fieldSources, type FieldSource } from './plan.ts';
 import { requestLoader } from './request-loaders.ts';
 
 /** A resource's object type: fields may return a row, or an id that its loader turns into one. */
-export type RowRef = ImplementableLoadableObjectRef<Types, number | Row, Row, number, number>;
 
 export const LocaleEnum = builder.enumType('Locale', {
   description: 'A language of localized text.',

@@ -6,7 +6,7 @@
  */
 import { TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { columnsOf, definition, relationshipIdColumns, type Column, type Fields } from '../data/columns.ts';
-import { attributeField } from './names.ts';
+import { attributeField } from '../resources/names.ts';
 
 /** What a GraphQL field reads: an attribute or a relationship of its resource, by registry name. */
 export type FieldSource = { attribute: string } | { relationship: string } | { ownerLink: string };

@@ -11,7 +11,7 @@ import { builder } from './builder.ts';
 import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
 import { badInput } from './errors.ts';
 import type { GraphQLContext } from './context.ts';
-import { attributeField, camel, constant, singular, typeName } from './names.ts';
+import { attributeField, camel, constant, singular, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
 
 type FilterValue = string | number | boolean | Date | null;

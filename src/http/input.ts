@@ -5,14 +5,8 @@
  * otherwise be replaced silently and stored as something the client never sent.
  */
 import type { MiddlewareHandler } from 'hono';
+import { unstorableText } from '../db/text.ts';
 import { HttpError } from './errors.ts';
-
-/** Why a string cannot be stored, or undefined when it can. */
-export function unstorableText(text: string): string | undefined {
-  if (text.includes('\u0000')) return 'contains a NUL character';
-  if (!text.isWellFormed()) return 'is not valid Unicode';
-  return undefined;
-}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -3,6 +3,10 @@
  * is what both APIs are generated from: names are the spec's, spelled as it spells them.
  */
 
+/** The languages of `localized` text, in the order their columns are stored and shown. */
+export const LOCALES = ['nl', 'fr', 'en', 'de'] as const;
+export type Locale = (typeof LOCALES)[number];
+
 /** Value types of attributes. `localized` is `{nl, fr, en, de}`; `object` a small fixed record. */
 export type ScalarType = 'string' | 'integer' | 'decimal' | 'boolean' | 'datetime';
 export type AttributeType = ScalarType | 'localized' | { object: Record<string, ScalarType> };
@@ -94,6 +98,11 @@ export type Filter =
 export interface ResourceDefinition {
   /** The spec's type name, e.g. `customers`. */
   type: string;
+  /**
+   * The singular of `type`, where the rule of ./names.ts would guess it wrong (`boxes` -> `box`).
+   * Names the GraphQL type (`Box`) and the OpenAPI schemas (`BoxResource`).
+   */
+  singular?: string;
   /** The Prisma model (client delegate) name, e.g. `customer`. */
   model: string;
   /** The resource group of the spec the type belongs to. */

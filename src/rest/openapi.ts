@@ -24,13 +24,19 @@ import {
 } from 'openapi3-ts/oas31';
 import { requiredScope } from '../auth/bearer.ts';
 import { CLIENT_BASIC_SCHEME, OAUTH_TAG, oauthPaths } from '../auth/openapi.ts';
-import { LOCALES } from '../data/columns.ts';
 import { MAX_SIGNIFICANT_DIGITS } from '../data/decimal.ts';
 import { MAX_TEXT_LENGTH } from '../data/validate.ts';
-import { pascal, singular, typeName } from '../graphql/names.ts';
+import { pascal, singular, typeName } from '../resources/names.ts';
 import type { ErrorCode } from '../http/errors.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
-import type { Attribute, Filter, Relationship, ResourceDefinition, ScalarType } from '../resources/types.ts';
+import {
+  LOCALES,
+  type Attribute,
+  type Filter,
+  type Relationship,
+  type ResourceDefinition,
+  type ScalarType,
+} from '../resources/types.ts';
 import { isWritable } from '../data/writes.ts';
 import { DEFAULT_PER_PAGE, includeValues, MAX_PER_PAGE } from './query.ts';
 import { REST_ROUTES, type RestRoute } from './routes.ts';

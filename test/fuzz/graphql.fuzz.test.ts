@@ -187,16 +187,14 @@ function casesFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, unkno
       field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => [a.name, plainValue(a.type)]),
     );
     spoiled.push(
-      fc
-        .constantFrom(...spoilable)
-        .chain((arg) =>
-          wrongFor(arg.type)!.map((wrong) => ({
-            operation: kind,
-            field: field.name,
-            body: rawJson({ query, variables: { ...plain, [arg.name]: wrong } }),
-            names: `$${arg.name}`,
-          })),
-        ),
+      fc.constantFrom(...spoilable).chain((arg) =>
+        wrongFor(arg.type)!.map((wrong) => ({
+          operation: kind,
+          field: field.name,
+          body: rawJson({ query, variables: { ...plain, [arg.name]: wrong } }),
+          names: `$${arg.name}`,
+        })),
+      ),
     );
   }
   const cases = bodies.map((body): GraphQLCase => ({ operation: kind, field: field.name, body }));

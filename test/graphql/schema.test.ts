@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printSdl, schema } from '../../src/graphql/schema.ts';
-import { attributeField, camel, singular, typeName } from '../../src/graphql/names.ts';
+import { attributeField, camel, singular, typeName } from '../../src/resources/names.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { readSpecTypes } from '../support/spec.ts';
 

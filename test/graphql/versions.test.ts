@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
-import { typeName } from '../../src/graphql/names.ts';
+import { typeName } from '../../src/resources/names.ts';
 import { graphqlEnv, operationExpectations, type GraphQLTestEnv } from '../support/graphql.ts';
 import { providers } from '../support/databases.ts';
 

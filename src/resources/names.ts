@@ -1,7 +1,10 @@
 /**
- * The GraphQL contract's names, derived from the spec's: types are the PascalCase singular of the
- * resource type, fields the camelCase of attribute and relationship names.
+ * The names both APIs derive from the spec's: GraphQL types are the PascalCase singular of the
+ * resource type (`ProductStructureItem`), fields the camelCase of attribute and relationship names,
+ * and the OpenAPI document's schemas are named after the same singulars. A description states its
+ * singular where the rule below would guess wrong (`boxes` would otherwise become `boxe`).
  */
+import { resourceByType } from './registry.ts';
 
 /** `gross_weight_in_kilogram` -> `grossWeightInKilogram`, `alpha_2_code` -> `alpha2Code`. */
 export function camel(name: string): string {
@@ -13,11 +16,21 @@ export function pascal(name: string): string {
   return c[0]!.toUpperCase() + c.slice(1);
 }
 
-/** `product_structure_items` -> `product_structure_item`, `currencies` -> `currency`, `addresses` -> `address`. */
-export function singular(type: string): string {
+/**
+ * The singular of a resource type: the one its description states, else by rule
+ * (`product_structure_items` -> `product_structure_item`, `currencies` -> `currency`, `addresses` -> `address`).
+ */
+export function singularOf(resource: { type: string; singular?: string }): string {
+  const { type } = resource;
+  if (resource.singular) return resource.singular;
   if (type.endsWith('ies')) return `${type.slice(0, -3)}y`;
   if (type.endsWith('sses')) return type.slice(0, -2);
   return type.endsWith('s') ? type.slice(0, -1) : type;
+}
+
+/** The singular of a resource type of the registry (see singularOf). */
+export function singular(type: string): string {
+  return singularOf(resourceByType(type) ?? { type });
 }
 
 /** The object type of a resource type: `product_structure_items` -> `ProductStructureItem`. */
