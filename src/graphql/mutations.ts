@@ -7,8 +7,8 @@
 import { badInput } from './errors.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
-import type { ItemInput, ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
-import { Writer } from '../data/writes.ts';
+import { BomWriter, type ItemInput } from '../data/bom-writes.ts';
+import type { ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
 import { resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
@@ -183,10 +183,10 @@ builder.mutationType({
   description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.',
 });
 
-const writers = new WeakMap<GraphQLContext['db'], Writer>();
-function writer(context: GraphQLContext): Writer {
+const writers = new WeakMap<GraphQLContext['db'], BomWriter>();
+function writer(context: GraphQLContext): BomWriter {
   let w = writers.get(context.db);
-  if (!w) writers.set(context.db, (w = new Writer(context.db)));
+  if (!w) writers.set(context.db, (w = new BomWriter(context.db)));
   return w;
 }
 

@@ -7,7 +7,8 @@ import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
-import { Writer, type WriteOptions } from '../data/writes.ts';
+import { BomWriter } from '../data/bom-writes.ts';
+import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
@@ -48,7 +49,7 @@ function apiBase(c: Context, basePath: string, trustProxy: number): string {
 
 export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions): Hono {
   const app = new Hono();
-  const writer = new Writer(db);
+  const writer = new BomWriter(db);
   const tags = new EntityTags(basePath);
 
   /** A GET answer with its entity tag, or 304 without a body when the client holds that tag. */

@@ -5,7 +5,8 @@
  * data layer, the same way for both APIs.
  */
 import type { Context } from 'hono';
-import type { ItemInput, ToManyChange, WriteInput } from '../data/writes.ts';
+import type { ItemInput } from '../data/bom-writes.ts';
+import type { ToManyChange, WriteInput } from '../data/writes.ts';
 import { readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { decodeUtf8 } from '../http/input.ts';

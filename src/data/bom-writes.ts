@@ -1,0 +1,184 @@
+/**
+ * The bill-of-material writes: a product structure is added only through its product, with its
+ * items; items are added, replaced and removed through their structure. Each runs under one
+ * lock for all bills of material (PostgreSQL) and refuses an item that would make a product part
+ * of itself, at any depth. The structure (or product) whose document lists what changed gets a
+ * new version, as every write does (./writes.ts).
+ */
+import type { Database, PrismaTx } from '../db/client.ts';
+import { prismaReads } from '../db/reads.ts';
+import { definition } from './columns.ts';
+import { DomainError } from './errors.ts';
+import { id, Sql } from './sql.ts';
+import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
+
+/** A new structure item: its attributes and relationships (`product` required). */
+export type ItemInput = WriteInput;
+
+/** PostgreSQL advisory lock serialising the writes that add structure items. (SQLite has one writer.) */
+const BOM_LOCK_KEY = 4_201_002;
+
+const PRODUCTS = 'products';
+const STRUCTURES = 'product_structures';
+const ITEMS = 'product_structure_items';
+
+/** The generic writes of ./writes.ts and those of bills of material: what both surfaces write with. */
+export class BomWriter extends Writer {
+  /**
+   * The only way to add a product structure: through its product, with its items. The product's
+   * document changes too (its `product_structure`), so it gets a new version; `options` are about it.
+   */
+  createStructure(
+    productId: number,
+    input: WriteInput & { items?: readonly ItemInput[] },
+    options: WriteOptions = {},
+  ): Promise<number> {
+    const structures = definition(STRUCTURES);
+    const products = definition(PRODUCTS);
+    return this.transaction(STRUCTURES, async (tx) => {
+      await this.lockBillsOfMaterial(tx);
+      const product = await this.lockedRow(tx, products, productId, options, { id: true, version: true });
+      const existing = await tx.productStructure.findUnique({ where: { product_id: productId }, select: { id: true } });
+      if (existing)
+        throw new DomainError(
+          'conflict',
+          `products ${productId} already has a product structure (product_structures ${existing.id})`,
+          'product_structure',
+        );
+      const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
+      const created = await tx.productStructure.create({
+        data: { ...(data.columns as object), product_id: productId },
+        select: { id: true },
+      });
+      await this.insertItems(tx, created.id, productId, input.items ?? []);
+      await this.nextVersion(tx, products, product);
+      return created.id;
+    });
+  }
+
+  /** Adds items to a structure (POST /product_structures/{id}/items); returns their ids. `options` are about the structure. */
+  addItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    return this.changeItems(structureId, options, async (tx, structure) => {
+      const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      return { result: ids, changed: ids.length > 0 };
+    });
+  }
+
+  /** Replaces all items of a structure (old ones are deleted). */
+  replaceItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    return this.changeItems(structureId, options, async (tx, structure) => {
+      const { count } = await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId } });
+      const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      return { result: ids, changed: count + ids.length > 0 };
+    });
+  }
+
+  /** Deletes the given items of a structure; ids it does not hold are ignored. */
+  removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
+    return this.changeItems(structureId, options, async (tx) => {
+      const { count } = await tx.productStructureItem.deleteMany({
+        where: { product_structure_id: structureId, id: { in: [...itemIds] } },
+      });
+      return { result: undefined, changed: count > 0 };
+    });
+  }
+
+  /**
+   * A change to a structure's items, under the bill-of-material lock and the structure's row
+   * lock: the structure's document lists its items, so it gets a new version when they change.
+   */
+  private changeItems<T>(
+    structureId: number,
+    options: WriteOptions,
+    change: (tx: PrismaTx, structure: Record<string, unknown>) => Promise<{ result: T; changed: boolean }>,
+  ): Promise<T> {
+    const structures = definition(STRUCTURES);
+    return this.transaction(ITEMS, async (tx) => {
+      await this.lockBillsOfMaterial(tx);
+      const structure = await this.lockedRow(tx, structures, structureId, options, {
+        id: true,
+        version: true,
+        product_id: true,
+      });
+      const { result, changed } = await change(tx, structure);
+      if (changed) await this.nextVersion(tx, structures, structure);
+      return result;
+    });
+  }
+
+  /**
+   * Changes to bills of material take turns (PostgreSQL; SQLite has one writer): two concurrent
+   * additions (A into B's structure, B into A's) would each find no cycle in the committed graph
+   * and together make one, and two concurrent replaces would each keep the other's items.
+   */
+  private async lockBillsOfMaterial(tx: PrismaTx): Promise<void> {
+    if (this.db.provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${BOM_LOCK_KEY})`);
+  }
+
+  private async insertItems(
+    tx: PrismaTx,
+    structureId: number,
+    ownerProductId: number,
+    items: readonly ItemInput[],
+  ): Promise<number[]> {
+    const resource = definition(ITEMS);
+    const prepared: Record<string, unknown>[] = [];
+    // The items' products, units and types are checked together: one statement per type, not per item.
+    const targets = new LinkTargets();
+    for (const [i, item] of items.entries()) {
+      const data = await this.check(tx, resource, item, undefined, targets, `items[${i}].`);
+      prepared.push({ ...data.columns, product_structure_id: structureId });
+    }
+    await this.verify(tx, targets);
+    await refuseCycles(
+      tx,
+      this.db,
+      ownerProductId,
+      prepared.map((p) => p.product_id as number),
+    );
+    const ids: number[] = [];
+    for (const data of prepared)
+      ids.push((await tx.productStructureItem.create({ data: data as never, select: { id: true } })).id);
+    return ids;
+  }
+}
+
+/**
+ * Refuses items that would make the owner product part of itself: an item's product may not be
+ * the owner, nor any product whose structure contains the owner at any depth. One recursive
+ * statement walks down from the candidate products (UNION makes it stop on existing cycles too).
+ */
+async function refuseCycles(
+  tx: PrismaTx,
+  db: Database,
+  ownerProductId: number,
+  candidates: readonly number[],
+): Promise<void> {
+  if (candidates.length === 0) return;
+  const direct = candidates.indexOf(ownerProductId);
+  if (direct >= 0) {
+    throw new DomainError(
+      'bom_cycle',
+      `items[${direct}].product: products ${ownerProductId} cannot be an item of its own structure`,
+      `items[${direct}].product`,
+    );
+  }
+  const sql = new Sql(db.provider)
+    .text(`WITH RECURSIVE reach("root", "id") AS (SELECT p."id", p."id" FROM ${id('products')} p WHERE p."id"`)
+    .in([...new Set(candidates)])
+    .text(` UNION SELECT r."root", i."product_id" FROM reach r JOIN ${id(STRUCTURES)} s ON s."product_id" = r."id"`)
+    .text(` JOIN ${id(ITEMS)} i ON i."product_structure_id" = s."id") SELECT "root" FROM reach WHERE "id" = `)
+    .value(ownerProductId)
+    .text(' LIMIT 1');
+  const [cycle] = await prismaReads(db.provider, tx).query<{ root: number | bigint }>(sql);
+  if (cycle) {
+    // A recursive query's columns have no declared type in SQLite: integers come back as bigint.
+    const root = Number(cycle.root);
+    const index = candidates.indexOf(root);
+    throw new DomainError(
+      'bom_cycle',
+      `items[${index}].product: products ${root} contains products ${ownerProductId} in its bill of material, so it cannot be an item of it`,
+      `items[${index}].product`,
+    );
+  }
+}
