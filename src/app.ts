@@ -141,21 +141,43 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   );
   app.route('/', apiDocs({ basePath: config.basePath }));
 
+  operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
+  answerErrors(app, logger);
+
+  return {
+    fetch: (request, env) => app.fetch(request, env),
+    metrics,
+    routes: () => app.routes.filter((r) => !r.path.endsWith('*')).map(({ method, path }) => ({ method, path })),
+    startDraining: () => {
+      draining = true;
+    },
+  };
+}
+
+/** The routes operators and orchestrators call: liveness, readiness (503 while draining) and metrics. */
+function operationalRoutes(
+  app: Hono,
+  options: { db: Database; logger: Logger; metrics: Metrics; metricsRoute: boolean; draining: () => boolean },
+): void {
+  const { db, logger, metrics, metricsRoute, draining } = options;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   const databaseReady = readinessProbe(db, logger);
   app.get('/readyz', async (c) => {
-    if (draining) return c.json({ status: 'draining' }, 503);
+    if (draining()) return c.json({ status: 'draining' }, 503);
     const ready = await databaseReady();
     return c.json({ status: ready ? 'ready' : 'unavailable', database: db.provider }, ready ? 200 : 503);
   });
 
-  if (config.metrics) {
+  if (metricsRoute) {
     app.get('/metrics', async (c) =>
       c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
     );
   }
+}
 
+/** Where every error becomes a response: shape A for 404, shape B for the rest, never internals. */
+function answerErrors(app: Hono, logger: Logger): void {
   // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
   // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
@@ -184,13 +206,4 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     logger.error({ err: error }, 'unhandled error');
     return errorBody(c, shapeB(500, 'internal_error', 'the server could not complete the request'), 500);
   });
-
-  return {
-    fetch: (request, env) => app.fetch(request, env),
-    metrics,
-    routes: () => app.routes.filter((r) => !r.path.endsWith('*')).map(({ method, path }) => ({ method, path })),
-    startDraining: () => {
-      draining = true;
-    },
-  };
 }
