@@ -90,7 +90,7 @@ function implement(resource: ResourceDefinition): void {
   refOf(resource.type).implement({
     description: `The spec's \`${resource.type}\` resource.`,
     fields: (t) => {
-      const fields: Record<string, unknown> = {
+      const fields: Fields = {
         id: t.int({ nullable: false, description: 'The same id as in the REST API.', resolve: (row) => row.id }),
         // Every load reads it (data/columns.ts), under its own name.
         version: t.int({
@@ -100,150 +100,181 @@ function implement(resource: ResourceDefinition): void {
           resolve: (row) => row.version as number,
         }),
       };
-
-      for (const [name, attribute] of Object.entries(resource.attributes)) {
-        const field = attributeField(resource, name, attribute.column);
-        sources.set(field, { attribute: name });
-        const { nullable } = attribute;
-        if (attribute.type === 'localized') {
-          const read = partsReader(attribute);
-          fields[field] = t.field({
-            type: LocalizedText,
-            nullable: false,
-            args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
-            resolve: (row, args, context) => ({
-              values: read(row) as Record<Locale, string | null>,
-              chain: args.locale
-                ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)]
-                : context.localeChain,
-            }),
-          });
-        } else if (typeof attribute.type === 'object') {
-          fields[field] = t.field({
-            type: objectTypeFor(name, attribute),
-            nullable: false,
-            resolve: partsReader(attribute),
-          });
-        } else {
-          // Loads put plain attributes under their field names (plan.ts): exposed, they need no resolver.
-          const type = (
-            { decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const
-          )[attribute.type];
-          fields[field] = t.expose(field as never, { type, nullable } as never);
-        }
-      }
-
-      for (const [name, relationship] of Object.entries(resource.relationships)) {
-        const field = camel(name);
-        const target = refOf(relationship.target);
-        const storage = relationship.storage;
-        const deprecationReason =
-          relationship.deprecated &&
-          `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
-        if (storage.kind === 'foreignKey') {
-          sources.set(field, { relationship: name });
-          fields[field] = t.field({
-            type: target,
-            nullable: !relationship.required,
-            deprecationReason,
-            resolve: (row) => row[storage.column] as number | null,
-          });
-        } else if (storage.kind === 'inverse') {
-          fields[field] = t.loadable({
-            type: target,
-            nullable: true,
-            load: (ids: number[], context: GraphQLContext) =>
-              rowsByColumn(
-                context.source,
-                relationship.target,
-                storage.targetColumn,
-                ids,
-                context.plan.columns(relationship.target),
-              ).then((groups) => groups.map((rows) => rows[0] ?? null)),
-            resolve: (row) => row.id,
-          });
-        } else if (storage.kind === 'join') {
-          // The row carries the linked ids (plan.ts); the target's id loader loads them.
-          sources.set(field, { relationship: name });
-          fields[field] = t.field({
-            type: [target],
-            nullable: false,
-            deprecationReason,
-            resolve: (row) => relationshipIds(row, name) as number[],
-          });
-        } else {
-          fields[field] = t.loadableList({
-            type: target,
-            nullable: false,
-            load: (ids: number[], context: GraphQLContext) =>
-              rowsByColumn(
-                context.source,
-                relationship.target,
-                storage.targetColumn,
-                ids,
-                context.plan.columns(relationship.target),
-              ),
-            resolve: (row) => row.id,
-          });
-        }
-      }
-
-      for (const [name, link] of Object.entries(resource.ownerLinks ?? {})) {
-        const field = camel(name);
-        sources.set(field, { ownerLink: name });
-        fields[field] = t.field({
-          type: refOf(link.target),
-          nullable: false,
-          description: `The ${link.target} resource this one belongs to.`,
-          resolve: (row) => row[link.column] as number,
-        });
-      }
-
-      for (const [name, link] of Object.entries(resource.reverseLinks ?? {})) {
-        const rel = resourceByType(link.type)!.relationships[link.relationship]!;
-        if (rel.storage.kind !== 'foreignKey') continue;
-        const column = rel.storage.column;
-        fields[camel(name)] = t.loadable({
-          type: connectionOf(typeName(link.type), refOf(link.type)),
-          nullable: false,
-          byPath: true,
-          description: `The ${link.type} whose \`${link.relationship}\` is this one, a page at a time.`,
-          args: {
-            first: t.arg.int({ description: `At most ${DEFAULT_PAGE_SIZE} by default, 100 at most.` }),
-            after: t.arg.string(),
-          },
-          complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
-          load: async (
-            ids: number[],
-            context: GraphQLContext,
-            args: { first?: number | null; after?: string | null },
-          ) => {
-            const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
-            const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
-            const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
-              first,
-              offset,
-            });
-            return pages.map(
-              (page, i): ConnectionShape => ({
-                rows: page.rows,
-                offset,
-                byId: false,
-                hasNextPage: page.hasMore,
-                hasPreviousPage: offset > 0,
-                count: (ctx) =>
-                  requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
-                    countByColumn(ctx.source, link.type, column, keys),
-                  ).load(ids[i]!),
-              }),
-            );
-          },
-          resolve: (row) => row.id,
-        });
-      }
+      addAttributeFields(t, resource, sources, fields);
+      addRelationshipFields(t, resource, sources, fields);
+      addOwnerLinkFields(t, resource, sources, fields);
+      addReverseLinkFields(t, resource, fields);
       return fields as never;
     },
   });
+}
+
+/** The object type's field builder, and the fields it makes, by GraphQL field name. */
+type FieldBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
+type Fields = Record<string, unknown>;
+
+/** Attributes: localized text with its `locale` argument, small objects, and plain values exposed as loaded. */
+function addAttributeFields(
+  t: FieldBuilder,
+  resource: ResourceDefinition,
+  sources: Map<string, FieldSource>,
+  fields: Fields,
+): void {
+  for (const [name, attribute] of Object.entries(resource.attributes)) {
+    const field = attributeField(resource, name, attribute.column);
+    sources.set(field, { attribute: name });
+    const { nullable } = attribute;
+    if (attribute.type === 'localized') {
+      const read = partsReader(attribute);
+      fields[field] = t.field({
+        type: LocalizedText,
+        nullable: false,
+        args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
+        resolve: (row, args, context) => ({
+          values: read(row) as Record<Locale, string | null>,
+          chain: args.locale
+            ? [args.locale, ...context.localeChain.filter((l) => l !== args.locale)]
+            : context.localeChain,
+        }),
+      });
+    } else if (typeof attribute.type === 'object') {
+      fields[field] = t.field({
+        type: objectTypeFor(name, attribute),
+        nullable: false,
+        resolve: partsReader(attribute),
+      });
+    } else {
+      // Loads put plain attributes under their field names (plan.ts): exposed, they need no resolver.
+      const type = (
+        { decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const
+      )[attribute.type];
+      fields[field] = t.expose(field as never, { type, nullable } as never);
+    }
+  }
+}
+
+/** The spec's relationships, each loaded the way it is stored (./plan.ts reads what a query selects). */
+function addRelationshipFields(
+  t: FieldBuilder,
+  resource: ResourceDefinition,
+  sources: Map<string, FieldSource>,
+  fields: Fields,
+): void {
+  for (const [name, relationship] of Object.entries(resource.relationships)) {
+    const field = camel(name);
+    const target = refOf(relationship.target);
+    const storage = relationship.storage;
+    const deprecationReason =
+      relationship.deprecated &&
+      `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
+    if (storage.kind === 'foreignKey') {
+      sources.set(field, { relationship: name });
+      fields[field] = t.field({
+        type: target,
+        nullable: !relationship.required,
+        deprecationReason,
+        resolve: (row) => row[storage.column] as number | null,
+      });
+    } else if (storage.kind === 'inverse') {
+      fields[field] = t.loadable({
+        type: target,
+        nullable: true,
+        load: (ids: number[], context: GraphQLContext) =>
+          rowsByColumn(
+            context.source,
+            relationship.target,
+            storage.targetColumn,
+            ids,
+            context.plan.columns(relationship.target),
+          ).then((groups) => groups.map((rows) => rows[0] ?? null)),
+        resolve: (row) => row.id,
+      });
+    } else if (storage.kind === 'join') {
+      // The row carries the linked ids (plan.ts); the target's id loader loads them.
+      sources.set(field, { relationship: name });
+      fields[field] = t.field({
+        type: [target],
+        nullable: false,
+        deprecationReason,
+        resolve: (row) => relationshipIds(row, name) as number[],
+      });
+    } else {
+      fields[field] = t.loadableList({
+        type: target,
+        nullable: false,
+        load: (ids: number[], context: GraphQLContext) =>
+          rowsByColumn(
+            context.source,
+            relationship.target,
+            storage.targetColumn,
+            ids,
+            context.plan.columns(relationship.target),
+          ),
+        resolve: (row) => row.id,
+      });
+    }
+  }
+}
+
+/** The resource this one belongs to (a structure's product, an item's structure). */
+function addOwnerLinkFields(
+  t: FieldBuilder,
+  resource: ResourceDefinition,
+  sources: Map<string, FieldSource>,
+  fields: Fields,
+): void {
+  for (const [name, link] of Object.entries(resource.ownerLinks ?? {})) {
+    const field = camel(name);
+    sources.set(field, { ownerLink: name });
+    fields[field] = t.field({
+      type: refOf(link.target),
+      nullable: false,
+      description: `The ${link.target} resource this one belongs to.`,
+      resolve: (row) => row[link.column] as number,
+    });
+  }
+}
+
+/** The resources whose to-one relationship points here, a page at a time (a product's structure items elsewhere). */
+function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fields: Fields): void {
+  for (const [name, link] of Object.entries(resource.reverseLinks ?? {})) {
+    const rel = resourceByType(link.type)!.relationships[link.relationship]!;
+    if (rel.storage.kind !== 'foreignKey') continue;
+    const column = rel.storage.column;
+    fields[camel(name)] = t.loadable({
+      type: connectionOf(typeName(link.type), refOf(link.type)),
+      nullable: false,
+      byPath: true,
+      description: `The ${link.type} whose \`${link.relationship}\` is this one, a page at a time.`,
+      args: {
+        first: t.arg.int({ description: `At most ${DEFAULT_PAGE_SIZE} by default, 100 at most.` }),
+        after: t.arg.string(),
+      },
+      complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
+      load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+        const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
+        const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
+        const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
+          first,
+          offset,
+        });
+        return pages.map(
+          (page, i): ConnectionShape => ({
+            rows: page.rows,
+            offset,
+            byId: false,
+            hasNextPage: page.hasMore,
+            hasPreviousPage: offset > 0,
+            count: (ctx) =>
+              requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
+                countByColumn(ctx.source, link.type, column, keys),
+              ).load(ids[i]!),
+          }),
+        );
+      },
+      resolve: (row) => row.id,
+    });
+  }
 }
 
 for (const resource of resources) implement(resource);

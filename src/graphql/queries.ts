@@ -152,57 +152,79 @@ function defineList(resource: ResourceDefinition): void {
         field: 1,
         multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE,
       }),
-      resolve: async (_root, args, context): Promise<ConnectionShape> => {
-        const conditions: Condition[] = [];
-        for (const [field, value] of Object.entries((args.filter ?? {}) as Record<string, unknown>)) {
-          if (value === undefined) continue;
-          const filter = filters.get(field)!;
-          if (value === null && Array.isArray(filter.type))
-            throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
-          conditions.push(filter.condition(value as never));
-        }
-        // Counted once, whether `last` needs the total, `totalCount` is selected, or both.
-        let total: Promise<number> | undefined;
-        const count = (ctx: GraphQLContext) => (total ??= countRows(ctx.source, resource.type, conditions));
-        const first = checkPageSize(args.first, 'first');
-        const last = checkPageSize(args.last, 'last');
-        const after = args.after ? decodeCursor(args.after, 'after') : undefined;
-        let start = after ? after.position + 1 : 0;
-        let end = args.before ? decodeCursor(args.before, 'before').position : undefined;
-        if (last !== undefined && end === undefined) end = await count(context);
-        if (first !== undefined || last === undefined) {
-          const size = first ?? DEFAULT_PAGE_SIZE;
-          end = end === undefined ? start + size : Math.min(end, start + size);
-        }
-        if (last !== undefined) start = Math.max(start, end! - last);
-        const limit = Math.max(0, end! - start);
-        const orderBy = (args.orderBy ?? []) as unknown as Order[];
-        const byId = orderBy.length === 0;
-        // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
-        const keyset = byId && after?.id !== undefined && start === after.position + 1;
-        const page: ListQuery = keyset
-          ? {
-              conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }],
-              orderBy,
-              limit: limit + 1,
-              offset: 0,
-            }
-          : { conditions, orderBy, limit: limit + 1, offset: start };
-        // One row more than asked tells whether another page follows.
-        const rows =
-          limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
-        return {
-          rows: rows.slice(0, limit),
-          offset: start,
-          byId,
-          hasNextPage: rows.length > limit || (args.before !== undefined && args.before !== null),
-          hasPreviousPage: start > 0,
-          count,
-        };
-      },
+      resolve: (_root, args, context) => listPage(resource, filters, args, context),
     }),
   );
 }
 
 builder.queryType({ description: 'Reads. Every field needs an access token with the `read` scope.' });
 for (const resource of resources) defineList(resource);
+
+/** The arguments of a list field, as Pothos hands them over. */
+interface ListArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  filter?: unknown;
+  orderBy?: unknown;
+}
+
+/**
+ * One page of a list: `first`/`after` and `last`/`before` over the filtered, ordered rows; forward
+ * from a cursor in id order by keyset, otherwise by offset; one row more than asked, to tell
+ * whether another page follows.
+ */
+async function listPage(
+  resource: ResourceDefinition,
+  filters: Map<string, FilterField>,
+  args: ListArgs,
+  context: GraphQLContext,
+): Promise<ConnectionShape> {
+  const conditions: Condition[] = [];
+  for (const [field, value] of Object.entries((args.filter ?? {}) as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    const filter = filters.get(field)!;
+    if (value === null && Array.isArray(filter.type))
+      throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
+    conditions.push(filter.condition(value as never));
+  }
+  // Counted once, whether `last` needs the total, `totalCount` is selected, or both.
+  let total: Promise<number> | undefined;
+  const count = (ctx: GraphQLContext) => (total ??= countRows(ctx.source, resource.type, conditions));
+  const first = checkPageSize(args.first, 'first');
+  const last = checkPageSize(args.last, 'last');
+  const after = args.after ? decodeCursor(args.after, 'after') : undefined;
+  let start = after ? after.position + 1 : 0;
+  let end = args.before ? decodeCursor(args.before, 'before').position : undefined;
+  if (last !== undefined && end === undefined) end = await count(context);
+  if (first !== undefined || last === undefined) {
+    const size = first ?? DEFAULT_PAGE_SIZE;
+    end = end === undefined ? start + size : Math.min(end, start + size);
+  }
+  if (last !== undefined) start = Math.max(start, end! - last);
+  const limit = Math.max(0, end! - start);
+  const orderBy = (args.orderBy ?? []) as unknown as Order[];
+  const byId = orderBy.length === 0;
+  // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
+  const keyset = byId && after?.id !== undefined && start === after.position + 1;
+  const page: ListQuery = keyset
+    ? {
+        conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }],
+        orderBy,
+        limit: limit + 1,
+        offset: 0,
+      }
+    : { conditions, orderBy, limit: limit + 1, offset: start };
+  // One row more than asked tells whether another page follows.
+  const rows =
+    limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
+  return {
+    rows: rows.slice(0, limit),
+    offset: start,
+    byId,
+    hasNextPage: rows.length > limit || (args.before !== undefined && args.before !== null),
+    hasPreviousPage: start > 0,
+    count,
+  };
+}

@@ -47,49 +47,59 @@ function apiBase(c: Context, basePath: string, trustProxy: number): string {
   return `${proto ? `${proto}:` : url.protocol}//${url.host}${basePath}`;
 }
 
-export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions): Hono {
-  const app = new Hono();
-  const writer = new BomWriter(db);
-  const tags = new EntityTags(basePath);
+/**
+ * The handler of each kind of route (./routes.ts `operation`): parse the query, read the body,
+ * write through the data layer, answer the document as it now is. Reads answer with entity
+ * tags (304 when the client holds the current one); writes pass If-Match on as the version the
+ * write expects.
+ */
+class RestHandlers {
+  private readonly writer: BomWriter;
+  private readonly tags: EntityTags;
+
+  constructor(private readonly options: RestOptions) {
+    this.writer = new BomWriter(options.db);
+    this.tags = new EntityTags(options.basePath);
+  }
 
   /** A GET answer with its entity tag, or 304 without a body when the client holds that tag. */
-  async function tagged(c: Context, tag: string, body: () => Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>>) {
+  private async tagged(c: Context, tag: string, body: () => Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>>) {
     const headers = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
-    if (tags.clientHolds(c, tag)) return c.body(null, 304, headers);
+    if (this.tags.clientHolds(c, tag)) return c.body(null, 304, headers);
     return c.body(await body(), 200, { ...JSON_TYPE, ...headers });
   }
 
   /** A GET answer tagged by its bytes. */
-  function read(c: Context, document: unknown) {
+  private read(c: Context, document: unknown) {
     const bytes = bytesOf(document);
-    return tagged(c, tags.body(bytes), () => bytes);
+    return this.tagged(c, this.tags.body(bytes), () => bytes);
   }
 
   /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
-  const conditions = (c: Context, route: RestRoute): WriteOptions => ({
-    expectedVersion: tags.expectedVersions(c, route.type),
-  });
+  private conditions(c: Context, route: RestRoute): WriteOptions {
+    return { expectedVersion: this.tags.expectedVersions(c, route.type) };
+  }
 
   /** The state a handler works with: the request's loaders and document builder. */
-  const request = (c: Context) => {
-    const loaders = new RequestLoaders(db.reads);
-    return { loaders, docs: new Documents(loaders, apiBase(c, basePath, trustProxy)) };
-  };
+  private request(c: Context) {
+    const loaders = new RequestLoaders(this.options.db.reads);
+    return { loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
+  }
 
-  const pathId = (c: Context, type: string): number => {
+  private pathId(c: Context, type: string): number {
     const raw = c.req.param('id') ?? '';
     if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2147483647) throw notFound(type, raw);
     return Number(raw);
-  };
+  }
 
-  async function existing(loaders: RequestLoaders, type: string, id: number): Promise<Row> {
+  private async existing(loaders: RequestLoaders, type: string, id: number): Promise<Row> {
     const row = await loaders.byId(type).load(id);
     if (!row) throw notFound(type, id);
     return row;
   }
 
   /** `{data, included?}` for one resource: `included` present when something was asked for. */
-  async function single(docs: Documents, type: string, row: Row, query: Query) {
+  private async single(docs: Documents, type: string, row: Row, query: Query) {
     const [[data], included] = await Promise.all([
       docs.resources(type, [row]),
       query.include.length > 0 ? docs.included(type, [row], query.include) : undefined,
@@ -98,9 +108,9 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
   }
 
   /** A relationship document `{links, data}` as it now stands (fresh loaders: after a write). */
-  async function relationshipDocument(c: Context, route: RestRoute, id: number, withIncluded = false) {
-    const { loaders, docs } = request(c);
-    const row = await existing(loaders, route.type, id);
+  private async relationshipDocument(c: Context, route: RestRoute, id: number, withIncluded = false) {
+    const { loaders, docs } = this.request(c);
+    const row = await this.existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
     const document: Record<string, unknown> = {
       links: docs.relationshipLinks(route.type, id, route.relationship!),
@@ -110,195 +120,203 @@ export function restApi({ db, basePath, maxBodyBytes, trustProxy }: RestOptions)
     return document;
   }
 
-  const handlers: Record<RestRoute['operation'], (c: Context, route: RestRoute) => Promise<Response>> = {
-    async list(c, route) {
-      const query = parseQuery(c, route);
-      const { loaders, docs } = request(c);
-      const list = {
-        conditions: query.conditions,
-        orderBy: [],
-        limit: query.perPage,
-        offset: (query.page - 1) * query.perPage,
-      };
-      const { rows, total } = await listPage(db.reads, route.type, list, RequestLoaders.columns(route.type));
-      loaders.prime(route.type, rows);
-      const [data, included] = await Promise.all([
-        docs.resources(route.type, rows),
-        docs.included(route.type, rows, query.include),
-      ]);
-      const pages = Math.ceil(total / query.perPage);
-      return read(c, {
-        data,
-        included,
-        meta: { total, count: rows.length, pages, per_page: query.perPage },
-        links: pageLinks(c, docs.base, route, query, pages),
-      });
-    },
+  async list(c: Context, route: RestRoute): Promise<Response> {
+    const query = parseQuery(c, route);
+    const { loaders, docs } = this.request(c);
+    const list = {
+      conditions: query.conditions,
+      orderBy: [],
+      limit: query.perPage,
+      offset: (query.page - 1) * query.perPage,
+    };
+    const { rows, total } = await listPage(this.options.db.reads, route.type, list, RequestLoaders.columns(route.type));
+    loaders.prime(route.type, rows);
+    const [data, included] = await Promise.all([
+      docs.resources(route.type, rows),
+      docs.included(route.type, rows, query.include),
+    ]);
+    const pages = Math.ceil(total / query.perPage);
+    return this.read(c, {
+      data,
+      included,
+      meta: { total, count: rows.length, pages, per_page: query.perPage },
+      links: pageLinks(c, docs.base, route, query, pages),
+    });
+  }
 
-    async get(c, route) {
-      const id = pathId(c, route.type);
-      const query = parseQuery(c, route);
-      const { loaders, docs } = request(c);
-      const row = await existing(loaders, route.type, id);
-      if (query.include.length > 0) return read(c, await single(docs, route.type, row, query));
-      // The resource's own document: its tag is known before the document is made.
-      return tagged(c, tags.resource(route.type, row.version as number), async () =>
-        bytesOf(await single(docs, route.type, row, query)),
-      );
-    },
+  async get(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    const query = parseQuery(c, route);
+    const { loaders, docs } = this.request(c);
+    const row = await this.existing(loaders, route.type, id);
+    if (query.include.length > 0) return this.read(c, await this.single(docs, route.type, row, query));
+    // The resource's own document: its tag is known before the document is made.
+    return this.tagged(c, this.tags.resource(route.type, row.version as number), async () =>
+      bytesOf(await this.single(docs, route.type, row, query)),
+    );
+  }
 
-    async add(c, route) {
-      const query = parseQuery(c, route);
-      tags.refuseOnCollection(c);
-      const document = await readDocument(c, maxBodyBytes);
-      const id = await writer.create(route.type, writeInput(document.data, route.type, 'data'));
-      const { loaders, docs } = request(c);
-      const row = await existing(loaders, route.type, id);
-      // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
-      return json(c, await single(docs, route.type, row, query), 201, {
-        Location: docs.resourceLink(route.type, id),
-        ETag: tags.resource(route.type, row.version as number),
-      });
-    },
+  async add(c: Context, route: RestRoute): Promise<Response> {
+    const query = parseQuery(c, route);
+    this.tags.refuseOnCollection(c);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    const id = await this.writer.create(route.type, writeInput(document.data, route.type, 'data'));
+    const { loaders, docs } = this.request(c);
+    const row = await this.existing(loaders, route.type, id);
+    // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
+    return json(c, await this.single(docs, route.type, row, query), 201, {
+      Location: docs.resourceLink(route.type, id),
+      ETag: this.tags.resource(route.type, row.version as number),
+    });
+  }
 
-    async update(c, route) {
-      const id = pathId(c, route.type);
-      const query = parseQuery(c, route);
-      const document = await readDocument(c, maxBodyBytes);
-      await writer.update(route.type, id, writeInput(document.data, route.type, 'data', id), conditions(c, route));
-      const { loaders, docs } = request(c);
-      // Some answers always include related resources (the spec shows a structure's items).
-      const always = resourceByType(route.type)!.includes.update ?? [];
-      const include = [...new Set([...query.include, ...always])];
-      const row = await existing(loaders, route.type, id);
-      // The resource's new tag (what its GET without include answers), for the next conditional
-      // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
-      const tag: Record<string, string> =
-        c.req.method === 'PATCH' ? { ETag: tags.resource(route.type, row.version as number) } : {};
-      return json(c, await single(docs, route.type, row, { ...query, include }), 200, tag);
-    },
+  async update(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    const query = parseQuery(c, route);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    await this.writer.update(
+      route.type,
+      id,
+      writeInput(document.data, route.type, 'data', id),
+      this.conditions(c, route),
+    );
+    const { loaders, docs } = this.request(c);
+    // Some answers always include related resources (the spec shows a structure's items).
+    const always = resourceByType(route.type)!.includes.update ?? [];
+    const include = [...new Set([...query.include, ...always])];
+    const row = await this.existing(loaders, route.type, id);
+    // The resource's new tag (what its GET without include answers), for the next conditional
+    // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
+    const tag: Record<string, string> =
+      c.req.method === 'PATCH' ? { ETag: this.tags.resource(route.type, row.version as number) } : {};
+    return json(c, await this.single(docs, route.type, row, { ...query, include }), 200, tag);
+  }
 
-    async 'rel-get'(c, route) {
-      const id = pathId(c, route.type);
-      const query = parseQuery(c, route);
-      return read(c, await relationshipDocument(c, route, id, query.include.length > 0));
-    },
+  async 'rel-get'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    const query = parseQuery(c, route);
+    return this.read(c, await this.relationshipDocument(c, route, id, query.include.length > 0));
+  }
 
-    async 'rel-set'(c, route) {
-      const id = pathId(c, route.type);
-      parseQuery(c, route);
-      const target = targetOf(route.type, route.relationship!);
-      const document = await readDocument(c, maxBodyBytes);
-      await writer.setToOne(
-        route.type,
-        id,
-        route.relationship!,
-        toOneIdentifier(document, target),
-        conditions(c, route),
-      );
-      return json(c, await relationshipDocument(c, route, id));
-    },
+  async 'rel-set'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    parseQuery(c, route);
+    const target = targetOf(route.type, route.relationship!);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    await this.writer.setToOne(
+      route.type,
+      id,
+      route.relationship!,
+      toOneIdentifier(document, target),
+      this.conditions(c, route),
+    );
+    return json(c, await this.relationshipDocument(c, route, id));
+  }
 
-    async 'related-get'(c, route) {
-      const id = pathId(c, route.type);
-      const query = parseQuery(c, route);
-      const { loaders, docs } = request(c);
-      const row = await existing(loaders, route.type, id);
-      const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
-      const target = targetOf(route.type, route.relationship!);
-      const ids = Array.isArray(data) ? data.map((d) => d.id) : data ? [data.id] : [];
-      const rows = (await loadAll(loaders.byId(target), ids)).filter((r): r is Row => r !== null);
-      const [resources, included] = await Promise.all([
-        docs.resources(target, rows),
-        query.include.length > 0 ? docs.included(target, rows, query.include) : undefined,
-      ]);
-      const document: Record<string, unknown> = {
-        links: { self: `${docs.base}/${route.type}/${id}/${route.relationship}` },
-        data: Array.isArray(data) ? resources : ((resources[0] as ResourceObject | undefined) ?? null),
-      };
-      if (included) document.included = included;
-      return read(c, document);
-    },
+  async 'related-get'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    const query = parseQuery(c, route);
+    const { loaders, docs } = this.request(c);
+    const row = await this.existing(loaders, route.type, id);
+    const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
+    const target = targetOf(route.type, route.relationship!);
+    const ids = Array.isArray(data) ? data.map((d) => d.id) : data ? [data.id] : [];
+    const rows = (await loadAll(loaders.byId(target), ids)).filter((r): r is Row => r !== null);
+    const [resources, included] = await Promise.all([
+      docs.resources(target, rows),
+      query.include.length > 0 ? docs.included(target, rows, query.include) : undefined,
+    ]);
+    const document: Record<string, unknown> = {
+      links: { self: `${docs.base}/${route.type}/${id}/${route.relationship}` },
+      data: Array.isArray(data) ? resources : ((resources[0] as ResourceObject | undefined) ?? null),
+    };
+    if (included) document.included = included;
+    return this.read(c, document);
+  }
 
-    async 'rel-add'(c, route) {
-      const id = pathId(c, route.type);
-      parseQuery(c, route);
-      const target = targetOf(route.type, route.relationship!);
-      const document = await readDocument(c, maxBodyBytes);
-      await writer.changeToMany(
-        route.type,
-        id,
-        route.relationship!,
-        { add: identifiers(document, target) },
-        conditions(c, route),
-      );
-      return json(c, await relationshipDocument(c, route, id));
-    },
+  async 'rel-add'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    parseQuery(c, route);
+    const target = targetOf(route.type, route.relationship!);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    await this.writer.changeToMany(
+      route.type,
+      id,
+      route.relationship!,
+      { add: identifiers(document, target) },
+      this.conditions(c, route),
+    );
+    return json(c, await this.relationshipDocument(c, route, id));
+  }
 
-    async 'rel-replace'(c, route) {
-      const id = pathId(c, route.type);
-      parseQuery(c, route);
-      const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
-      const document = await readDocument(c, maxBodyBytes);
-      if (rel.storage.kind === 'children') {
-        // A structure's items: full item objects that replace the old ones, which are deleted.
-        await writer.replaceItems(id, itemInputs(document.data, 'data'), conditions(c, route));
-        return json(c, await relationshipDocument(c, route, id, true));
-      }
-      await writer.changeToMany(
-        route.type,
-        id,
-        route.relationship!,
-        { set: identifiers(document, rel.target) },
-        conditions(c, route),
-      );
-      return json(c, await relationshipDocument(c, route, id));
-    },
+  async 'rel-replace'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    parseQuery(c, route);
+    const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    if (rel.storage.kind === 'children') {
+      // A structure's items: full item objects that replace the old ones, which are deleted.
+      await this.writer.replaceItems(id, itemInputs(document.data, 'data'), this.conditions(c, route));
+      return json(c, await this.relationshipDocument(c, route, id, true));
+    }
+    await this.writer.changeToMany(
+      route.type,
+      id,
+      route.relationship!,
+      { set: identifiers(document, rel.target) },
+      this.conditions(c, route),
+    );
+    return json(c, await this.relationshipDocument(c, route, id));
+  }
 
-    async 'rel-remove'(c, route) {
-      const id = pathId(c, route.type);
-      parseQuery(c, route);
-      const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
-      const document = await readDocument(c, maxBodyBytes);
-      const ids = identifiers(document, rel.target);
-      if (rel.storage.kind === 'children') {
-        await writer.removeItems(id, ids, conditions(c, route));
-        return json(c, await relationshipDocument(c, route, id, true));
-      }
-      await writer.changeToMany(route.type, id, route.relationship!, { remove: ids }, conditions(c, route));
-      return json(c, await relationshipDocument(c, route, id));
-    },
+  async 'rel-remove'(c: Context, route: RestRoute): Promise<Response> {
+    const id = this.pathId(c, route.type);
+    parseQuery(c, route);
+    const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    const ids = identifiers(document, rel.target);
+    if (rel.storage.kind === 'children') {
+      await this.writer.removeItems(id, ids, this.conditions(c, route));
+      return json(c, await this.relationshipDocument(c, route, id, true));
+    }
+    await this.writer.changeToMany(route.type, id, route.relationship!, { remove: ids }, this.conditions(c, route));
+    return json(c, await this.relationshipDocument(c, route, id));
+  }
 
-    async 'add-structure'(c, route) {
-      const productId = pathId(c, route.type);
-      const query = parseQuery(c, route);
-      const document = await readDocument(c, maxBodyBytes);
-      const data = document.data as Record<string, unknown> | undefined;
-      // The items come as full objects in the structure's `items` relationship.
-      const relationships = (data?.relationships ?? {}) as Record<string, { data?: unknown }>;
-      const { items: itemsMember, ...others } = relationships;
-      const input = writeInput(data && { ...data, relationships: others }, 'product_structures', 'data');
-      const items = itemsMember === undefined ? [] : itemInputs(itemsMember.data, 'data.relationships.items.data');
-      const structureId = await writer.createStructure(
-        productId,
-        { attributes: input.attributes, items },
-        conditions(c, route),
-      );
-      const { loaders, docs } = request(c);
-      const row = await existing(loaders, 'product_structures', structureId);
-      return json(c, await single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, {
-        Location: docs.resourceLink('product_structures', structureId),
-      });
-    },
+  async 'add-structure'(c: Context, route: RestRoute): Promise<Response> {
+    const productId = this.pathId(c, route.type);
+    const query = parseQuery(c, route);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    const data = document.data as Record<string, unknown> | undefined;
+    // The items come as full objects in the structure's `items` relationship.
+    const relationships = (data?.relationships ?? {}) as Record<string, { data?: unknown }>;
+    const { items: itemsMember, ...others } = relationships;
+    const input = writeInput(data && { ...data, relationships: others }, 'product_structures', 'data');
+    const items = itemsMember === undefined ? [] : itemInputs(itemsMember.data, 'data.relationships.items.data');
+    const structureId = await this.writer.createStructure(
+      productId,
+      { attributes: input.attributes, items },
+      this.conditions(c, route),
+    );
+    const { loaders, docs } = this.request(c);
+    const row = await this.existing(loaders, 'product_structures', structureId);
+    return json(c, await this.single(docs, 'product_structures', row, { ...query, include: ['items'] }), 201, {
+      Location: docs.resourceLink('product_structures', structureId),
+    });
+  }
 
-    async 'add-items'(c, route) {
-      const structureId = pathId(c, route.type);
-      parseQuery(c, route);
-      const document = await readDocument(c, maxBodyBytes);
-      await writer.addItems(structureId, itemInputs(document.data, 'data'), conditions(c, route));
-      return json(c, await relationshipDocument(c, { ...route, relationship: 'items' }, structureId, true), 201);
-    },
-  };
+  async 'add-items'(c: Context, route: RestRoute): Promise<Response> {
+    const structureId = this.pathId(c, route.type);
+    parseQuery(c, route);
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    await this.writer.addItems(structureId, itemInputs(document.data, 'data'), this.conditions(c, route));
+    return json(c, await this.relationshipDocument(c, { ...route, relationship: 'items' }, structureId, true), 201);
+  }
+}
+
+export function restApi(options: RestOptions): Hono {
+  const app = new Hono();
+  const handlers = new RestHandlers(options);
 
   for (const route of REST_ROUTES) {
     app.on(route.method, route.path, (c) => {
