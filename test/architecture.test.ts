@@ -3,10 +3,10 @@
  * over the real tree, and they do catch each kind of breach (checked on a small tree of bad
  * imports written for the purpose); no module of src/ outgrows 500 lines without saying why.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { cruise, type ICruiseResult, type IConfiguration } from 'dependency-cruiser';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -64,5 +64,21 @@ describe('import rules', () => {
       'rest-stands-apart: src/rest/api.ts -> src/graphql/names.ts',
       'src-stands-alone: src/seed/cli.ts -> test/support/app.ts',
     ]);
+  });
+});
+
+describe('module size', () => {
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? (e.name === 'generated' ? [] : files(join(dir, e.name))) : [join(dir, e.name)],
+    );
+
+  it('no module of src/ is over 500 lines unless its first comment says why it is kept whole', () => {
+    const tooLong = files(join(root, 'src'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => ({ file: relative(root, f), text: readFileSync(f, 'utf8') }))
+      .filter(({ text }) => text.split('\n').length > 500 && !/^\/\*\*[\s\S]*?Kept whole:[\s\S]*?\*\//.test(text))
+      .map(({ file, text }) => `${file}: ${text.split('\n').length} lines`);
+    expect(tooLong).toEqual([]);
   });
 });

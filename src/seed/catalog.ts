@@ -2,6 +2,10 @@
  * The fixed vocabulary of the demo business: a bakery with a dairy line. Names are
  * [en, nl, fr, de]. Everything scaled (customers, products, ...) is built from these in
  * ./generate.ts.
+ *
+ * Kept whole: this is data, not logic, the business's whole vocabulary in one table a reader
+ * scans top to bottom (which group a product is in, what goes into what); split, it would only
+ * scatter entries that refer to one another by name.
  */
 export type Names = readonly [en: string, nl: string, fr: string, de: string];
 
