@@ -13,6 +13,7 @@ import { resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
+import { extensionOf } from '../resources/extensions.ts';
 import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
 import { forgetLoaded } from './request-loaders.ts';
@@ -72,13 +73,14 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
             : undefined;
         fields.set(field, { attribute: name, objectFields });
         names.set(name, field);
-        if (attribute.type === 'localized') result[field] = t.field({ type: LocalizedTextInput });
+        const description = extensionOf(attribute);
+        if (attribute.type === 'localized') result[field] = t.field({ type: LocalizedTextInput, description });
         else if (typeof attribute.type === 'object')
-          result[field] = t.field({ type: objectInput(name, attribute.type.object) });
-        else if (attribute.type === 'decimal') result[field] = t.field({ type: 'Decimal', required });
-        else if (attribute.type === 'boolean') result[field] = t.boolean({ required });
-        else if (attribute.type === 'integer') result[field] = t.int({ required });
-        else result[field] = t.string({ required });
+          result[field] = t.field({ type: objectInput(name, attribute.type.object), description });
+        else if (attribute.type === 'decimal') result[field] = t.field({ type: 'Decimal', required, description });
+        else if (attribute.type === 'boolean') result[field] = t.boolean({ required, description });
+        else if (attribute.type === 'integer') result[field] = t.int({ required, description });
+        else result[field] = t.string({ required, description });
       }
       for (const [name, relationship] of Object.entries(resource.relationships)) {
         const refused =

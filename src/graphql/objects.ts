@@ -8,6 +8,7 @@ import type { ObjectRef } from '@pothos/core';
 import { partsReader, relationshipIds } from '../data/columns.ts';
 import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, type Row } from '../data/load.ts';
 import { resources, resourceByType } from '../resources/registry.ts';
+import { extensionOf } from '../resources/extensions.ts';
 import { LOCALES, type Attribute, type Locale, type ResourceDefinition } from '../resources/types.ts';
 import { builder, type RowRef, type Types } from './builder.ts';
 import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
@@ -88,7 +89,7 @@ function implement(resource: ResourceDefinition): void {
   fieldSources.set(typeName(resource.type), { type: resource.type, fields: sources });
 
   refOf(resource.type).implement({
-    description: `The spec's \`${resource.type}\` resource.`,
+    description: extensionOf(resource) ?? `The spec's \`${resource.type}\` resource.`,
     fields: (t) => {
       const fields: Fields = {
         id: t.int({ nullable: false, description: 'The same id as in the REST API.', resolve: (row) => row.id }),
@@ -124,11 +125,13 @@ function addAttributeFields(
     const field = attributeField(resource, name, attribute.column);
     sources.set(field, { attribute: name });
     const { nullable } = attribute;
+    const description = extensionOf(attribute);
     if (attribute.type === 'localized') {
       const read = partsReader(attribute);
       fields[field] = t.field({
         type: LocalizedText,
         nullable: false,
+        description,
         args: { locale: t.arg({ type: LocaleEnum, description: 'The language `text` gives first.' }) },
         resolve: (row, args, context) => ({
           values: read(row) as Record<Locale, string | null>,
@@ -141,6 +144,7 @@ function addAttributeFields(
       fields[field] = t.field({
         type: objectTypeFor(name, attribute),
         nullable: false,
+        description,
         resolve: partsReader(attribute),
       });
     } else {
@@ -148,7 +152,7 @@ function addAttributeFields(
       const type = (
         { decimal: 'Decimal', datetime: 'DateTime', boolean: 'Boolean', integer: 'Int', string: 'String' } as const
       )[attribute.type];
-      fields[field] = t.expose(field as never, { type, nullable } as never);
+      fields[field] = t.expose(field as never, { type, nullable, description } as never);
     }
   }
 }
@@ -167,11 +171,13 @@ function addRelationshipFields(
     const deprecationReason =
       relationship.deprecated &&
       `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
+    const description = extensionOf(relationship);
     if (storage.kind === 'foreignKey') {
       sources.set(field, { relationship: name });
       fields[field] = t.field({
         type: target,
         nullable: !relationship.required,
+        description,
         deprecationReason,
         resolve: (row) => row[storage.column] as number | null,
       });
@@ -179,6 +185,7 @@ function addRelationshipFields(
       fields[field] = t.loadable({
         type: target,
         nullable: true,
+        description,
         load: (ids: number[], context: GraphQLContext) =>
           rowsByColumn(
             context.source,
@@ -195,6 +202,7 @@ function addRelationshipFields(
       fields[field] = t.field({
         type: [target],
         nullable: false,
+        description,
         deprecationReason,
         resolve: (row) => relationshipIds(row, name) as number[],
       });
@@ -202,6 +210,7 @@ function addRelationshipFields(
       fields[field] = t.loadableList({
         type: target,
         nullable: false,
+        description,
         load: (ids: number[], context: GraphQLContext) =>
           rowsByColumn(
             context.source,

@@ -31,7 +31,10 @@ export function attributes(defs: Record<string, ReturnType<typeof attribute>>): 
 }
 
 type RelOptions = Partial<
-  Pick<Relationship, 'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases' | 'relatedIncludes'>
+  Pick<
+    Relationship,
+    'removable' | 'required' | 'forbidden' | 'deprecated' | 'includeAliases' | 'relatedIncludes' | 'extension'
+  >
 >;
 
 const TO_ONE_OPS: readonly RelationshipOperation[] = ['get', 'set', 'related'];

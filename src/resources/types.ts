@@ -30,6 +30,12 @@ export interface Attribute {
   column: string;
   /** Values observed in the old service, for documentation (the spec lists no others). */
   observedValues?: readonly string[];
+  /**
+   * Not in the master-data spec: what it is for. The spec is a floor: everything it lists must be
+   * described here, spelled as it spells it, and anything more says so here; OpenAPI and the SDL
+   * show it as an extension (./extensions.ts).
+   */
+  extension?: string;
 }
 
 /** Relationship operations of the spec (see ../shared/spec "Conventions"). */
@@ -77,6 +83,12 @@ export interface Relationship {
   includeAliases?: readonly string[];
   /** `include` values RELATED-GET takes (relationships of the target), where the spec documents any. */
   relatedIncludes?: readonly string[];
+  /**
+   * Not in the master-data spec: what it is for. The spec is a floor: everything it lists must be
+   * described here, spelled as it spells it, and anything more says so here; OpenAPI and the SDL
+   * show it as an extension (./extensions.ts).
+   */
+  extension?: string;
 }
 
 export type ResourceOperation = 'list' | 'add' | 'get' | 'update';
@@ -107,6 +119,12 @@ export interface ResourceDefinition {
   model: string;
   /** The resource group of the spec the type belongs to. */
   group: 'customers' | 'products' | 'structures' | 'suppliers';
+  /**
+   * Not in the master-data spec: what it is for. The spec is a floor: everything it lists must be
+   * described here, spelled as it spells it, and anything more says so here; OpenAPI and the SDL
+   * show it as an extension (./extensions.ts).
+   */
+  extension?: string;
   attributes: Record<string, Attribute>;
   relationships: Record<string, Relationship>;
   /** Operations allowed on the collection and its members. */

@@ -14,6 +14,7 @@ import {
   type ResourceDefinition,
   type ScalarType,
 } from '../../resources/types.ts';
+import { extensionOf } from '../../resources/extensions.ts';
 import { MAX_PER_PAGE } from '../query.ts';
 import {
   ATOM_EXAMPLE,
@@ -47,6 +48,8 @@ function scalar(type: ScalarType, direction: 'read' | 'write'): SchemaObject {
 
 function attributeNotes(type: string, attribute: Attribute): string[] {
   const notes: string[] = [];
+  const extension = extensionOf(attribute);
+  if (extension) notes.push(extension);
   if (attribute.write === 'server')
     notes.push('Set by the server on every write (ATOM form); ignored in request bodies.');
   if (attribute.required) notes.push('Required on ADD.');
@@ -188,6 +191,8 @@ function relationshipInput(name: string, rel: Relationship, creating: boolean): 
   } else if (rel.deprecated) {
     description = `${description ? `${description} ` : ''}Deprecated: use \`${rel.deprecated.replacedBy}\`.`;
   }
+  const extension = extensionOf(rel);
+  if (extension) description = `${extension}${description ? ` ${description}` : ''}`;
   return {
     type: 'object',
     required: ['data'],
@@ -200,6 +205,12 @@ function relationshipInput(name: string, rel: Relationship, creating: boolean): 
 /** Relationships an ADD body may carry: links by identifier, children as objects (writes.ts `prepare`). */
 function creatable(rel: Relationship): boolean {
   return rel.storage.kind !== 'inverse';
+}
+
+/** `{description}` of the notes that apply, or nothing when none does. */
+function described(notes: (string | false | undefined)[]): { description?: string } {
+  const text = notes.filter(Boolean).join(' ');
+  return text ? { description: text } : {};
 }
 
 /** The schemas of one resource type: how documents show it, how bodies write it, and its documents. */
@@ -229,7 +240,7 @@ function readSchemas(resource: ResourceDefinition): Record<string, SchemaObject>
     },
     [n.resource]: {
       type: 'object',
-      description: `${title(type)} (type \`${type}\`).`,
+      description: [`${title(type)} (type \`${type}\`).`, extensionOf(resource)].filter(Boolean).join(' '),
       required: ['type', 'id', 'attributes', 'relationships', 'links', 'meta'],
       properties: {
         type: { const: type },
@@ -254,9 +265,8 @@ function readSchemas(resource: ResourceDefinition): Record<string, SchemaObject>
             type: 'object',
             required: ['data', 'links'],
             properties: { data: relationshipData(rel), links: schemaRef('RelationshipLinks') },
-            ...(rel.deprecated
-              ? { deprecated: true, description: `Deprecated: use \`${rel.deprecated.replacedBy}\`.` }
-              : {}),
+            ...(rel.deprecated ? { deprecated: true } : {}),
+            ...described([extensionOf(rel), rel.deprecated && `Deprecated: use \`${rel.deprecated.replacedBy}\`.`]),
           } satisfies SchemaObject,
         ]),
       ),
