@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { providers, renderSchema, schemaPath } from './build-schemas.ts';
+import { providers, renderSchema } from './build-schemas.ts';
 
 const { positionals } = parseArgs({ allowPositionals: true });
 const name = positionals[0];
@@ -34,6 +34,9 @@ for (const provider of providers) {
     writeFileSync(previous, renderSchema(provider, readFileSync(snapshot, 'utf8')));
     from.splice(0, 1, '--from-schema-datamodel', previous);
   }
+  // The models as they are now, rendered here: a migration never depends on a `npm run generate` run before it.
+  const current = join(scratch, `${provider}.current.prisma`);
+  writeFileSync(current, renderSchema(provider));
   const sql = execFileSync(
     process.execPath,
     [
@@ -44,7 +47,7 @@ for (const provider of providers) {
       join(prismaDir, `${provider}.config.ts`),
       ...from,
       '--to-schema-datamodel',
-      schemaPath(provider),
+      current,
       '--script',
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
