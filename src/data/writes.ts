@@ -207,27 +207,14 @@ export class Writer {
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(input.attributes ?? {})) {
       const attribute = resource.attributes[name];
-      if (!attribute)
-        throw new DomainError(
-          'bad_input',
-          `${fieldPrefix}${name} is not an attribute of ${resource.type}`,
-          fieldPrefix + name,
-          undefined,
-          'unknown_field',
-        );
+      if (!attribute) throw unknownField(fieldPrefix + name, 'an attribute', resource.type);
       if (attribute.write === 'server' || value === undefined) continue;
       values[name] = checkAttribute(resource, name, value, fieldPrefix + name);
     }
     if (creating) {
       for (const [name, attribute] of Object.entries(resource.attributes)) {
         if (attribute.required && (values[name] === undefined || values[name] === null)) {
-          throw new DomainError(
-            'bad_input',
-            `${fieldPrefix}${name} is required`,
-            fieldPrefix + name,
-            undefined,
-            'missing_field',
-          );
+          throw missingField(fieldPrefix + name);
         }
       }
     }
@@ -238,14 +225,7 @@ export class Writer {
     for (const [name, value] of Object.entries(relationships)) {
       const relationship = resource.relationships[name];
       const field = fieldPrefix + name;
-      if (!relationship)
-        throw new DomainError(
-          'bad_input',
-          `${field} is not a relationship of ${resource.type}`,
-          field,
-          undefined,
-          'unknown_field',
-        );
+      if (!relationship) throw unknownField(field, 'a relationship', resource.type);
       if (value === undefined) continue;
       // A document read with GET and sent back unchanged is accepted: a relationship that cannot
       // be changed may be given as it is.
@@ -283,13 +263,7 @@ export class Writer {
     if (creating) {
       for (const [name, relationship] of Object.entries(resource.relationships)) {
         if (relationship.required && (relationships[name] === undefined || relationships[name] === null)) {
-          throw new DomainError(
-            'bad_input',
-            `${fieldPrefix}${name} is required`,
-            fieldPrefix + name,
-            undefined,
-            'missing_field',
-          );
+          throw missingField(fieldPrefix + name);
         }
       }
     }
@@ -417,6 +391,16 @@ function refuseForbidden(relationship: Relationship, creating: boolean, field: s
   // resource is created and never changed afterwards.
   if (creating && relationship.storage.kind === 'foreignKey') return;
   throw new DomainError('forbidden', `${field}: ${forbidden.message}`, field);
+}
+
+/** A field the type does not have (400 `unknown_field` in REST). */
+function unknownField(field: string, kind: 'an attribute' | 'a relationship', type: string): DomainError {
+  return new DomainError('bad_input', `${field} is not ${kind} of ${type}`, field, undefined, 'unknown_field');
+}
+
+/** A field required on create that was not given (400 `missing_field` in REST). */
+function missingField(field: string): DomainError {
+  return new DomainError('bad_input', `${field} is required`, field, undefined, 'missing_field');
 }
 
 /** A unique constraint violated by a write, as a conflict naming the field. */

@@ -172,6 +172,9 @@ function addRelationshipFields(
       relationship.deprecated &&
       `Deprecated by the master-data spec: use ${camel(relationship.deprecated.replacedBy)}.`;
     const description = extensionOf(relationship);
+    // The targets that hold a key to these resources in `column` (a product's structure, a structure's items).
+    const targetsOf = (column: string, ids: number[], context: GraphQLContext) =>
+      rowsByColumn(context.source, relationship.target, column, ids, context.plan.columns(relationship.target));
     if (storage.kind === 'foreignKey') {
       sources.set(field, { relationship: name });
       fields[field] = t.field({
@@ -187,13 +190,7 @@ function addRelationshipFields(
         nullable: true,
         description,
         load: (ids: number[], context: GraphQLContext) =>
-          rowsByColumn(
-            context.source,
-            relationship.target,
-            storage.targetColumn,
-            ids,
-            context.plan.columns(relationship.target),
-          ).then((groups) => groups.map((rows) => rows[0] ?? null)),
+          targetsOf(storage.targetColumn, ids, context).then((groups) => groups.map((rows) => rows[0] ?? null)),
         resolve: (row) => row.id,
       });
     } else if (storage.kind === 'join') {
@@ -211,14 +208,7 @@ function addRelationshipFields(
         type: target,
         nullable: false,
         description,
-        load: (ids: number[], context: GraphQLContext) =>
-          rowsByColumn(
-            context.source,
-            relationship.target,
-            storage.targetColumn,
-            ids,
-            context.plan.columns(relationship.target),
-          ),
+        load: (ids: number[], context: GraphQLContext) => targetsOf(storage.targetColumn, ids, context),
         resolve: (row) => row.id,
       });
     }
