@@ -14,6 +14,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { DomainError } from './data/errors.ts';
+import { asActor } from './data/write-hooks.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -105,6 +106,11 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       introspection: config.graphqlIntrospection,
     }),
   );
+  // The change log names the API client behind every write (src/data/change-log.ts).
+  app.use('*', (c, next) => {
+    const auth = c.get('auth');
+    return auth ? asActor(auth.clientId, next) : next();
+  });
   app.use(
     '*',
     idempotentPosts({

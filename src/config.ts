@@ -21,6 +21,8 @@ export interface Config {
   accessTokenTtl: number;
   /** Lifetime of each refresh token, seconds (every rotation issues a fresh one). */
   refreshTokenTtl: number;
+  /** Days the change log keeps its entries (0: for ever). */
+  changesRetentionDays: number;
   /** Bounds on every wait for the database (see DatabaseTimeouts). */
   databaseTimeouts: DatabaseTimeouts;
   /** Largest request body accepted on any route, bytes (the token endpoints accept less). */
@@ -93,6 +95,11 @@ const schema = z.object({
   SEED_DEMO_DATA: boolean.default(true),
   ACCESS_TOKEN_TTL: seconds.default(3600),
   REFRESH_TOKEN_TTL: seconds.default(30 * 24 * 3600),
+  CHANGES_RETENTION_DAYS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of days (0 keeps every entry)')
+    .transform(Number)
+    .default(90),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
   MAX_BODY_BYTES: z
@@ -142,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     seedDemoData: v.SEED_DEMO_DATA,
     accessTokenTtl: v.ACCESS_TOKEN_TTL,
     refreshTokenTtl: v.REFRESH_TOKEN_TTL,
+    changesRetentionDays: v.CHANGES_RETENTION_DAYS,
     databaseTimeouts: { connectMs: v.DATABASE_CONNECT_TIMEOUT_MS, statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS },
     maxBodyBytes: v.MAX_BODY_BYTES,
     trustProxy: v.TRUST_PROXY,

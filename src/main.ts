@@ -8,9 +8,10 @@ import { createApp } from './app.ts';
 import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
 import { purgeTokens } from './auth/tokens.ts';
 import { purgeIdempotencyKeys } from './http/idempotency.ts';
-import { systemClock } from './clock.ts';
+import { purgeChanges } from './data/change-log.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createDatabase } from './db/client.ts';
+import { createDatabase, type PrismaDb } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { trackConnections } from './http/drain.ts';
 import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
@@ -104,6 +105,10 @@ async function start(): Promise<void> {
   const purges = [
     { purge: purgeTokens, what: 'expired and revoked tokens' },
     { purge: purgeIdempotencyKeys, what: 'idempotency keys older than 24 hours' },
+    {
+      purge: (prisma: PrismaDb, clock: Clock) => purgeChanges(prisma, clock, config.changesRetentionDays),
+      what: `change log entries older than ${config.changesRetentionDays} days`,
+    },
   ];
   const purgeExpired = () =>
     purges.map(({ purge, what }) =>

@@ -8,6 +8,7 @@
 import type { Database, PrismaTx } from '../db/client.ts';
 import { prismaReads } from '../db/reads.ts';
 import { definition } from './columns.ts';
+import type { ChangeRecorder } from './change-log.ts';
 import { DomainError } from './errors.ts';
 import { id, Sql } from './sql.ts';
 import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
@@ -35,9 +36,10 @@ export class BomWriter extends Writer {
   ): Promise<number> {
     const structures = definition(STRUCTURES);
     const products = definition(PRODUCTS);
-    return this.transaction(STRUCTURES, async (tx) => {
+    return this.transaction(STRUCTURES, async (tx, log) => {
       await this.lockBillsOfMaterial(tx);
       const product = await this.lockedRow(tx, products, productId, options, { id: true, version: true });
+      await log.updating(PRODUCTS, [productId]);
       const existing = await tx.productStructure.findUnique({ where: { product_id: productId }, select: { id: true } });
       if (existing)
         throw new DomainError(
@@ -50,7 +52,8 @@ export class BomWriter extends Writer {
         data: { ...(data.columns as object), product_id: productId },
         select: { id: true },
       });
-      await this.insertItems(tx, created.id, productId, input.items ?? []);
+      log.created(STRUCTURES, [created.id]);
+      log.created(ITEMS, await this.insertItems(tx, created.id, productId, input.items ?? []));
       await this.nextVersion(tx, products, product);
       return created.id;
     });
@@ -58,27 +61,37 @@ export class BomWriter extends Writer {
 
   /** Adds items to a structure (POST /product_structures/{id}/items); returns their ids. `options` are about the structure. */
   addItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
-    return this.changeItems(structureId, options, async (tx, structure) => {
+    return this.changeItems(structureId, options, async (tx, log, structure) => {
       const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      log.created(ITEMS, ids);
       return { result: ids, changed: ids.length > 0 };
     });
   }
 
   /** Replaces all items of a structure (old ones are deleted). */
   replaceItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
-    return this.changeItems(structureId, options, async (tx, structure) => {
-      const { count } = await tx.productStructureItem.deleteMany({ where: { product_structure_id: structureId } });
+    return this.changeItems(structureId, options, async (tx, log, structure) => {
+      const where = { product_structure_id: structureId };
+      await log.deleting(
+        ITEMS,
+        (await tx.productStructureItem.findMany({ where, select: { id: true } })).map((i) => i.id),
+      );
+      const { count } = await tx.productStructureItem.deleteMany({ where });
       const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
+      log.created(ITEMS, ids);
       return { result: ids, changed: count + ids.length > 0 };
     });
   }
 
   /** Deletes the given items of a structure; ids it does not hold are ignored. */
   removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
-    return this.changeItems(structureId, options, async (tx) => {
-      const { count } = await tx.productStructureItem.deleteMany({
-        where: { product_structure_id: structureId, id: { in: [...itemIds] } },
-      });
+    return this.changeItems(structureId, options, async (tx, log) => {
+      const where = { product_structure_id: structureId, id: { in: [...itemIds] } };
+      await log.deleting(
+        ITEMS,
+        (await tx.productStructureItem.findMany({ where, select: { id: true } })).map((i) => i.id),
+      );
+      const { count } = await tx.productStructureItem.deleteMany({ where });
       return { result: undefined, changed: count > 0 };
     });
   }
@@ -90,17 +103,22 @@ export class BomWriter extends Writer {
   private changeItems<T>(
     structureId: number,
     options: WriteOptions,
-    change: (tx: PrismaTx, structure: Record<string, unknown>) => Promise<{ result: T; changed: boolean }>,
+    change: (
+      tx: PrismaTx,
+      log: ChangeRecorder,
+      structure: Record<string, unknown>,
+    ) => Promise<{ result: T; changed: boolean }>,
   ): Promise<T> {
     const structures = definition(STRUCTURES);
-    return this.transaction(ITEMS, async (tx) => {
+    return this.transaction(ITEMS, async (tx, log) => {
       await this.lockBillsOfMaterial(tx);
       const structure = await this.lockedRow(tx, structures, structureId, options, {
         id: true,
         version: true,
         product_id: true,
       });
-      const { result, changed } = await change(tx, structure);
+      await log.updating(STRUCTURES, [structureId]);
+      const { result, changed } = await change(tx, log, structure);
       if (changed) await this.nextVersion(tx, structures, structure);
       return result;
     });

@@ -1,7 +1,8 @@
 /**
- * Work a caller needs done inside the transaction of every write made on its behalf, without
- * the writes knowing the caller: the idempotency layer (src/http/idempotency.ts) records there
- * that a request's write committed, so that a retry after a crash never runs it twice.
+ * What a caller gives every write made on its behalf, without the writes knowing the caller: work
+ * to do inside the write's transaction (the idempotency layer, src/http/idempotency.ts, records
+ * there that a request's write committed, so that a retry after a crash never runs it twice), and
+ * who is writing, for the change log (./change-log.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PrismaTx } from '../db/client.ts';
@@ -21,4 +22,16 @@ export function withWriteHooks<T>(hooks: WriteHooks, work: () => Promise<T>): Pr
 /** The hooks of the caller the current write runs for, if any. */
 export function currentWriteHooks(): WriteHooks | undefined {
   return current.getStore();
+}
+
+const actors = new AsyncLocalStorage<number>();
+
+/** Runs `work` so that the change log names the API client (its row id) behind every write it makes. */
+export function asActor<T>(apiClientId: number, work: () => Promise<T>): Promise<T> {
+  return actors.run(apiClientId, work);
+}
+
+/** The API client (row id) the current write is for; undefined outside HTTP (the CLI). */
+export function currentActor(): number | undefined {
+  return actors.getStore();
 }

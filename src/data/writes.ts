@@ -19,6 +19,7 @@ import { DomainError, notFound, staleVersion } from './errors.ts';
 import { id } from './sql.ts';
 import { Decimal } from './decimal.ts';
 import { attributeData, checkAttribute } from './validate.ts';
+import { ChangeRecorder } from './change-log.ts';
 import { currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
@@ -74,12 +75,17 @@ export class Writer {
     return (tx as unknown as Record<string, Delegate>)[model]!;
   }
 
-  /** Runs `work` in one transaction, with the caller's hooks (./write-hooks.ts), turning storage errors into domain errors. */
-  protected async transaction<T>(type: string, work: (tx: PrismaTx) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction, then appends to the change log what it changed
+   * (./change-log.ts), then the caller's hooks (./write-hooks.ts); storage errors become domain errors.
+   */
+  protected async transaction<T>(type: string, work: (tx: PrismaTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
     const hooks = currentWriteHooks();
     try {
       return await this.db.prisma.$transaction(async (tx) => {
-        const result = await work(tx);
+        const log = new ChangeRecorder(this.db, tx);
+        const result = await work(tx, log);
+        await log.append();
         await hooks?.beforeCommit(tx);
         return result;
       });
@@ -91,10 +97,11 @@ export class Writer {
   /** ADD / createX: returns the new id. */
   create(type: string, input: WriteInput): Promise<number> {
     const resource = definition(type);
-    return this.transaction(type, async (tx) => {
+    return this.transaction(type, async (tx, log) => {
       const data = await this.prepare(tx, resource, input, undefined);
       const created = await this.delegate(tx, resource.model).create({ data: data.columns, select: { id: true } });
       await this.applyToMany(tx, resource, created.id, data.toMany, true);
+      log.created(type, [created.id]);
       return created.id;
     });
   }
@@ -102,8 +109,9 @@ export class Writer {
   /** UPDATE / updateX: only what is given changes; a write that changes nothing writes nothing. */
   update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<void> {
     const resource = definition(type);
-    return this.transaction(type, async (tx) => {
+    return this.transaction(type, async (tx, log) => {
       const current = await this.lockedRow(tx, resource, resourceId, options);
+      await log.updating(type, [resourceId]);
       const data = await this.prepare(tx, resource, input, current);
       const columns = changedColumns(data.columns, current);
       const linksChanged = await this.applyToMany(tx, resource, resourceId, data.toMany, false);

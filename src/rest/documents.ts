@@ -6,63 +6,20 @@
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
  */
-import { definition, partsReader, relationshipIds } from '../data/columns.ts';
+import { definition, relationshipIds } from '../data/columns.ts';
+import { attributesOf, type RelationshipValue } from '../data/forms.ts';
+
 import type { Row } from '../data/load.ts';
 import { loadAll, type RequestLoaders } from '../data/request.ts';
-import type { Attribute, ResourceDefinition } from '../resources/types.ts';
-
-export interface Identifier {
-  type: string;
-  id: number;
-}
-
-type RelationshipData = Identifier | Identifier[] | null;
 
 export interface ResourceObject {
   type: string;
   id: number;
   attributes: Record<string, unknown>;
-  relationships: Record<string, { data: RelationshipData; links: { self: string; related: string } }>;
+  relationships: Record<string, { data: RelationshipValue; links: { self: string; related: string } }>;
   links: { self: string };
   /** `version`: the row's version (src/data/writes.ts), which conditional writes check. */
   meta: { version: number };
-}
-
-/** `2026-01-31T12:00:00.000Z` (as rows carry date-times) -> ATOM `2026-01-31T12:00:00+00:00`. */
-export function atom(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  const iso = value instanceof Date ? value.toISOString() : String(value);
-  return `${iso.slice(0, 19)}+00:00`;
-}
-
-type AttributeReader = (row: Row) => unknown;
-
-/**
- * How each attribute of a type is read from a row, worked out once per type: a document reads
- * every attribute of every row, and doing it per row (entries, column lists) cost a tenth of a
- * REST list's CPU.
- */
-const readersByType = new Map<ResourceDefinition, [string, AttributeReader][]>();
-
-function readerOf(attribute: Attribute): AttributeReader {
-  // Localized text with its four keys, in the same order on every resource; small objects whole.
-  if (attribute.type === 'localized' || typeof attribute.type === 'object') return partsReader(attribute);
-  const column = attribute.column;
-  if (attribute.type === 'datetime') return (row) => atom(row[column]);
-  return (row) => row[column] ?? null;
-}
-
-/** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
-function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
-  let readers = readersByType.get(resource);
-  if (!readers)
-    readersByType.set(
-      resource,
-      (readers = Object.entries(resource.attributes).map(([name, a]) => [name, readerOf(a)])),
-    );
-  const attributes: Record<string, unknown> = {};
-  for (const [name, read] of readers) attributes[name] = read(row);
-  return attributes;
 }
 
 export class Documents {
@@ -84,7 +41,7 @@ export class Documents {
   }
 
   /** A relationship's data for each row: a foreign key on the row, or the ids the row was read with. */
-  relationshipData(type: string, rows: readonly Row[], relationship: string): RelationshipData[] {
+  relationshipData(type: string, rows: readonly Row[], relationship: string): RelationshipValue[] {
     const rel = definition(type).relationships[relationship]!;
     const storage = rel.storage;
     if (storage.kind === 'foreignKey') {

@@ -1,0 +1,193 @@
+/**
+ * The change log: every committed write appends, in its own transaction, one entry per resource
+ * whose document it changed: created, updated (the fields that changed, before and after) or
+ * deleted (a tombstone, with what the resource was), the version, who wrote it and when. Values
+ * are in the old interface's forms (./forms.ts), as REST documents show them.
+ *
+ * Entries are numbered in commit order. A reader that has seen entry N must never later find a
+ * new entry below N, which a plain sequence does not promise: two transactions can take numbers
+ * in one order and commit in the other. On PostgreSQL a write therefore numbers its entries under
+ * an advisory lock it holds until its commit, last thing before committing; the next writer's
+ * numbers come after that commit. SQLite has one writer at a time (BEGIN IMMEDIATE), so its
+ * numbers are in commit order already.
+ *
+ * Server-maintained attributes (`modified_date`) change with every write and say nothing the
+ * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
+ */
+import type { Database, PrismaDb, PrismaTx } from '../db/client.ts';
+import { prismaReads } from '../db/reads.ts';
+import type { Clock } from '../clock.ts';
+import { definition } from './columns.ts';
+import { attributesOf, relationshipsOf } from './forms.ts';
+import { rowsByIds } from './load.ts';
+import { RequestLoaders } from './request.ts';
+import { currentActor } from './write-hooks.ts';
+
+/** PostgreSQL advisory lock held from numbering a write's entries to its commit. */
+const CHANGE_LOG_LOCK_KEY = 4_201_003;
+
+export type ChangeOp = 'created' | 'updated' | 'deleted';
+
+type Fields = Record<string, unknown>;
+
+interface Snapshot {
+  version: number;
+  fields: Fields;
+}
+
+/** The resources one write touches, as they were before it; the entries it leaves, at its end. */
+export class ChangeRecorder {
+  /** In the order they were first touched: the order of the entries. */
+  private readonly touched = new Map<string, { type: string; id: number; before?: Snapshot; deleted?: boolean }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly tx: PrismaTx,
+  ) {}
+
+  /** Remembers how these resources are before the write changes them (call after locking them). */
+  async updating(type: string, ids: readonly number[]): Promise<void> {
+    const fresh = ids.filter((id) => !this.touched.has(key(type, id)));
+    const snapshots = await this.snapshots(type, fresh);
+    for (const [i, id] of fresh.entries()) {
+      const before = snapshots[i];
+      if (before) this.touched.set(key(type, id), { type, id, before });
+    }
+  }
+
+  /** Marks these resources as added by the write. */
+  created(type: string, ids: readonly number[]): void {
+    for (const id of ids) this.touched.set(key(type, id), { type, id });
+  }
+
+  /** Remembers these resources as they are, before the write deletes them. */
+  async deleting(type: string, ids: readonly number[]): Promise<void> {
+    await this.updating(type, ids);
+    for (const id of ids) {
+      const entry = this.touched.get(key(type, id));
+      if (entry) entry.deleted = true;
+    }
+  }
+
+  /** Appends an entry for each touched resource whose document changed. Runs last in the transaction. */
+  async append(): Promise<void> {
+    const entries = await this.entries();
+    if (entries.length === 0) return;
+    const actor = await actorName(this.db, this.tx);
+    if (this.db.provider === 'postgresql') {
+      await this.tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY})`);
+    }
+    await this.tx.change.createMany({ data: entries.map((entry) => ({ ...entry, actor })) });
+  }
+
+  private async entries() {
+    const after = new Map<string, Snapshot | null>();
+    const byType = new Map<string, number[]>();
+    for (const { type, id, deleted } of this.touched.values()) {
+      if (!deleted) byType.set(type, [...(byType.get(type) ?? []), id]);
+    }
+    for (const [type, ids] of byType) {
+      const snapshots = await this.snapshots(type, ids);
+      for (const [i, id] of ids.entries()) after.set(key(type, id), snapshots[i] ?? null);
+    }
+    const entries = [];
+    for (const [k, { type, id, before, deleted }] of this.touched) {
+      const now = deleted ? null : after.get(k);
+      const entry = entryOf(type, before, now ?? undefined);
+      if (entry) entries.push({ resource_type: type, resource_id: id, ...entry });
+    }
+    return entries;
+  }
+
+  private async snapshots(type: string, ids: readonly number[]): Promise<(Snapshot | null)[]> {
+    if (ids.length === 0) return [];
+    const resource = definition(type);
+    const rows = await rowsByIds(prismaReads(this.db.provider, this.tx), type, ids, RequestLoaders.columns(type));
+    return rows.map((row) =>
+      row
+        ? {
+            version: row.version as number,
+            fields: { ...attributesOf(resource, row), ...relationshipsOf(resource, row) },
+          }
+        : null,
+    );
+  }
+}
+
+/** client_id by API client row id, per database: it never changes, so each is read once. */
+const clientIdsByDatabase = new WeakMap<Database, Map<number, string>>();
+
+/** Who the current write is for, as the log names it: the API client's client_id, or `cli` outside HTTP. */
+async function actorName(db: Database, tx: PrismaTx): Promise<string> {
+  const apiClientId = currentActor();
+  if (apiClientId === undefined) return 'cli';
+  let clientIds = clientIdsByDatabase.get(db);
+  if (!clientIds) clientIdsByDatabase.set(db, (clientIds = new Map()));
+  let name = clientIds.get(apiClientId);
+  if (name === undefined) {
+    const client = await tx.apiClient.findUnique({ where: { id: apiClientId }, select: { client_id: true } });
+    name = client?.client_id ?? `client ${apiClientId}`;
+    clientIds.set(apiClientId, name);
+  }
+  return name;
+}
+
+function key(type: string, id: number): string {
+  return `${type}/${id}`;
+}
+
+/** The entry for a resource as it was and as it is, or undefined when its document did not change. */
+function entryOf(type: string, before: Snapshot | undefined, after: Snapshot | undefined) {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  if (!before && after) {
+    return {
+      op: 'created',
+      version: after.version,
+      changed: json(Object.keys(after.fields))!,
+      before: null,
+      after: json(after.fields),
+    };
+  }
+  if (before && !after) {
+    return {
+      op: 'deleted',
+      version: before.version,
+      changed: json(Object.keys(before.fields))!,
+      before: json(before.fields),
+      after: null,
+    };
+  }
+  if (!before || !after) return undefined;
+  const resource = definition(type);
+  const changed = Object.keys(after.fields).filter(
+    (name) => resource.attributes[name]?.write !== 'server' && json(before.fields[name]) !== json(after.fields[name]),
+  );
+  if (changed.length === 0) return undefined;
+  const pick = (fields: Fields) => Object.fromEntries(changed.map((name) => [name, fields[name]]));
+  return {
+    op: 'updated',
+    version: after.version,
+    changed: json(changed)!,
+    before: json(pick(before.fields)),
+    after: json(pick(after.fields)),
+  };
+}
+
+/** Entries per statement of a purge, so that a purge never holds a long write lock. */
+const PURGE_BATCH = 1000;
+
+/** Deletes entries older than `days` (0 keeps everything); returns how many. */
+export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number): Promise<number> {
+  if (days === 0) return 0;
+  const before = new Date(clock.now().getTime() - days * 24 * 60 * 60 * 1000);
+  let purged = 0;
+  for (;;) {
+    const batch = await prisma.change.findMany({
+      where: { at: { lt: before } },
+      select: { seq: true },
+      take: PURGE_BATCH,
+    });
+    if (batch.length === 0) return purged;
+    purged += (await prisma.change.deleteMany({ where: { seq: { in: batch.map((b) => b.seq) } } })).count;
+  }
+}

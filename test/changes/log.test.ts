@@ -1,0 +1,293 @@
+/**
+ * The change log (src/data/change-log.ts): the entries every kind of write leaves, through both
+ * surfaces (op, changed, before, after, actor, version), none for a write that changes nothing or
+ * is refused, and numbers in commit order: a reader that has seen entry N never later finds a
+ * new entry below N, even while writers commit concurrently.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BomWriter } from '../../src/data/bom-writes.ts';
+import { withWriteHooks } from '../../src/data/write-hooks.ts';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { providers } from '../support/databases.ts';
+import { expectShapeB, identifier, restSuite } from '../rest/support.ts';
+
+interface Entry {
+  seq: number;
+  resource_type: string;
+  resource_id: number;
+  op: string;
+  version: number;
+  changed: string[];
+  before: Record<string, any> | null;
+  after: Record<string, any> | null;
+  actor: string;
+}
+
+const USERS = 'commercial_resolve_responsible_users';
+
+describe.each(providers)('the change log on %s', (provider) => {
+  const api = restSuite(provider);
+  let actor: string;
+  let reader: Database;
+
+  beforeAll(async () => {
+    actor = (await api.prisma.apiClient.findFirst({ where: { name: 'erp' } })).client_id;
+    // A connection of its own, as another process's reader would have.
+    reader = createDatabase(api.env.database.target);
+  });
+  afterAll(async () => reader?.prisma.$disconnect());
+
+  const last = async (): Promise<number> =>
+    (await api.prisma.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } }))?.seq ?? 0;
+
+  async function entriesAfter(seq: number, db = api.env.database.db): Promise<Entry[]> {
+    const rows = await db.prisma.change.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: 'asc' } });
+    return rows.map((r: any) => ({
+      ...r,
+      changed: JSON.parse(r.changed),
+      before: r.before === null ? null : JSON.parse(r.before),
+      after: r.after === null ? null : JSON.parse(r.after),
+    }));
+  }
+
+  /** Runs `write` and answers the entries it left. */
+  async function entriesOf(write: () => Promise<unknown>): Promise<Entry[]> {
+    const from = await last();
+    await write();
+    return entriesAfter(from);
+  }
+
+  describe('REST writes', () => {
+    it('ADD: one `created` entry with every field, version 1, the API client as actor', async () => {
+      let id = 0;
+      const [entry, ...more] = await entriesOf(async () => {
+        id = Number((await api.create('products')).id);
+      });
+      expect(more).toEqual([]);
+      expect(entry).toMatchObject({ resource_type: 'products', resource_id: id, op: 'created', version: 1, actor });
+      expect(entry!.before).toBeNull();
+      expect(entry!.changed).toEqual(expect.arrayContaining(['reference', 'name', 'unit', 'product_structure']));
+      const read = await api.get(`/products/${id}`);
+      expect(entry!.after).toEqual({ ...read.body.data.attributes, ...relationshipData(read.body.data) });
+    });
+
+    it('UPDATE: `updated` with only the fields that changed, before and after; nothing for a write that changes nothing', async () => {
+      const product = await api.create('products');
+      const before = product.attributes.name;
+      const entries = await entriesOf(() =>
+        api.ok('PATCH', `/products/${product.id}`, {
+          data: { type: 'products', attributes: { name: { en: 'Renamed for the log' }, nlc: 1.5 } },
+        }),
+      );
+      expect(entries).toEqual([
+        expect.objectContaining({
+          resource_type: 'products',
+          resource_id: Number(product.id),
+          op: 'updated',
+          version: 2,
+          changed: ['name', 'nlc'],
+          before: { name: before, nlc: product.attributes.nlc },
+          after: { name: { ...before, en: 'Renamed for the log' }, nlc: 1.5 },
+          actor,
+        }),
+      ]);
+      // The document read back and sent again changes nothing: no entry, as no new version.
+      const read = await api.get(`/products/${product.id}`);
+      expect(await entriesOf(() => api.ok('PUT', `/products/${product.id}`, { data: read.body.data }))).toEqual([]);
+    });
+
+    it('REL-SET and a to-many REL-ADD / REL-REMOVE: `updated` naming the relationship, with identifiers', async () => {
+      const product = await api.create('products');
+      const [brand] = await api.ids('brands', 1, { id: { not: product.relationships.brand.data?.id ?? 0 } });
+      const set = await entriesOf(() =>
+        api.ok('PATCH', `/products/${product.id}/relationships/brand`, { data: identifier('brands', brand!) }),
+      );
+      expect(set).toEqual([
+        expect.objectContaining({
+          op: 'updated',
+          changed: ['brand'],
+          before: { brand: product.relationships.brand.data },
+          after: { brand: { type: 'brands', id: brand } },
+        }),
+      ]);
+
+      const customer = await api.create('customers');
+      const [user] = await api.ids('users', 1, {
+        id: { notIn: customer.relationships[USERS].data.map((d: any) => d.id) },
+      });
+      const added = await entriesOf(() =>
+        api.ok('POST', `/customers/${customer.id}/relationships/${USERS}`, { data: [identifier('users', user!)] }),
+      );
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({ resource_type: 'customers', op: 'updated', changed: [USERS], version: 2 });
+      expect(added[0]!.after![USERS]).toContainEqual({ type: 'users', id: user });
+      const removed = await entriesOf(() =>
+        api.ok('DELETE', `/customers/${customer.id}/relationships/${USERS}`, { data: [identifier('users', user!)] }),
+      );
+      expect(removed[0]).toMatchObject({ op: 'updated', changed: [USERS], version: 3 });
+      expect(removed[0]!.before![USERS]).toContainEqual({ type: 'users', id: user });
+      expect(removed[0]!.after![USERS]).not.toContainEqual({ type: 'users', id: user });
+    });
+
+    it("a product structure ADD: the product `updated`, the structure and its items `created`, in one write's order", async () => {
+      const product = await api.create('products');
+      let structure: any;
+      const entries = await entriesOf(async () => {
+        structure = await api.createStructure(Number(product.id));
+      });
+      expect(entries.map((e) => [e.resource_type, e.op])).toEqual([
+        ['products', 'updated'],
+        ['product_structures', 'created'],
+        ['product_structure_items', 'created'],
+        ['product_structure_items', 'created'],
+      ]);
+      expect(entries[0]).toMatchObject({
+        changed: ['product_structure'],
+        before: { product_structure: null },
+        after: { product_structure: { type: 'product_structures', id: Number(structure.data.id) } },
+      });
+      expect(entries.slice(2).map((e) => e.resource_id)).toEqual(structure.included.map((i: any) => Number(i.id)));
+    });
+
+    it('items replaced and removed: tombstones (`deleted`, what the item was) and the structure `updated`', async () => {
+      const product = await api.create('products');
+      const structure = await api.createStructure(Number(product.id));
+      const id = Number(structure.data.id);
+      const [old1, old2] = structure.included.map((i: any) => Number(i.id));
+      const [p] = await api.ids('products', 1, { id: { gt: 10 } });
+      const item = await api.itemObject(p!);
+      const replaced = await entriesOf(() =>
+        api.ok('PATCH', `/product_structures/${id}/relationships/items`, { data: [item] }),
+      );
+      expect(replaced.map((e) => [e.resource_type, e.op])).toEqual([
+        ['product_structures', 'updated'],
+        ['product_structure_items', 'deleted'],
+        ['product_structure_items', 'deleted'],
+        ['product_structure_items', 'created'],
+      ]);
+      const tombstone = replaced[1]!;
+      expect(tombstone).toMatchObject({ resource_id: old1, version: 1, after: null });
+      expect(tombstone.before).toMatchObject({ product: { type: 'products', id: expect.any(Number) } });
+      expect(replaced[2]!.resource_id).toBe(old2);
+      const created = replaced[3]!.resource_id;
+      const removed = await entriesOf(() =>
+        api.ok('DELETE', `/product_structures/${id}/relationships/items`, {
+          data: [identifier('product_structure_items', created)],
+        }),
+      );
+      expect(removed.map((e) => [e.resource_type, e.resource_id, e.op])).toEqual([
+        ['product_structures', id, 'updated'],
+        ['product_structure_items', created, 'deleted'],
+      ]);
+    });
+
+    it('a refused write (412) leaves no entry', async () => {
+      const product = await api.create('products');
+      const res = await entriesOf(async () => {
+        const answer = await api.patch(
+          `/products/${product.id}`,
+          { data: { type: 'products', attributes: { nlc: 2 } } },
+          { headers: { 'If-Match': '"99-00000000"' } },
+        );
+        expectShapeB(answer, 412, 'precondition_failed');
+      });
+      expect(res).toEqual([]);
+    });
+  });
+
+  describe('GraphQL writes', () => {
+    it('create, update and item mutations leave the same entries as REST, with the same actor', async () => {
+      const [unit] = await api.ids('units', 1);
+      const created = await entriesOf(async () => {
+        const res = await api.env.gql('mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
+          input: { reference: api.unique('LOG'), unitId: unit },
+        });
+        expect(res.body.errors).toBeUndefined();
+      });
+      expect(created).toEqual([
+        expect.objectContaining({ resource_type: 'products', op: 'created', version: 1, actor }),
+      ]);
+      const id = created[0]!.resource_id;
+      const updated = await entriesOf(async () => {
+        const res = await api.env.gql(
+          'mutation($id: Int!) { updateProduct(id: $id, input: { gtin: null, nlc: 3.25 }, expectedVersion: 1) { version } }',
+          { id },
+        );
+        expect(res.body.errors).toBeUndefined();
+      });
+      expect(updated).toEqual([
+        expect.objectContaining({
+          op: 'updated',
+          version: 2,
+          changed: ['nlc'],
+          before: { nlc: null },
+          after: { nlc: 3.25 },
+        }),
+      ]);
+    });
+  });
+
+  describe('order', () => {
+    it('a write that numbered its entries and has not committed holds back the next; a reader sees them in commit order', async () => {
+      const writer = new BomWriter(api.env.database.db);
+      const [a, b] = [await api.create('products'), await api.create('products')];
+      const from = await last();
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let reached!: () => void;
+      const appended = new Promise<void>((r) => (reached = r));
+      const first = withWriteHooks(
+        {
+          beforeCommit: async () => {
+            reached();
+            await held;
+          },
+        },
+        () => writer.update('products', Number(a.id), { attributes: { nlc: 11 } }),
+      );
+      await appended; // the first has its entry, uncommitted
+      const second = writer.update('products', Number(b.id), { attributes: { nlc: 12 } });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await entriesAfter(from, reader), 'nothing visible before the first commits').toEqual([]);
+      release();
+      await Promise.all([first, second]);
+      const entries = await entriesAfter(from, reader);
+      expect(entries.map((e) => e.resource_id)).toEqual([Number(a.id), Number(b.id)]);
+      expect(entries[0]!.seq).toBeLessThan(entries[1]!.seq);
+    });
+
+    it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry', async () => {
+      const writer = new BomWriter(api.env.database.db);
+      const products = await api.ids('products', 20);
+      const from = await last();
+      const seen: number[] = [];
+      let cursor = from;
+      let writing = true;
+      const follow = (async () => {
+        while (writing) {
+          for (const e of await entriesAfter(cursor, reader)) {
+            seen.push(e.seq);
+            cursor = e.seq;
+          }
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      await Promise.all(
+        products.map(async (id, w) => {
+          for (let n = 1; n <= 10; n++) await writer.update('products', id, { attributes: { nlc: w * 100 + n } });
+        }),
+      );
+      writing = false;
+      await follow;
+      for (const e of await entriesAfter(cursor, reader)) seen.push(e.seq);
+      const all = (await entriesAfter(from)).map((e) => e.seq);
+      expect(all).toHaveLength(200);
+      expect(seen).toEqual(all);
+    });
+  });
+});
+
+/** A resource object's relationships as the log records them: name -> data. */
+function relationshipData(resource: any): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(resource.relationships).map(([name, r]: [string, any]) => [name, r.data]));
+}
