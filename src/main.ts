@@ -8,7 +8,7 @@ import { createApp } from './app.ts';
 import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
 import { purgeTokens } from './auth/tokens.ts';
 import { purgeIdempotencyKeys } from './http/idempotency.ts';
-import { purgeChanges } from './data/change-log.ts';
+import { purgeChanges } from './data/changes.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase, type PrismaDb } from './db/client.ts';

@@ -14,9 +14,8 @@
  * Server-maintained attributes (`modified_date`) change with every write and say nothing the
  * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
  */
-import type { Database, PrismaDb, PrismaTx } from '../db/client.ts';
+import type { Database, PrismaTx } from '../db/client.ts';
 import { prismaReads } from '../db/reads.ts';
-import type { Clock } from '../clock.ts';
 import { definition } from './columns.ts';
 import { attributesOf, relationshipsOf } from './forms.ts';
 import { rowsByIds } from './load.ts';
@@ -25,8 +24,6 @@ import { currentActor } from './write-hooks.ts';
 
 /** PostgreSQL advisory lock held from numbering a write's entries to its commit. */
 const CHANGE_LOG_LOCK_KEY = 4_201_003;
-
-export type ChangeOp = 'created' | 'updated' | 'deleted';
 
 type Fields = Record<string, unknown>;
 
@@ -171,23 +168,4 @@ function entryOf(type: string, before: Snapshot | undefined, after: Snapshot | u
     before: json(pick(before.fields)),
     after: json(pick(after.fields)),
   };
-}
-
-/** Entries per statement of a purge, so that a purge never holds a long write lock. */
-const PURGE_BATCH = 1000;
-
-/** Deletes entries older than `days` (0 keeps everything); returns how many. */
-export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number): Promise<number> {
-  if (days === 0) return 0;
-  const before = new Date(clock.now().getTime() - days * 24 * 60 * 60 * 1000);
-  let purged = 0;
-  for (;;) {
-    const batch = await prisma.change.findMany({
-      where: { at: { lt: before } },
-      select: { seq: true },
-      take: PURGE_BATCH,
-    });
-    if (batch.length === 0) return purged;
-    purged += (await prisma.change.deleteMany({ where: { seq: { in: batch.map((b) => b.seq) } } })).count;
-  }
 }

@@ -15,10 +15,17 @@ export type DomainErrorKind =
   /** A value of the wrong type or out of range, an unknown or missing field. */
   | 'bad_input'
   /** The resource is no longer at the version the client read (If-Match, expectedVersion): nothing was written. */
-  | 'precondition_failed';
+  | 'precondition_failed'
+  /** A change-log cursor that can no longer be followed (purged, replaced, or not of this log): read afresh. */
+  | 'cursor_expired';
 
 /** What is wrong with bad input, for surfaces that say it in a code (REST's error codes). */
-export type BadInputReason = 'missing_field' | 'unknown_field' | 'invalid_attribute' | 'invalid_relationship';
+export type BadInputReason =
+  | 'missing_field'
+  | 'unknown_field'
+  | 'invalid_attribute'
+  | 'invalid_relationship'
+  | 'invalid_parameter';
 
 export class DomainError extends Error {
   constructor(

@@ -16,6 +16,7 @@ const CODES: Record<DomainErrorKind, string> = {
   bad_input: 'BAD_USER_INPUT',
   // The contract's code for a stale expectedVersion, with extensions.currentVersion.
   precondition_failed: 'CONFLICT',
+  cursor_expired: 'CURSOR_EXPIRED',
 };
 
 export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'conflict'
   | 'bom_cycle'
   | 'precondition_failed'
+  | 'cursor_expired'
   | 'idempotency_key_in_use'
   | 'idempotency_key_reused'
   | 'forbidden'
@@ -58,6 +59,8 @@ export function fromDomainError(error: DomainError): HttpError {
       return new HttpError(403, 'forbidden', error.message);
     case 'precondition_failed':
       return new HttpError(412, 'precondition_failed', error.message);
+    case 'cursor_expired':
+      return new HttpError(410, 'cursor_expired', error.message);
   }
 }
 

@@ -8,13 +8,15 @@ import { listPage } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
+import { logPosition } from '../data/changes.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
+import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
-import { Documents, type ResourceObject } from './documents.ts';
+import { apiBase, Documents, type ResourceObject } from './documents.ts';
 import { parseQuery, type Query } from './query.ts';
 import { methodsByPath, REST_ROUTES, type RestRoute } from './routes.ts';
 
@@ -40,13 +42,6 @@ function notFound(type: string, id: string | number): HttpError {
   return new HttpError(404, 'not_found', `${type} ${id} not found`);
 }
 
-/** The absolute URL of the API root as the client reached it. */
-function apiBase(c: Context, basePath: string, trustProxy: number): string {
-  const url = new URL(c.req.url);
-  const proto = trustProxy > 0 ? c.req.header('x-forwarded-proto')?.split(',')[0]?.trim() : undefined;
-  return `${proto ? `${proto}:` : url.protocol}//${url.host}${basePath}`;
-}
-
 /**
  * The handler of each kind of route (./routes.ts `operation`): parse the query, read the body,
  * write through the data layer, answer the document as it now is. Reads answer with entity
@@ -69,10 +64,12 @@ class RestHandlers {
     return c.body(await body(), 200, { ...JSON_TYPE, ...headers });
   }
 
-  /** A GET answer tagged by its bytes. */
-  private read(c: Context, document: unknown) {
+  /** A GET answer tagged by its bytes; with the log's position added after the tag is taken (./changes.ts). */
+  private read(c: Context, document: unknown, position?: { cursor: number; intoMeta: boolean }) {
     const bytes = bytesOf(document);
-    return this.tagged(c, this.tags.body(bytes), () => bytes);
+    return this.tagged(c, this.tags.body(bytes), () =>
+      position ? withChangesCursor(bytes, position.cursor, position.intoMeta) : bytes,
+    );
   }
 
   /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
@@ -123,6 +120,7 @@ class RestHandlers {
   async list(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route);
     const { loaders, docs } = this.request(c);
+    const cursor = await logPosition(this.options.db.reads);
     const list = {
       conditions: query.conditions,
       orderBy: [],
@@ -136,23 +134,30 @@ class RestHandlers {
       docs.included(route.type, rows, query.include),
     ]);
     const pages = Math.ceil(total / query.perPage);
-    return this.read(c, {
-      data,
-      included,
-      meta: { total, count: rows.length, pages, per_page: query.perPage },
-      links: pageLinks(c, docs.base, route, query, pages),
-    });
+    // `meta` last: changes_cursor is spliced into it after the tag is taken (./changes.ts).
+    return this.read(
+      c,
+      {
+        data,
+        included,
+        links: pageLinks(c, docs.base, route, query, pages),
+        meta: { total, count: rows.length, pages, per_page: query.perPage },
+      },
+      { cursor, intoMeta: true },
+    );
   }
 
   async get(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
     const { loaders, docs } = this.request(c);
+    const cursor = await logPosition(this.options.db.reads);
     const row = await this.existing(loaders, route.type, id);
-    if (query.include.length > 0) return this.read(c, await this.single(docs, route.type, row, query));
+    if (query.include.length > 0)
+      return this.read(c, await this.single(docs, route.type, row, query), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
     return this.tagged(c, this.tags.resource(route.type, row.version as number), async () =>
-      bytesOf(await this.single(docs, route.type, row, query)),
+      withChangesCursor(bytesOf(await this.single(docs, route.type, row, query)), cursor, false),
     );
   }
 
@@ -317,6 +322,7 @@ class RestHandlers {
 export function restApi(options: RestOptions): Hono {
   const app = new Hono();
   const handlers = new RestHandlers(options);
+  app.route('/', changesRoutes(options));
 
   for (const route of REST_ROUTES) {
     app.on(route.method, route.path, (c) => {

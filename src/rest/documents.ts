@@ -6,6 +6,7 @@
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
  */
+import type { Context } from 'hono';
 import { definition, relationshipIds } from '../data/columns.ts';
 import { attributesOf, type RelationshipValue } from '../data/forms.ts';
 
@@ -20,6 +21,13 @@ export interface ResourceObject {
   links: { self: string };
   /** `version`: the row's version (src/data/writes.ts), which conditional writes check. */
   meta: { version: number };
+}
+
+/** The absolute URL of the API root as the client reached it (the scheme from a trusted proxy's X-Forwarded-Proto). */
+export function apiBase(c: Context, basePath: string, trustProxy: number): string {
+  const url = new URL(c.req.url);
+  const proto = trustProxy > 0 ? c.req.header('x-forwarded-proto')?.split(',')[0]?.trim() : undefined;
+  return `${proto ? `${proto}:` : url.protocol}//${url.host}${basePath}`;
 }
 
 export class Documents {

@@ -15,6 +15,8 @@ import { readFileSync } from 'node:fs';
 import { OpenApiBuilder, type OpenAPIObject } from 'openapi3-ts/oas31';
 import { OAUTH_TAG, oauthPaths } from '../auth/openapi.ts';
 import { resources } from '../resources/registry.ts';
+import { CHANGES_PATH } from './changes.ts';
+import { CHANGES_TAG, changesPath, changesSchemas } from './openapi/changes.ts';
 import { ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
 import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
@@ -61,6 +63,10 @@ Every GET answer has a strong \`ETag\` and \`Cache-Control: private, no-cache\`;
 
 A POST (ADD, REL-ADD, structures and items) with \`Idempotency-Key: <your key>\` runs once: a retry with the same key and request within 24 hours gets the first answer again with \`Idempotent-Replayed: true\` (422 \`idempotency_key_reused\` for another request, 409 \`idempotency_key_in_use\` while the first still runs).
 
+## Delta sync (extension)
+
+Every LIST and GET answer carries \`meta.changes_cursor\`: the position of the change log when the read was taken. Read everything once, then follow \`GET /changes?after=<that cursor>\`: each entry is one resource a committed write changed (\`created\`, \`updated\` with the fields before and after, \`deleted\` for structure items removed), in commit order, at least once. Entity tags leave \`changes_cursor\` out: a write elsewhere does not make a tag stale.
+
 ## Errors
 
 Shape A for 404: \`{"errors": {"status": 404, "detail": "customers 42 not found"}}\`. Shape B for every other 4xx and for 5xx: \`{"error": {"code": "invalid_attribute", "http_code": 400, "message": "..."}}\`. A method a path does not take is 405 \`method_not_allowed\` with \`Allow\` (not listed per operation). Authentication errors are RFC 6750's \`{"error": "invalid_token", "error_description": "..."}\` with \`WWW-Authenticate\`.`;
@@ -75,7 +81,7 @@ function build(): OpenAPIObject {
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurityScheme(name, scheme);
   for (const [name, parameter] of Object.entries(PARAMETERS)) builder.addParameter(name, parameter);
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) builder.addHeader(name, header);
-  for (const [name, schema] of Object.entries({ ...valueSchemas(), ...errorSchemas() }))
+  for (const [name, schema] of Object.entries({ ...valueSchemas(), ...errorSchemas(), ...changesSchemas() }))
     builder.addSchema(name, schema);
   for (const resource of resources) {
     builder.addTag({ name: resource.type, description: `${title(resource.type)} (type \`${resource.type}\`)` });
@@ -91,6 +97,8 @@ function build(): OpenAPIObject {
     const item = builder.rootDoc.paths?.[path] ?? (route.path.includes(':id') ? { parameters: [ID_PARAMETER] } : {});
     builder.addPath(path, { ...item, [route.method.toLowerCase()]: operationOf(route) });
   }
+  builder.addTag(CHANGES_TAG);
+  builder.addPath(CHANGES_PATH, changesPath());
   return builder.getSpec();
 }
 

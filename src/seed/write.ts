@@ -3,6 +3,7 @@
  * fails half-way leaves the database as it was.
  */
 import type { Database, PrismaTx as Tx } from '../db/client.ts';
+import { restartChangeLog } from '../data/changes.ts';
 import { resources } from '../resources/registry.ts';
 import { generateSeed, type SeedTable } from './generate.ts';
 
@@ -101,6 +102,8 @@ export async function seedDatabase(db: Database, options: SeedOptions): Promise<
     await lockForSeeding(db, tx);
     if (options.replace) {
       for (const { model } of [...tables].reverse()) await delegate(tx, model).deleteMany();
+      // Followers of the log must learn that everything changed: their cursors expire.
+      await restartChangeLog(tx, db.provider);
     } else if ((await masterDataRows(tx, tables)) > 0) {
       throw new SeedRefusedError('the database already holds master data; pass --replace to delete it and seed anew');
     }

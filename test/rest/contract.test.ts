@@ -16,6 +16,7 @@ import { bearer } from '../support/oauth.ts';
 import {
   ATOM,
   BASE,
+  CURSOR,
   expectIncluded,
   expectMethodNotAllowed,
   expectResource,
@@ -126,7 +127,13 @@ describe.each(providers)('REST contract on %s', (provider) => {
       expectStatus(res, 200);
       expect(res.headers.get('content-type')).toBe(JSON_UTF8);
       const total = await api.count(type);
-      expect(res.body.meta).toEqual({ total, count: Math.min(20, total), pages: Math.ceil(total / 20), per_page: 20 });
+      expect(res.body.meta).toEqual({
+        total,
+        count: Math.min(20, total),
+        pages: Math.ceil(total / 20),
+        per_page: 20,
+        changes_cursor: CURSOR,
+      });
       expect(res.body.data.map((d: any) => d.id)).toEqual(await api.ids(type, 20));
       for (const doc of res.body.data) expectResource(doc, type);
       if (res.body.included !== undefined) expect(res.body.included).toEqual([]);
@@ -159,7 +166,13 @@ describe.each(providers)('REST contract on %s', (provider) => {
           res.body.data.map((d: any) => d.id),
           `page ${page}`,
         ).toEqual(expected);
-        expect(res.body.meta).toEqual({ total, count: expected.length, pages, per_page: perPage });
+        expect(res.body.meta).toEqual({
+          total,
+          count: expected.length,
+          pages,
+          per_page: perPage,
+          changes_cursor: CURSOR,
+        });
         const { self, first, prev, next, last } = res.body.links;
         expect([self, first, prev, next, last].map(pageOf), `links of page ${page}`).toEqual([
           page,

@@ -39,6 +39,7 @@ import { systemClock } from '../../src/clock.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { restApi } from '../../src/rest/api.ts';
+import { CHANGES_PATH, MAX_CHANGES_PER_PAGE } from '../../src/rest/changes.ts';
 import { API_TITLE, openApiDocument, openApiPath } from '../../src/rest/openapi.ts';
 import { DEFAULT_PER_PAGE, includeValues, MAX_PER_PAGE } from '../../src/rest/query.ts';
 import { REST_ROUTES } from '../../src/rest/routes.ts';
@@ -150,7 +151,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every route of the route table, once, with the bearer scheme on all of them', () => {
-    const rest = operations(doc).filter((o) => !o.path.startsWith('/oauth/'));
+    const rest = operations(doc).filter((o) => !o.path.startsWith('/oauth/') && o.path !== CHANGES_PATH);
     expect(rest.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
       REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort(),
     );
@@ -288,7 +289,7 @@ describe('the document lists every route the REST layer serves', () => {
 
   it('the routes of the mounted REST app and token endpoints are exactly the documented operations', () => {
     const served = [...servedRoutes(rest()), ...servedRoutes(oauth())];
-    expect(served.length).toBe(REST_ROUTES.length + 2);
+    expect(served.length).toBe(REST_ROUTES.length + 3); // the table, the token endpoints and GET /changes
     expect(undocumented(rest(), doc)).toEqual([]);
     expect(undocumented(oauth(), doc)).toEqual([]);
     const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
@@ -619,6 +620,44 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
         (await conforming('GET', `/${type}`, `/${type}?page=100000`, { headers: bearer(env.token) })).body.data,
       ).toEqual([]);
     }
+  });
+
+  it('GET /changes answers as documented: pages of every kind of entry, 304, 400, 401, 410', async () => {
+    const auth = { headers: bearer(env.token) };
+    // One of each: created, updated, deleted (an item replaced), on several types.
+    const product = (await t.request('/products?per_page=1', auth).then((r) => r.json())).data[0];
+    await t.request(`/products/${product.id}`, {
+      method: 'PATCH',
+      ...requestBody('PATCH', '/products/{id}', { data: { type: 'products', attributes: { nlc: 7.25 } } }),
+    });
+    const structure = (await t.request('/product_structures?per_page=1&include=items', auth).then((r) => r.json()))
+      .data[0];
+    await t.request(`/product_structures/${structure.id}/relationships/items`, {
+      method: 'PATCH',
+      headers: { ...bearer(env.token), 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        data: [
+          {
+            type: 'product_structure_items',
+            attributes: { net_quantity: 1 },
+            relationships: { product: { data: { type: 'products', id: product.id } } },
+          },
+        ],
+      }),
+    });
+    const page = await conforming('GET', CHANGES_PATH, `${CHANGES_PATH}?per_page=${MAX_CHANGES_PER_PAGE}`, auth);
+    expect(page.status).toBe(200);
+    const ops = new Set(page.body.data.map((c: any) => c.attributes.op));
+    expect([...ops].sort()).toEqual(['created', 'deleted', 'updated']);
+    const tail = await conforming('GET', CHANGES_PATH, `${CHANGES_PATH}?after=${page.body.meta.cursor}`, auth);
+    expect(tail.body.data).toEqual([]);
+    const held = { headers: { ...bearer(env.token), 'If-None-Match': tail.headers.get('etag')! } };
+    expect((await conforming('GET', CHANGES_PATH, `${CHANGES_PATH}?after=${page.body.meta.cursor}`, held)).status).toBe(
+      304,
+    );
+    expect((await conforming('GET', CHANGES_PATH, `${CHANGES_PATH}?type=nope`, auth)).status).toBe(400);
+    expect((await conforming('GET', CHANGES_PATH, CHANGES_PATH)).status).toBe(401);
+    expect((await conforming('GET', CHANGES_PATH, `${CHANGES_PATH}?after=2000000000`, auth)).status).toBe(410);
   });
 
   it('every operation answers its errors as documented: no token, read-only token, bad parameter, missing resource, no JSON body', async () => {

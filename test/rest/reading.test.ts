@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
-import { BASE, expectIncluded, expectResource, expectShapeB, expectStatus, JSON_UTF8, restSuite } from './support.ts';
+import {
+  BASE,
+  CURSOR,
+  expectIncluded,
+  expectResource,
+  expectShapeB,
+  expectStatus,
+  JSON_UTF8,
+  restSuite,
+} from './support.ts';
 
 /** The LIST and GET include values as the spec's operation tables spell them (not the registry). */
 const SPEC_INCLUDES: Record<string, { list: string[]; get: string[] }> = {
@@ -118,14 +127,14 @@ describe.each(providers)('REST reading on %s', (provider) => {
         expect(res.headers.get('content-type')).toBe(JSON_UTF8);
         const expected = all.slice((page - 1) * 50, page * 50);
         expect(ids(res)).toEqual(expected);
-        expect(res.body.meta).toEqual({ total, count: expected.length, pages, per_page: 50 });
+        expect(res.body.meta).toEqual({ total, count: expected.length, pages, per_page: 50, changes_cursor: CURSOR });
         expectLinks(res.body.links, page);
         expectIncluded(res.body.included, 'products', res.body.data, ['unit']);
       }
       const past = await api.get(`/products?${query}&per_page=50&page=${pages + 1}`);
       expectStatus(past, 200);
       expect(past.body.data).toEqual([]);
-      expect(past.body.meta).toEqual({ total, count: 0, pages, per_page: 50 });
+      expect(past.body.meta).toEqual({ total, count: 0, pages, per_page: 50, changes_cursor: CURSOR });
       expect(link(past.body.links.next)).toBeNull();
       expect(link(past.body.links.self)?.params.page).toBe(String(pages + 1));
       expect(link(past.body.links.last)?.params.page).toBe(String(pages));
@@ -161,7 +170,7 @@ describe.each(providers)('REST reading on %s', (provider) => {
       const res = await api.get('/customers?filter[reference]=no-such-customer');
       expectStatus(res, 200);
       expect(res.body.data).toEqual([]);
-      expect(res.body.meta).toEqual({ total: 0, count: 0, pages: 0, per_page: 20 });
+      expect(res.body.meta).toEqual({ total: 0, count: 0, pages: 0, per_page: 20, changes_cursor: CURSOR });
       expect(res.body.links.prev).toBeNull();
       expect(res.body.links.next).toBeNull();
       expect(link(res.body.links.first)?.params['filter[reference]']).toBe('no-such-customer');
@@ -185,6 +194,7 @@ describe.each(providers)('REST reading on %s', (provider) => {
           count: Math.min(2, Math.max(0, total - 2)),
           pages: Math.ceil(total / 2),
           per_page: 2,
+          changes_cursor: CURSOR,
         });
         expect(ids(res), type).toEqual((await api.ids(type, 4)).slice(2));
         // A later page is cut before its relationship ids are read (src/data/list.ts): they must

@@ -14,6 +14,8 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
 /** `modified_date` as the contract writes it. */
 export const ATOM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 export const LOCALES = ['nl', 'fr', 'en', 'de'] as const;
+/** meta.changes_cursor on LIST and GET answers: a position in the change log, in decimal. */
+export const CURSOR = expect.stringMatching(/^\d+$/);
 /** An id no seeded table reaches (and within a 32-bit integer). */
 export const MISSING_ID = 987654321;
 

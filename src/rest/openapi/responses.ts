@@ -22,6 +22,8 @@ const ERROR_CODES: Record<ErrorCode, string> = {
   bom_cycle: 'the item would make the bill of material contain itself',
   precondition_failed:
     '`If-Match` names no current entity tag of the resource: it changed since it was read (412); nothing was written',
+  cursor_expired:
+    'a change-log cursor that can no longer be followed (410): entries after it were purged (retention), the data was replaced, or it is not from this database; read afresh',
   idempotency_key_in_use:
     'a request with this `Idempotency-Key` is still running (409, with `Retry-After`), or ended without its answer being kept (409)',
   idempotency_key_reused:
@@ -48,6 +50,8 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   unsupported_media_type: 'the body must be application/json or application/vnd.api+json (got "text/plain")',
   payload_too_large: 'the request body exceeds 1048576 bytes',
   service_unavailable: 'the database is unavailable; retry later',
+  cursor_expired:
+    'cursor 1200 has expired: entries after it are no longer kept (the log starts after 5400); read the data afresh and follow the cursor of that read',
 };
 
 const BEARER_ERRORS = {
@@ -240,6 +244,11 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
     412,
     'The resource changed since the client read it: `If-Match` names no current tag of it. Nothing was written; read it again.',
     ['precondition_failed'],
+  ),
+  CursorExpired: errorResponse(
+    410,
+    'The change-log cursor can no longer be followed: read the data afresh (LIST and GET answer a new `meta.changes_cursor`) and follow that.',
+    ['cursor_expired'],
   ),
   IdempotencyKeyReused: errorResponse(
     422,

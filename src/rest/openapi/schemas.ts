@@ -353,6 +353,13 @@ function documentSchemas(resource: ResourceDefinition): Record<string, SchemaObj
       required: ['data'],
       properties: {
         data: schemaRef(n.resource),
+        meta: {
+          type: 'object',
+          description: 'On GET answers (not on those of writes).',
+          required: ['changes_cursor'],
+          additionalProperties: false,
+          properties: { changes_cursor: CHANGES_CURSOR },
+        },
         ...(resource.includes.get.length > 0
           ? { included: included(includable(resource.includes.get), 'present when `include` is given') }
           : {}),
@@ -370,6 +377,14 @@ function documentSchemas(resource: ResourceDefinition): Record<string, SchemaObj
     },
   };
 }
+
+/** `meta.changes_cursor` (../changes.ts): where a reader follows the change log from. */
+const CHANGES_CURSOR: SchemaObject = {
+  type: 'string',
+  pattern: '^\\d{1,10}$',
+  description:
+    'Extension (not in the master-data spec): the position of the change log when this read was taken; follow `GET /changes?after=` it to learn every later write. Not part of the entity tag.',
+};
 
 /** `included`: the related resources, each once, never one of the primary data. */
 export function included(targets: readonly string[], when: string): SchemaObject {
@@ -423,12 +438,13 @@ export function valueSchemas(): Record<string, SchemaObject> {
     RelationshipLinks: { type: 'object', required: ['self', 'related'], properties: { self: uri, related: uri } },
     CollectionMeta: {
       type: 'object',
-      required: ['total', 'count', 'pages', 'per_page'],
+      required: ['total', 'count', 'pages', 'per_page', 'changes_cursor'],
       properties: {
         total: { type: 'integer', minimum: 0, description: 'Resources matching the filters.' },
         count: { type: 'integer', minimum: 0, description: 'Resources on this page.' },
         pages: { type: 'integer', minimum: 0, description: 'Pages; 0 when `total` is 0.' },
         per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+        changes_cursor: CHANGES_CURSOR,
       },
     },
     CollectionLinks: {

@@ -1,6 +1,6 @@
 -- CreateTable
 CREATE TABLE "changes" (
-    "seq" SERIAL NOT NULL,
+    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "resource_type" TEXT NOT NULL,
     "resource_id" INTEGER NOT NULL,
     "op" TEXT NOT NULL,
@@ -9,9 +9,13 @@ CREATE TABLE "changes" (
     "before" TEXT,
     "after" TEXT,
     "actor" TEXT NOT NULL,
-    "at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
 
-    CONSTRAINT "changes_pkey" PRIMARY KEY ("seq")
+-- CreateTable
+CREATE TABLE "change_log_horizon" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "horizon" INTEGER NOT NULL
 );
 
 -- CreateIndex

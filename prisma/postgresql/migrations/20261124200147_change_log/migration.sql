@@ -1,6 +1,6 @@
 -- CreateTable
 CREATE TABLE "changes" (
-    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "seq" SERIAL NOT NULL,
     "resource_type" TEXT NOT NULL,
     "resource_id" INTEGER NOT NULL,
     "op" TEXT NOT NULL,
@@ -9,7 +9,17 @@ CREATE TABLE "changes" (
     "before" TEXT,
     "after" TEXT,
     "actor" TEXT NOT NULL,
-    "at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "changes_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateTable
+CREATE TABLE "change_log_horizon" (
+    "id" INTEGER NOT NULL,
+    "horizon" INTEGER NOT NULL,
+
+    CONSTRAINT "change_log_horizon_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateIndex

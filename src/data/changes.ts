@@ -1,0 +1,260 @@
+/**
+ * Reading the change log (./change-log.ts writes it): pages of entries after a cursor, a
+ * resource's history, the log's position for `changes_cursor`; and what bounds it: the retention
+ * purge and the horizon below which a cursor can no longer be followed.
+ *
+ * A cursor is the `seq` of the last entry its holder has, in decimal: "0" before any entry.
+ * Entries are numbered in commit order, so "every entry after my cursor" never misses one that
+ * commits later. The horizon (table change_log_horizon) is the smallest cursor still valid:
+ * entries up to it were purged, or the data they describe was replaced (`seed --replace`). A
+ * cursor below it, or past the log's end (a cursor of another database), is expired: its holder
+ * must read afresh.
+ */
+import type { Clock } from '../clock.ts';
+import type { PrismaDb, PrismaTx } from '../db/client.ts';
+import type { DataSource } from '../db/reads.ts';
+import type { Provider } from '../db/url.ts';
+import { DomainError } from './errors.ts';
+import { Sql } from './sql.ts';
+
+export type ChangeOp = 'created' | 'updated' | 'deleted';
+
+export interface ChangeEntry {
+  seq: number;
+  /** The resource's type and id. */
+  type: string;
+  id: number;
+  op: ChangeOp;
+  /** The resource's version after the change (before it, for deleted). */
+  version: number;
+  /** The attributes and relationships that changed (all of them on created and deleted). */
+  changed: string[];
+  /** Their values before and after, in the old interface's forms (./forms.ts). */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  /** The API client's client_id, or `cli`. */
+  actor: string;
+  /** When it was written, ISO 8601 in UTC. */
+  at: string;
+}
+
+/** Largest cursor: entries are numbered with 32-bit integers. */
+const MAX_SEQ = 2_147_483_647;
+
+export function formatCursor(seq: number): string {
+  return String(seq);
+}
+
+/** A cursor as a client sent it; bad_input naming `field` when it is not one. */
+export function parseCursor(text: string, field: string): number {
+  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_SEQ)
+    throw new DomainError(
+      'bad_input',
+      `${field} must be a cursor from this service (a whole number as a string, e.g. "1234"; got ${JSON.stringify(text)})`,
+      field,
+      undefined,
+      'invalid_parameter',
+    );
+  return Number(text);
+}
+
+interface Bounds {
+  /** The newest entry's seq (the horizon when no entry is kept). */
+  head: number;
+  horizon: number;
+}
+
+const BOUNDS = `(SELECT COALESCE(MAX("seq"), 0) FROM "changes") AS "head",
+  (SELECT COALESCE(MAX("horizon"), 0) FROM "change_log_horizon") AS "horizon"`;
+
+function boundsOf(row: { head: unknown; horizon: unknown }): Bounds {
+  const horizon = Number(row.horizon);
+  return { head: Math.max(Number(row.head), horizon), horizon };
+}
+
+async function logBounds(source: DataSource): Promise<Bounds> {
+  const [row] = await source.query<{ head: unknown; horizon: unknown }>(
+    new Sql(source.provider).text(`SELECT ${BOUNDS}`),
+  );
+  return boundsOf(row!);
+}
+
+/** The log's position now: a reader that takes it before reading, then follows the log from it, misses nothing. */
+export async function logPosition(source: DataSource): Promise<number> {
+  return (await logBounds(source)).head;
+}
+
+function expired(cursor: number, bounds: Bounds): DomainError | undefined {
+  if (cursor < bounds.horizon)
+    return new DomainError(
+      'cursor_expired',
+      `cursor ${cursor} has expired: entries after it are no longer kept (the log starts after ${bounds.horizon}); read the data afresh and follow the cursor of that read`,
+    );
+  if (cursor > bounds.head)
+    return new DomainError(
+      'cursor_expired',
+      `cursor ${cursor} is past the end of this log (${bounds.head}): it was not given out by this database; read the data afresh`,
+    );
+  return undefined;
+}
+
+const ENTRY_COLUMNS = `c."seq", c."resource_type", c."resource_id", c."op", c."version", c."changed", c."before", c."after", c."actor", c."at"`;
+
+interface EntryRow {
+  seq: unknown;
+  resource_type: string;
+  resource_id: number;
+  op: ChangeOp;
+  version: number;
+  changed: string;
+  before: string | null;
+  after: string | null;
+  actor: string;
+  at: string;
+}
+
+function entryOf(row: EntryRow): ChangeEntry {
+  return {
+    seq: Number(row.seq),
+    type: row.resource_type,
+    id: row.resource_id,
+    op: row.op,
+    version: row.version,
+    changed: JSON.parse(row.changed) as string[],
+    before: row.before === null ? null : (JSON.parse(row.before) as Record<string, unknown>),
+    after: row.after === null ? null : (JSON.parse(row.after) as Record<string, unknown>),
+    actor: row.actor,
+    at: row.at,
+  };
+}
+
+export interface ChangesPage {
+  entries: ChangeEntry[];
+  /** Where the next page starts: the last entry's seq, or the log's end when none (or no more) matched. */
+  cursor: number;
+  hasMore: boolean;
+}
+
+/**
+ * Entries after `after` (from the oldest kept when undefined; of `types`, when given), oldest
+ * first, at most `limit`; cursor_expired when `after` cannot be followed. One statement: the
+ * entries and the bounds they are checked against are read in one snapshot, so that a purge
+ * running meanwhile cannot slip in between.
+ */
+export async function changesAfter(
+  source: DataSource,
+  after: number | undefined,
+  { types, limit }: { types?: readonly string[]; limit: number },
+): Promise<ChangesPage> {
+  const sql = new Sql(source.provider).text(`SELECT b."head", b."horizon", ${ENTRY_COLUMNS} FROM (SELECT ${BOUNDS}) b
+  LEFT JOIN (SELECT * FROM "changes" WHERE "seq" > `);
+  sql.value(after ?? 0);
+  if (types && types.length > 0) sql.text(' AND "resource_type"').in(types);
+  sql.text(' ORDER BY "seq" LIMIT ').value(limit + 1);
+  sql.text(') c ON 1 = 1 ORDER BY c."seq"');
+  const rows = await source.query<EntryRow & { head: unknown; horizon: unknown }>(sql);
+  const bounds = boundsOf(rows[0]!);
+  const problem = after === undefined ? undefined : expired(after, bounds);
+  if (problem) throw problem;
+  const entries = rows.filter((r) => r.seq !== null).map(entryOf);
+  const hasMore = entries.length > limit;
+  if (hasMore) entries.length = limit;
+  // Nothing more: the reader is at the end of the log, whatever types it skipped on the way.
+  const cursor = hasMore ? entries.at(-1)!.seq : Math.max(after ?? 0, bounds.head);
+  return { entries, cursor, hasMore };
+}
+
+/** Checks that `cursor` can be followed (cursor_expired when not); answers the log's end. */
+export async function checkCursor(source: DataSource, cursor: number): Promise<number> {
+  const bounds = await logBounds(source);
+  const problem = expired(cursor, bounds);
+  if (problem) throw problem;
+  return bounds.head;
+}
+
+/**
+ * A resource's entries, newest first, at most `limit`, those before `before` (a seq) when given.
+ * Entries older than the horizon are gone: history is as long as CHANGES_RETENTION_DAYS.
+ */
+export async function historyOf(
+  source: DataSource,
+  type: string,
+  id: number,
+  { before, limit }: { before?: number; limit: number },
+): Promise<{ entries: ChangeEntry[]; hasMore: boolean }> {
+  const sql = new Sql(source.provider).text(`SELECT ${ENTRY_COLUMNS} FROM "changes" c WHERE c."resource_type" = `);
+  sql.value(type).text(' AND c."resource_id" = ').value(id);
+  if (before !== undefined) sql.text(' AND c."seq" < ').value(before);
+  sql.text(' ORDER BY c."seq" DESC LIMIT ').value(limit + 1);
+  const entries = (await source.query<EntryRow>(sql)).map(entryOf);
+  const hasMore = entries.length > limit;
+  if (hasMore) entries.length = limit;
+  return { entries, hasMore };
+}
+
+/** Entries per transaction of a purge, so that a purge never holds a long write lock. */
+const PURGE_BATCH = 1000;
+
+/** Raises the horizon to `seq` (never lowers it). */
+async function raiseHorizon(tx: PrismaTx, seq: number): Promise<void> {
+  const current = await tx.changeLogHorizon.findUnique({ where: { id: 1 } });
+  if (current && current.horizon >= seq) return;
+  await tx.changeLogHorizon.upsert({ where: { id: 1 }, create: { id: 1, horizon: seq }, update: { horizon: seq } });
+}
+
+/**
+ * Deletes the entries written more than `days` ago (0 keeps everything), oldest first, and
+ * raises the horizon past them in the same transaction; returns how many went.
+ */
+export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number): Promise<number> {
+  if (days === 0) return 0;
+  const cutoff = new Date(clock.now().getTime() - days * 24 * 60 * 60 * 1000);
+  // By seq, not by date: entries numbered in commit order may carry slightly unordered times.
+  const last = await prisma.change.aggregate({ where: { at: { lt: cutoff } }, _max: { seq: true } });
+  const through = last._max.seq;
+  if (through === null) return 0;
+  let purged = 0;
+  for (;;) {
+    const count = await prisma.$transaction(async (tx) => {
+      const batch = await tx.change.findMany({
+        where: { seq: { lte: through } },
+        select: { seq: true },
+        orderBy: { seq: 'asc' },
+        take: PURGE_BATCH,
+      });
+      if (batch.length === 0) return 0;
+      await tx.change.deleteMany({ where: { seq: { in: batch.map((b) => b.seq) } } });
+      await raiseHorizon(tx, batch.at(-1)!.seq);
+      return batch.length;
+    });
+    if (count === 0) return purged;
+    purged += count;
+  }
+}
+
+/**
+ * Empties the log inside a transaction that replaces all the data (`seed --replace`): every
+ * cursor given out so far becomes expired, and new entries are numbered past the horizon, so
+ * that a follower learns it must read afresh instead of missing the replacement.
+ */
+export async function restartChangeLog(tx: PrismaTx, provider: Provider): Promise<void> {
+  const last = await tx.change.aggregate({ _max: { seq: true } });
+  const horizonRow = await tx.changeLogHorizon.findUnique({ where: { id: 1 } });
+  const horizon = Math.max(last._max.seq ?? 0, horizonRow?.horizon ?? 0) + 1;
+  await tx.change.deleteMany();
+  await raiseHorizon(tx, horizon);
+  if (provider === 'postgresql') {
+    await tx.$executeRawUnsafe(
+      `SELECT setval(pg_get_serial_sequence('"changes"', 'seq'), GREATEST($1::int, (SELECT last_value FROM changes_seq_seq)))`,
+      horizon,
+    );
+  } else {
+    // AUTOINCREMENT numbers past the largest seq it ever gave, which sqlite_sequence keeps.
+    const raised = await tx.$executeRawUnsafe(
+      `UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'changes'`,
+      horizon,
+    );
+    if (raised === 0)
+      await tx.$executeRawUnsafe(`INSERT INTO sqlite_sequence (name, seq) VALUES ('changes', ?)`, horizon);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Delta sync over REST: `GET /changes` pages through the change log (../data/changes.ts) after a
+ * cursor, and every LIST and GET answer carries `meta.changes_cursor`, the log's position when
+ * the read was taken. A consumer reads everything once, then follows `/changes?after=` that
+ * cursor: nothing committed after its read is missed, in commit order (an entry may come twice:
+ * at least once).
+ *
+ * `changes_cursor` is a property of the moment of reading, not of the resources: entity tags
+ * are computed without it, so that a write elsewhere does not make every tag stale (If-Match
+ * would fail, If-None-Match never answer 304). A client that gets 304 keeps the body it holds,
+ * whose older cursor is still a correct place to follow from.
+ */
+import { type Context, Hono } from 'hono';
+import { changesAfter, type ChangeEntry, formatCursor, parseCursor } from '../data/changes.ts';
+import { atom } from '../data/forms.ts';
+import type { Database } from '../db/client.ts';
+import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
+import { resourceByType, resources } from '../resources/registry.ts';
+import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
+import { apiBase } from './documents.ts';
+
+export const CHANGES_PATH = '/changes';
+export const DEFAULT_CHANGES_PER_PAGE = 100;
+export const MAX_CHANGES_PER_PAGE = 500;
+
+interface ChangesQuery {
+  after?: number;
+  types?: string[];
+  perPage: number;
+}
+
+function invalid(message: string): HttpError {
+  return new HttpError(400, 'invalid_parameter', message);
+}
+
+/** `after`, `type` and `per_page`, each at most once; anything else is 400. */
+function parseChangesQuery(url: URL): ChangesQuery {
+  const query: ChangesQuery = { perPage: DEFAULT_CHANGES_PER_PAGE };
+  const seen = new Set<string>();
+  for (const [name, value] of url.searchParams) {
+    if (seen.has(name)) throw invalid(`parameter ${name} is repeated`);
+    seen.add(name);
+    if (name === 'after') query.after = parseCursor(value, 'after');
+    else if (name === 'type') query.types = parseTypes(value);
+    else if (name === 'per_page') {
+      if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_CHANGES_PER_PAGE)
+        throw invalid(`per_page must be an integer from 1 to ${MAX_CHANGES_PER_PAGE} (got ${JSON.stringify(value)})`);
+      query.perPage = Number(value);
+    } else throw invalid(`unknown query parameter ${name}; /changes takes after, type and per_page`);
+  }
+  return query;
+}
+
+/** `type=products,product_structure_items`: resource types, comma-separated. */
+function parseTypes(value: string): string[] {
+  const types = [
+    ...new Set(
+      value
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (types.length === 0) throw invalid('type must name at least one resource type');
+  for (const type of types) {
+    if (!resourceByType(type))
+      throw invalid(
+        `type ${JSON.stringify(type)} is not a resource type; one of: ${resources.map((r) => r.type).join(', ')}`,
+      );
+  }
+  return types;
+}
+
+/** A log entry as a resource object of type `changes`, its values in this API's forms. */
+export function changeObject(entry: ChangeEntry) {
+  return {
+    type: 'changes',
+    id: formatCursor(entry.seq),
+    attributes: {
+      resource_type: entry.type,
+      resource_id: entry.id,
+      op: entry.op,
+      version: entry.version,
+      changed: entry.changed,
+      before: entry.before,
+      after: entry.after,
+      actor: entry.actor,
+      at: atom(entry.at),
+    },
+    relationships: { resource: { data: { type: entry.type, id: entry.id } } },
+  };
+}
+
+/**
+ * A document's bytes with `changes_cursor` added: into `meta`, the document's last member
+ * (LIST pages), or as a new `meta` (GET). Spliced into the bytes the entity tag was computed
+ * from, rather than serialising the document twice.
+ */
+export function withChangesCursor(bytes: Buffer, cursor: number, intoMeta: boolean): Buffer<ArrayBuffer> {
+  const member = `"changes_cursor":"${formatCursor(cursor)}"`;
+  const cut = intoMeta ? 2 : 1;
+  const insert = intoMeta ? `,${member}` : `,"meta":{${member}}`;
+  return Buffer.concat([
+    bytes.subarray(0, bytes.length - cut),
+    Buffer.from(insert),
+    bytes.subarray(bytes.length - cut),
+  ]);
+}
+
+export function changesRoutes({
+  db,
+  basePath,
+  trustProxy,
+}: {
+  db: Database;
+  basePath: string;
+  trustProxy: number;
+}): Hono {
+  const app = new Hono();
+  const tags = new EntityTags(basePath);
+  app.get(CHANGES_PATH, async (c: Context) => {
+    const url = new URL(c.req.url);
+    const query = parseChangesQuery(url);
+    const page = await changesAfter(db.reads, query.after, { types: query.types, limit: query.perPage });
+    const next = new URLSearchParams(url.searchParams);
+    next.set('after', formatCursor(page.cursor));
+    const here = `${apiBase(c, basePath, trustProxy)}${CHANGES_PATH}`;
+    const bytes = Buffer.from(
+      JSON.stringify({
+        data: page.entries.map(changeObject),
+        meta: { cursor: formatCursor(page.cursor), has_more: page.hasMore },
+        links: { self: `${here}${url.search}`, next: `${here}?${next.toString().replace(/%2C/g, ',')}` },
+      }),
+    );
+    const tag = tags.body(bytes);
+    const headers = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
+    if (tags.clientHolds(c, tag)) return c.body(null, 304, headers);
+    return c.body(bytes, 200, { 'Content-Type': JSON_CONTENT_TYPE, ...headers });
+  });
+  app.all(CHANGES_PATH, (c) => {
+    throw new HttpError(
+      405,
+      'method_not_allowed',
+      `${c.req.method} is not allowed on ${c.req.path}; allowed: GET, HEAD`,
+      {
+        Allow: 'GET, HEAD',
+      },
+    );
+  });
+  return app;
+}
