@@ -2,6 +2,8 @@
  * Builds the service as a fetch handler: no side effects, no listening (that is main.ts), so
  * tests call `app.fetch(new Request(...))` in memory.
  */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { requireBearer } from './auth/bearer.ts';
 import { FailureThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './auth/throttle.ts';
@@ -14,11 +16,13 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { DomainError } from './data/errors.ts';
+import { ChangeFeed } from './data/change-feed.ts';
 import { asActor } from './data/write-hooks.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
+import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
 import { apiDocs } from './rest/docs.ts';
 import { observeRequests } from './http/observe.ts';
@@ -38,6 +42,10 @@ export interface AppOptions {
 export interface App {
   /** Hono's fetch handler; the Node server passes its bindings (the socket) as `env`. */
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  /** The Node server's `upgrade` requests: GraphQL over WebSocket at /graphql; false for any other. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Ends live streams: each subscription gets SERVER_SHUTTING_DOWN, WebSocket connections close. */
+  close(): Promise<void>;
   metrics: Metrics;
   /** Every route the app answers (method and path pattern), middleware left out. */
   routes(): { method: string; path: string }[];
@@ -127,20 +135,36 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }),
   );
   const demoToken = demoTokens(db.prisma, tokens, clock);
-  app.route(
-    '/',
-    graphqlRoutes({
-      db,
-      logger,
-      metrics,
-      clock,
-      localeChain: config.localeFallback,
-      introspection: config.graphqlIntrospection,
-      maxBodyBytes: config.maxBodyBytes,
-      graphiqlToken: (c) =>
-        config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined),
-    }),
-  );
+  const changeFeed = new ChangeFeed(db, {
+    maxBacklog: config.subscriptions.maxBacklog,
+    // Notifications wake the feed on PostgreSQL; the poll is the safety net, and on SQLite what
+    // brings the writes of other processes (the CLI).
+    pollMs: db.provider === 'postgresql' ? 5000 : 1000,
+    listenUrl: db.provider === 'postgresql' ? config.database.url : undefined,
+    onError: (error, what) => logger.warn({ err: error.message }, what),
+  });
+  const graphql = graphqlRoutes({
+    db,
+    tokens,
+    basePath: config.basePath,
+    live: {
+      changeFeed,
+      subscriptions: new SubscriptionLimits({
+        perReplica: config.subscriptions.max,
+        perClient: config.subscriptions.perClient,
+      }),
+      watchToken: (auth) => tokens.watch(auth),
+    },
+    logger,
+    metrics,
+    clock,
+    localeChain: config.localeFallback,
+    introspection: config.graphqlIntrospection,
+    maxBodyBytes: config.maxBodyBytes,
+    graphiqlToken: (c) =>
+      config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined),
+  });
+  app.route('/', graphql.routes);
   app.route(
     '/',
     restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
@@ -152,6 +176,11 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
 
   return {
     fetch: (request, env) => app.fetch(request, env),
+    handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
+    close: async () => {
+      changeFeed.close();
+      await graphql.websocket.close();
+    },
     metrics,
     routes: () => app.routes.filter((r) => !r.path.endsWith('*')).map(({ method, path }) => ({ method, path })),
     startDraining: () => {

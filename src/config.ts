@@ -23,6 +23,15 @@ export interface Config {
   refreshTokenTtl: number;
   /** Days the change log keeps its entries (0: for ever). */
   changesRetentionDays: number;
+  /** Bounds on live changes (GraphQL subscriptions), per replica. */
+  subscriptions: {
+    /** Open subscriptions on this replica. */
+    max: number;
+    /** Open subscriptions of one API client on this replica. */
+    perClient: number;
+    /** Changes that may wait for a slow subscriber before it is ended. */
+    maxBacklog: number;
+  };
   /** Bounds on every wait for the database (see DatabaseTimeouts). */
   databaseTimeouts: DatabaseTimeouts;
   /** Largest request body accepted on any route, bytes (the token endpoints accept less). */
@@ -52,6 +61,11 @@ export const DEFAULT_DATABASE_URL = 'file:./data/master-data.db';
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const count = z
+  .string()
+  .regex(/^[1-9]\d*$/, 'must be a whole number >= 1')
+  .transform(Number);
 
 const seconds = z
   .string()
@@ -100,6 +114,9 @@ const schema = z.object({
     .regex(/^\d+$/, 'must be a whole number of days (0 keeps every entry)')
     .transform(Number)
     .default(90),
+  SUBSCRIPTIONS_MAX: count.default(2000),
+  SUBSCRIPTIONS_PER_CLIENT: count.default(200),
+  SUBSCRIPTION_MAX_BACKLOG: count.default(1000),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
   MAX_BODY_BYTES: z
@@ -150,6 +167,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accessTokenTtl: v.ACCESS_TOKEN_TTL,
     refreshTokenTtl: v.REFRESH_TOKEN_TTL,
     changesRetentionDays: v.CHANGES_RETENTION_DAYS,
+    subscriptions: {
+      max: v.SUBSCRIPTIONS_MAX,
+      perClient: v.SUBSCRIPTIONS_PER_CLIENT,
+      maxBacklog: v.SUBSCRIPTION_MAX_BACKLOG,
+    },
     databaseTimeouts: { connectMs: v.DATABASE_CONNECT_TIMEOUT_MS, statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS },
     maxBodyBytes: v.MAX_BODY_BYTES,
     trustProxy: v.TRUST_PROXY,

@@ -100,6 +100,10 @@ async function start(): Promise<void> {
     fail(`HOST/PORT: cannot listen: ${firstLine(error)}`);
   });
 
+  // GraphQL over WebSocket shares the port; any other upgrade is refused.
+  server.on('upgrade', (request, socket, head) => {
+    if (!app.handleUpgrade(request, socket, head)) socket.destroy();
+  });
   const connections = trackConnections(server as Server);
   setInterval(() => logger.flush(), FLUSH_INTERVAL_MS).unref();
   const purges = [
@@ -128,6 +132,8 @@ async function start(): Promise<void> {
     logger.info({ signal }, 'draining in-flight requests');
     clearInterval(purge);
     app.startDraining();
+    // Subscriptions end with a reason and their clients resume elsewhere; streams would hold the drain.
+    await app.close();
     const drained = await connections.drain(DRAIN_TIMEOUT_MS);
     if (!drained) logger.warn('drain timeout: remaining connections were closed');
     await withTimeout(db.close(), DATABASE_CLOSE_TIMEOUT_MS, 'the database did not close in time').catch(

@@ -102,6 +102,12 @@ function noCredentials(c: Context) {
   );
 }
 
+/** The token of an `Authorization: Bearer <token>` value ('' for the scheme alone), or undefined for another scheme or none. */
+export function bearerToken(authorization: string): string | undefined {
+  const scheme = /^Bearer(?:\s+|$)/i.exec(authorization);
+  return scheme ? authorization.slice(scheme[0].length).trim() : undefined;
+}
+
 export function requireBearer(
   tokens: TokenService,
   { basePath, metrics, introspection }: BearerOptions,
@@ -111,10 +117,8 @@ export function requireBearer(
   return async (c, next) => {
     const path = basePath && c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
     if (isOpenRoute(open, c, path)) return next();
-    const authorization = c.req.header('authorization') ?? '';
-    const scheme = /^Bearer(?:\s+|$)/i.exec(authorization);
-    if (!scheme) return noCredentials(c);
-    const token = authorization.slice(scheme[0].length).trim();
+    const token = bearerToken(c.req.header('authorization') ?? '');
+    if (token === undefined) return noCredentials(c);
     // RFC 6750 §3.1: a request missing a required parameter is invalid_request, 400.
     if (token === '')
       return challenge(c, 400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');

@@ -36,7 +36,27 @@ export interface AuthenticatedClient {
 export interface BearerAuth {
   clientId: number;
   scopes: string[];
+  /** The token itself (its digest) and when it expires (ms since the epoch): long-lived streams watch it. */
+  token: { digest: string; expiresAt: number };
 }
+
+/** Why a watched token stopped being valid. */
+export interface TokenEnd {
+  code: 'TOKEN_EXPIRED' | 'TOKEN_REVOKED';
+  message: string;
+}
+
+/** A token watched while a stream runs on it: `ended` settles when it expires or is revoked. */
+export interface TokenWatch {
+  ended: Promise<TokenEnd>;
+  stop(): void;
+}
+
+/**
+ * How often the tokens of open streams are checked for revocation, anywhere (another replica, the
+ * CLI): one statement per check for all of them, and only while a stream is open.
+ */
+export const REVOCATION_CHECK_MS = 500;
 
 export type AccessCheck = { ok: true; auth: BearerAuth } | { ok: false; reason: string };
 
@@ -58,6 +78,9 @@ interface CachedClient {
 
 export class TokenService {
   private readonly cache = new Map<string, CachedToken>();
+  /** The watched tokens: digest -> what to tell each stream on it when it is revoked. */
+  private readonly watched = new Map<string, Set<(end: TokenEnd) => void>>();
+  private revocationCheck: NodeJS.Timeout | undefined;
   /** API clients seen in the last VALIDATION_CACHE_MS, by client_id: a token request then costs one statement. */
   private readonly clients = new Map<string, CachedClient>();
 
@@ -220,6 +243,63 @@ export class TokenService {
   }
 
   /**
+   * Watches the token of a long-lived stream (a subscription): `ended` settles at its expiry, or
+   * within REVOCATION_CHECK_MS of its revocation (or its client's) wherever that happened.
+   */
+  watch(auth: BearerAuth): TokenWatch {
+    const { digest, expiresAt } = auth.token;
+    let settle!: (end: TokenEnd) => void;
+    const ended = new Promise<TokenEnd>((resolve) => (settle = resolve));
+    let expiry: NodeJS.Timeout;
+    // A timer holds at most 2^31 - 1 ms (about 24 days): a longer wait is taken in steps.
+    const untilExpiry = () => {
+      const left = expiresAt - this.clock.now().getTime();
+      if (left <= 0)
+        settle({ code: 'TOKEN_EXPIRED', message: 'the access token has expired: subscribe again with a new one' });
+      else expiry = setTimeout(untilExpiry, Math.min(left, 2 ** 31 - 1));
+    };
+    untilExpiry();
+    let listeners = this.watched.get(digest);
+    if (!listeners) this.watched.set(digest, (listeners = new Set()));
+    listeners.add(settle);
+    this.revocationCheck ??= setInterval(() => void this.checkRevocations(), REVOCATION_CHECK_MS);
+    return {
+      ended,
+      stop: () => {
+        clearTimeout(expiry);
+        listeners.delete(settle);
+        if (listeners.size === 0) this.watched.delete(digest);
+        if (this.watched.size === 0) {
+          clearInterval(this.revocationCheck);
+          this.revocationCheck = undefined;
+        }
+      },
+    };
+  }
+
+  /** The watched tokens that are no longer valid (revoked, or their client): their streams end. */
+  private async checkRevocations(): Promise<void> {
+    const digests = [...this.watched.keys()];
+    if (digests.length === 0) return;
+    let valid: Set<string>;
+    try {
+      const rows = await this.prisma.oAuthToken.findMany({
+        where: { digest: { in: digests }, revoked_at: null, api_client: { revoked: false } },
+        select: { digest: true },
+      });
+      valid = new Set(rows.map((r) => r.digest));
+    } catch {
+      return; // the database is unavailable: streams go on, the next check decides
+    }
+    for (const digest of digests) {
+      if (valid.has(digest)) continue;
+      this.cache.delete(digest);
+      for (const settle of this.watched.get(digest) ?? [])
+        settle({ code: 'TOKEN_REVOKED', message: 'the access token has been revoked' });
+    }
+  }
+
+  /**
    * Checks an access token. A token seen valid in the last few seconds is trusted from memory,
    * so the common request costs no SQL statement; a revocation elsewhere takes effect within
    * VALIDATION_CACHE_MS.
@@ -236,7 +316,11 @@ export class TokenService {
     if (row?.kind !== 'access') return { ok: false, reason: 'unknown access token' };
     if (row.revoked_at) return { ok: false, reason: 'the access token has been revoked' };
     if (row.expires_at.getTime() <= now) return { ok: false, reason: 'the access token has expired' };
-    const auth = { clientId: row.api_client_id, scopes: parseScopes(row.scope) };
+    const auth = {
+      clientId: row.api_client_id,
+      scopes: parseScopes(row.scope),
+      token: { digest: key, expiresAt: row.expires_at.getTime() },
+    };
     if (this.cache.size >= VALIDATION_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { auth, family: row.family, expiresAt: row.expires_at.getTime(), cachedAt: now });
     return { ok: true, auth };

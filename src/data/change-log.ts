@@ -25,6 +25,32 @@ import { currentActor } from './write-hooks.ts';
 /** PostgreSQL advisory lock held from numbering a write's entries to its commit. */
 const CHANGE_LOG_LOCK_KEY = 4_201_003;
 
+/**
+ * The PostgreSQL channel a write notifies when it commits entries (NOTIFY is delivered at commit,
+ * and only then): every replica listening wakes its followers (./change-feed.ts).
+ */
+export const CHANGES_CHANNEL = 'mdg_changes';
+
+type CommitListener = () => void;
+const commitListeners = new WeakMap<Database, Set<CommitListener>>();
+
+/**
+ * Calls `listener` after each write through `db` in this process commits entries; returns how to
+ * stop. The in-process signal: a follower on the same replica learns at once, without a round
+ * trip through the database (and SQLite has no other).
+ */
+export function onChangesCommitted(db: Database, listener: CommitListener): () => void {
+  let listeners = commitListeners.get(db);
+  if (!listeners) commitListeners.set(db, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells this process's listeners that a write through `db` committed entries. */
+export function changesCommitted(db: Database): void {
+  for (const listener of commitListeners.get(db) ?? []) listener();
+}
+
 type Fields = Record<string, unknown>;
 
 interface Snapshot {
@@ -66,15 +92,22 @@ export class ChangeRecorder {
     }
   }
 
-  /** Appends an entry for each touched resource whose document changed. Runs last in the transaction. */
-  async append(): Promise<void> {
+  /**
+   * Appends an entry for each touched resource whose document changed; answers whether there was
+   * any. Runs last in the transaction.
+   */
+  async append(): Promise<boolean> {
     const entries = await this.entries();
-    if (entries.length === 0) return;
+    if (entries.length === 0) return false;
     const actor = await actorName(this.db, this.tx);
     if (this.db.provider === 'postgresql') {
-      await this.tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY})`);
+      // One statement: the numbering lock, and the notification the commit will deliver.
+      await this.tx.$executeRawUnsafe(
+        `SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY}), pg_notify('${CHANGES_CHANNEL}', '')`,
+      );
     }
     await this.tx.change.createMany({ data: entries.map((entry) => ({ ...entry, actor })) });
+    return true;
   }
 
   private async entries() {

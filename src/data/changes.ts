@@ -173,23 +173,35 @@ export async function checkCursor(source: DataSource, cursor: number): Promise<n
 }
 
 /**
- * A resource's entries, newest first, at most `limit`, those before `before` (a seq) when given.
- * Entries older than the horizon are gone: history is as long as CHANGES_RETENTION_DAYS.
+ * The entries of several resources of one type, each newest first, at most `limit` each (those
+ * before the seq `before`, when given), in the order of `ids`: one statement for all of them (a
+ * page of products with their histories). History is as long as CHANGES_RETENTION_DAYS.
  */
-export async function historyOf(
+export async function historiesOf(
   source: DataSource,
   type: string,
-  id: number,
+  ids: readonly number[],
   { before, limit }: { before?: number; limit: number },
-): Promise<{ entries: ChangeEntry[]; hasMore: boolean }> {
-  const sql = new Sql(source.provider).text(`SELECT ${ENTRY_COLUMNS} FROM "changes" c WHERE c."resource_type" = `);
-  sql.value(type).text(' AND c."resource_id" = ').value(id);
+): Promise<{ entries: ChangeEntry[]; hasMore: boolean }[]> {
+  const sql = new Sql(source.provider).text(`SELECT * FROM (SELECT ${ENTRY_COLUMNS},
+    ROW_NUMBER() OVER (PARTITION BY c."resource_id" ORDER BY c."seq" DESC) AS "rank"
+    FROM "changes" c WHERE c."resource_type" = `);
+  sql.value(type).text(' AND c."resource_id"').in(ids);
   if (before !== undefined) sql.text(' AND c."seq" < ').value(before);
-  sql.text(' ORDER BY c."seq" DESC LIMIT ').value(limit + 1);
-  const entries = (await source.query<EntryRow>(sql)).map(entryOf);
-  const hasMore = entries.length > limit;
-  if (hasMore) entries.length = limit;
-  return { entries, hasMore };
+  sql.text(') h WHERE h."rank" <= ').value(limit + 1);
+  sql.text(' ORDER BY h."resource_id", h."seq" DESC');
+  const byId = new Map<number, ChangeEntry[]>();
+  for (const row of await source.query<EntryRow>(sql)) {
+    const entry = entryOf(row);
+    const list = byId.get(entry.id);
+    if (list) list.push(entry);
+    else byId.set(entry.id, [entry]);
+  }
+  return ids.map((id) => {
+    const entries = byId.get(id) ?? [];
+    const hasMore = entries.length > limit;
+    return { entries: hasMore ? entries.slice(0, limit) : entries, hasMore };
+  });
 }
 
 /** Entries per transaction of a purge, so that a purge never holds a long write lock. */

@@ -19,7 +19,7 @@ import { DomainError, notFound, staleVersion } from './errors.ts';
 import { id } from './sql.ts';
 import { Decimal } from './decimal.ts';
 import { attributeData, checkAttribute } from './validate.ts';
-import { ChangeRecorder } from './change-log.ts';
+import { ChangeRecorder, changesCommitted } from './change-log.ts';
 import { currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
@@ -81,14 +81,17 @@ export class Writer {
    */
   protected async transaction<T>(type: string, work: (tx: PrismaTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
     const hooks = currentWriteHooks();
+    let logged = false;
     try {
-      return await this.db.prisma.$transaction(async (tx) => {
+      const result = await this.db.prisma.$transaction(async (tx) => {
         const log = new ChangeRecorder(this.db, tx);
         const result = await work(tx, log);
-        await log.append();
+        logged = await log.append();
         await hooks?.beforeCommit(tx);
         return result;
       });
+      if (logged) changesCommitted(this.db);
+      return result;
     } catch (error) {
       throw uniqueViolation(error, type) ?? error;
     }

@@ -8,13 +8,14 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
 import type { Row } from '../data/load.ts';
 import type { GraphQLContext } from './context.ts';
-import { DateTimeScalar, DecimalScalar } from './scalars.ts';
+import { DateTimeScalar, DecimalScalar, JsonScalar } from './scalars.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     Decimal: { Input: string; Output: number | string };
+    JSON: { Input: never; Output: unknown };
   };
   DefaultFieldNullability: true;
 }>({
@@ -30,6 +31,7 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('Decimal', DecimalScalar);
+builder.addScalarType('JSON', JsonScalar);
 
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 

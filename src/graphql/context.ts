@@ -1,10 +1,12 @@
 /** What every resolver gets: where to read and write, what the operation selects, who asks. */
-import type { BearerAuth } from '../auth/tokens.ts';
+import type { BearerAuth, TokenWatch } from '../auth/tokens.ts';
+import type { ChangeFeed } from '../data/change-feed.ts';
 import type { Clock } from '../clock.ts';
 import type { Locale } from '../resources/types.ts';
 import type { DataSource } from '../data/load.ts';
 import type { Database } from '../db/client.ts';
 import type { ColumnPlan } from './plan.ts';
+import type { SubscriptionLimits } from './subscription-limits.ts';
 
 export interface GraphQLContext {
   db: Database;
@@ -16,4 +18,9 @@ export interface GraphQLContext {
   /** Localized text without a `locale` argument, and after a missing translation, in this order. */
   localeChain: readonly Locale[];
   clock: Clock;
+  /** Live changes on this replica (subscriptions). */
+  changeFeed: ChangeFeed;
+  subscriptions: SubscriptionLimits;
+  /** Watches the token a subscription runs on: it ends at expiry or revocation. */
+  watchToken(auth: BearerAuth): TokenWatch;
 }

@@ -13,6 +13,7 @@ import { GraphQLError, getOperationAST } from 'graphql';
 import { createHandler, type Request as HandlerRequest } from 'graphql-http';
 import { Hono, type Context } from 'hono';
 import { isGraphiQLPageRequest } from '../auth/bearer.ts';
+import type { TokenService } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { readBody } from '../http/body.ts';
@@ -23,11 +24,18 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Locale } from '../resources/types.ts';
 import { SERVICE_UNAVAILABLE } from './errors.ts';
 import { GRAPHIQL_EXAMPLE } from './examples.ts';
-import { operationPipeline, type RequestContext } from './operation.ts';
+import { type OperationOptions, type OperationPipeline, operationPipeline, type RequestContext } from './operation.ts';
 import { printSdl } from './schema.ts';
+import { sseTransport } from './sse.ts';
+import { type GraphQLWebSocket, graphqlWebSocket } from './websocket.ts';
 
 export interface GraphQLRoutesOptions {
   db: Database;
+  /** What subscriptions need (./subscriptions.ts). */
+  live: OperationOptions['live'];
+  /** Checks the tokens of WebSocket connections. */
+  tokens: TokenService;
+  basePath: string;
   logger: Logger;
   metrics: Metrics;
   clock: Clock;
@@ -55,9 +63,15 @@ const GRAPHIQL_PAGE_HEADERS = {
 /** Operation names become metric labels: bounded, so that clients cannot grow the label set without end. */
 const MAX_OPERATION_LABELS = 200;
 
-export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
-  const { metrics } = options;
-  const operations = operationPipeline(options);
+export interface GraphQLTransports {
+  /** GraphQL over HTTP, and over Server-Sent Events (`Accept: text/event-stream`). */
+  routes: Hono;
+  /** GraphQL over WebSocket (graphql-ws), on the same path. */
+  websocket: GraphQLWebSocket;
+}
+
+/** graphql-http's handler over the pipeline, with the operations' metrics. */
+function httpHandler(operations: OperationPipeline, metrics: Metrics) {
   const operationLabels = new Set<string>();
   const operationLabel = (name: string | undefined) => {
     if (!name) return 'anonymous';
@@ -67,7 +81,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     return name;
   };
 
-  const handler = createHandler<IncomingMessage | undefined, RequestContext>({
+  return createHandler<IncomingMessage | undefined, RequestContext>({
     execute: operations.execute,
     async onSubscribe(req, params) {
       const prepared = await operations.prepare(req, params);
@@ -115,6 +129,13 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       return undefined;
     },
   });
+}
+
+export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports {
+  const operations = operationPipeline(options);
+  const handler = httpHandler(operations, options.metrics);
+  const graphqlPath = `${options.basePath}/graphql`;
+  const sse = sseTransport(operations, graphqlPath);
 
   let graphiqlPage: { html: string; token?: string } | undefined;
   const app = new Hono();
@@ -134,6 +155,10 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
     // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
     // an oversized body is a 413 and a body that is not UTF-8 its own 400.
     const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
+    if (c.req.header('accept')?.includes('text/event-stream')) {
+      const streamed = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
+      return sse(streamed, c.get('auth'));
+    }
     // A JSON array of operations would multiply every per-request limit by its length.
     if (text?.trimStart().startsWith('[')) {
       return c.json(
@@ -167,7 +192,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): Hono {
       Allow: 'GET, POST',
     });
   });
-  return app;
+  return { routes: app, websocket: graphqlWebSocket(operations, options.tokens, graphqlPath) };
 }
 
 /**

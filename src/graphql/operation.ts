@@ -60,6 +60,8 @@ export interface OperationOptions {
   clock: Clock;
   localeChain: readonly Locale[];
   introspection: boolean;
+  /** What subscriptions need: GraphQLContext's changeFeed, subscriptions and watchToken. */
+  live: Pick<GraphQLContext, 'changeFeed' | 'subscriptions' | 'watchToken'>;
 }
 
 /**
@@ -103,13 +105,19 @@ function costError(
   );
 }
 
-/** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` runs one that passed. */
-export function operationPipeline(options: OperationOptions): {
+type Run = (args: ExecutionArgs) => Promise<ExecutionResult | AsyncIterable<ExecutionResult>> | ExecutionResult;
+
+export interface OperationPipeline {
+  /** Checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
   prepare: OnSubscribe;
+  /** Runs a query or mutation that passed. */
   execute: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
-} {
-  const { db, logger } = options;
-  const source = db.reads;
+  /** Starts a subscription that passed: its stream of results, or the errors that refuse it. */
+  subscribe: Run;
+}
+
+/** Yoga's envelop (parse and validation caches, graphql-jit, limits, error masking), for the pipeline. */
+function envelopOf(options: OperationOptions) {
   // envelop plugins are typed for the context they need; these need none of ours.
   const plugins = [
     useGraphQlJit(),
@@ -125,16 +133,24 @@ export function operationPipeline(options: OperationOptions): {
       blockFieldSuggestionsPlugin(),
     );
   }
-  const yoga = createYoga<GraphQLContext>({
+  return createYoga<GraphQLContext>({
     schema,
     graphiql: false,
     landingPage: false,
     logging: false,
-    maskedErrors: { maskError: maskError(logger) },
+    maskedErrors: { maskError: maskError(options.logger) },
     plugins,
   });
+}
 
-  const executors = new WeakMap<object, (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult>();
+/** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
+export function operationPipeline(options: OperationOptions): OperationPipeline {
+  const { db } = options;
+  const source = db.reads;
+  const yoga = envelopOf(options);
+
+  /** The executor of each prepared operation's envelop, by its context. */
+  const executors = new WeakMap<object, { execute: Run; subscribe: Run }>();
 
   /** Parses, validates and checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
   const prepare: OnSubscribe = async (req, params) => {
@@ -144,6 +160,7 @@ export function operationPipeline(options: OperationOptions): {
       validate,
       contextFactory,
       execute,
+      subscribe,
       schema: enveloped,
     } = yoga.getEnveloped({
       ...initContextCache(),
@@ -152,6 +169,7 @@ export function operationPipeline(options: OperationOptions): {
       auth,
       localeChain: options.localeChain,
       clock: options.clock,
+      ...options.live,
     } as unknown as GraphQLContext & Record<string, unknown>);
     let document: DocumentNode;
     try {
@@ -204,7 +222,7 @@ export function operationPipeline(options: OperationOptions): {
     }
     const contextValue = (await contextFactory()) as GraphQLContext;
     contextValue.plan = planFor(enveloped, document);
-    executors.set(contextValue, execute as (args: ExecutionArgs) => Promise<ExecutionResult>);
+    executors.set(contextValue, { execute: execute as Run, subscribe: subscribe as Run });
     return {
       schema: enveloped,
       document,
@@ -214,7 +232,11 @@ export function operationPipeline(options: OperationOptions): {
     };
   };
 
-  return { prepare, execute: (args) => executors.get(args.contextValue as object)!(args) };
+  return {
+    prepare,
+    execute: (args) => executors.get(args.contextValue as object)!.execute(args) as Promise<ExecutionResult>,
+    subscribe: (args) => executors.get(args.contextValue as object)!.subscribe(args),
+  };
 }
 
 /** An error with a code (one it carries already is kept). */

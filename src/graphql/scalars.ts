@@ -1,5 +1,5 @@
 /**
- * `DateTime` (RFC 3339) and `Decimal` (exact, as a JSON number).
+ * `DateTime` (RFC 3339), `Decimal` (exact, as a JSON number) and `JSON` (output only: change-log values).
  */
 import { GraphQLScalarType, Kind } from 'graphql';
 import { parseDecimal, DecimalInputError } from '../data/decimal.ts';
@@ -54,4 +54,17 @@ export const DecimalScalar = new GraphQLScalarType<string, number>({
   // Literals keep their exact digits: the raw text is parsed, not a float.
   parseLiteral: (ast) =>
     toDecimal(ast.kind === Kind.FLOAT || ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+/** Values recorded as they are (the change log's `before` and `after`); nothing takes it as input. */
+export const JsonScalar = new GraphQLScalarType<never, unknown>({
+  name: 'JSON',
+  description: 'A JSON value, as it is (output only).',
+  serialize: (value) => value,
+  parseValue: () => {
+    throw badInput('JSON is an output type only');
+  },
+  parseLiteral: () => {
+    throw badInput('JSON is an output type only');
+  },
 });

@@ -8,6 +8,8 @@ import './objects.ts';
 import './queries.ts';
 import './mutations.ts';
 import './bom.ts';
+import './changes.ts';
+import './subscriptions.ts';
 
 export const schema = builder.toSchema();
 

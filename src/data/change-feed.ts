@@ -1,0 +1,275 @@
+/**
+ * Live changes: followers of the change log on this replica, each from its own cursor, served
+ * with every entry after it in commit order, at least once.
+ *
+ * The log is the only source of truth; a signal only says "read it again". One reader per
+ * replica (the feed) reads the entries after the last one it served, once for all followers, and
+ * hands each live follower those of its types. A follower that starts from an older cursor, or
+ * that the feed has not caught up with, reads from the database on its own until it reaches the
+ * feed; only then does it go live. Entries at or below what a follower has are dropped, so the
+ * two paths overlap without gaps.
+ *
+ * What wakes the feed: on PostgreSQL, NOTIFY from the write's transaction (delivered at commit,
+ * to every replica listening on the same database: ../db/notifications.ts); on SQLite, the
+ * writes of this process (./change-log.ts `onChangesCommitted`); on both, a poll (writes of other
+ * processes on a SQLite file; a notification lost with its connection). When the listening
+ * connection comes back, the feed reads the gap from the log.
+ *
+ * Bounded: a follower that does not take its entries (a slow consumer) is ended once more than
+ * `maxBacklog` wait for it; it resumes from its last cursor.
+ */
+import type { Database } from '../db/client.ts';
+import { listen, type Listener } from '../db/notifications.ts';
+import { CHANGES_CHANNEL, onChangesCommitted } from './change-log.ts';
+import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './changes.ts';
+
+/** Entries per read, the feed's and a catching-up follower's. */
+const PAGE = 500;
+
+export interface FeedOptions {
+  /** Most entries a live follower may have waiting before it is ended. */
+  maxBacklog: number;
+  /** How often the feed reads the log with no signal, while anyone follows it (ms). */
+  pollMs: number;
+  /** PostgreSQL: the URL of a direct connection for LISTEN (not through a pooler). */
+  listenUrl?: string;
+  /** A failed read of the feed, or a lost listening connection (the feed goes on). */
+  onError?: (error: Error, what: string) => void;
+}
+
+/** Why a follower was ended by the feed (its consumer resumes from its last cursor). */
+export class FollowerEnded extends Error {
+  constructor(
+    readonly reason: 'behind' | 'closing',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ChangeFeed {
+  /** The newest entry served to live followers. */
+  head = 0;
+  private readonly followers = new Set<Follower>();
+  private readonly live = new Set<Follower>();
+  private running: Promise<void> | undefined;
+  private stopRunning: (() => Promise<void>) | undefined;
+  private reading = false;
+  private readAgain = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: FeedOptions,
+  ) {}
+
+  /** How many follow the log on this replica now. */
+  get size(): number {
+    return this.followers.size;
+  }
+
+  /**
+   * A follower of the entries after `after` (of `types`, when given); from now when `after` is
+   * undefined. cursor_expired (a DomainError) when `after` cannot be followed.
+   */
+  async follow(after: number | undefined, types?: readonly string[]): Promise<AsyncIterableIterator<ChangeEntry>> {
+    const start = after === undefined ? await logPosition(this.db.reads) : after;
+    if (after !== undefined) await checkCursor(this.db.reads, after);
+    const follower = new Follower(this, types ? new Set(types) : undefined, start);
+    this.followers.add(follower);
+    try {
+      await (this.running ??= this.run());
+    } catch (error) {
+      this.running = undefined;
+      this.leave(follower);
+      throw error;
+    }
+    return follower;
+  }
+
+  /**
+   * Takes the log's end as the head, then starts what wakes the feed (whatever commits between
+   * the two is read at the first wake: the listener's first connection wakes it).
+   */
+  private async run(): Promise<void> {
+    this.head = await logPosition(this.db.reads);
+    const stops: (() => unknown)[] = [];
+    if (this.db.provider === 'postgresql' && this.options.listenUrl) {
+      const listener: Listener = listen(this.options.listenUrl, CHANGES_CHANNEL, {
+        onNotification: () => this.wake(),
+        // The first connection, or one back after a loss: read what it may have missed.
+        onConnected: () => this.wake(),
+        onError: (error) => this.options.onError?.(error, 'the listening connection was lost; reconnecting'),
+      });
+      stops.push(() => listener.close());
+    } else stops.push(onChangesCommitted(this.db, () => this.wake()));
+    const poll = setInterval(() => this.wake(), this.options.pollMs);
+    poll.unref();
+    stops.push(() => clearInterval(poll));
+    this.stopRunning = async () => {
+      for (const stop of stops) await stop();
+    };
+    // Every follower may have left while this started.
+    if (this.followers.size === 0) this.leave(undefined);
+  }
+
+  /** Ends every follower (the server is shutting down): each consumer resumes from its last cursor, elsewhere. */
+  close(): void {
+    for (const follower of [...this.followers])
+      follower.end(
+        new FollowerEnded(
+          'closing',
+          'this server is shutting down: subscribe again (another replica will answer) with `after` set to the last cursor received',
+        ),
+      );
+  }
+
+  /** A follower caught up with the feed: from now on the feed hands it its entries. */
+  attach(follower: Follower): void {
+    if (this.followers.has(follower)) this.live.add(follower);
+  }
+
+  /** A follower that ended or was closed. The last one stops the listening and the poll. */
+  leave(follower: Follower | undefined): void {
+    if (follower) {
+      this.followers.delete(follower);
+      this.live.delete(follower);
+    }
+    if (this.followers.size === 0 && this.stopRunning) {
+      const stop = this.stopRunning;
+      this.stopRunning = undefined;
+      this.running = undefined;
+      void stop();
+    }
+  }
+
+  /** Something may have been committed: read the log after the head (coalesced: one read at a time). */
+  wake(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    void this.readNew().finally(() => {
+      this.reading = false;
+    });
+  }
+
+  private async readNew(): Promise<void> {
+    do {
+      this.readAgain = false;
+      if (this.followers.size === 0) return;
+      try {
+        for (;;) {
+          const page = await changesAfter(this.db.reads, this.head, { limit: PAGE });
+          for (const follower of this.live) follower.offer(page.entries);
+          this.head = page.cursor;
+          if (!page.hasMore) break;
+        }
+      } catch (error) {
+        // The next signal or poll tries again from the same head: nothing is skipped.
+        this.options.onError?.(error as Error, 'reading the change log failed');
+        return;
+      }
+    } while (this.readAgain);
+  }
+
+  get maxBacklog(): number {
+    return this.options.maxBacklog;
+  }
+
+  get reads() {
+    return this.db.reads;
+  }
+}
+
+/**
+ * One follower, as an async iterator written out by hand: `return()` (a client that went away)
+ * must end it at once, also while it waits for the next entry, which an async generator
+ * suspended at an `await` would only do once that wait is over.
+ */
+class Follower implements AsyncIterableIterator<ChangeEntry> {
+  private readonly queue: ChangeEntry[] = [];
+  /** The newest entry queued or passed over: nothing at or below it is queued again. */
+  private through: number;
+  private live = false;
+  private closed = false;
+  private failure: Error | undefined;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly types: ReadonlySet<string> | undefined,
+    start: number,
+  ) {
+    this.through = start;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Entries the feed read (newest last): those after what this follower has, of its types. */
+  offer(entries: readonly ChangeEntry[]): void {
+    for (const entry of entries) {
+      if (entry.seq <= this.through) continue;
+      this.through = entry.seq;
+      if (!this.types || this.types.has(entry.type)) this.queue.push(entry);
+    }
+    if (this.queue.length > this.feed.maxBacklog) {
+      this.end(
+        new FollowerEnded(
+          'behind',
+          `more than ${this.feed.maxBacklog} changes were waiting for this subscriber: it was ended; subscribe again with \`after\` set to the last cursor received`,
+        ),
+      );
+    }
+    this.wakeUp?.();
+  }
+
+  /** Ends this follower: its consumer gets `failure` after the entries it was already handed. */
+  end(failure: Error): void {
+    this.failure = failure;
+    this.queue.length = 0;
+    this.feed.leave(this);
+    this.wakeUp?.();
+  }
+
+  async next(): Promise<IteratorResult<ChangeEntry>> {
+    for (;;) {
+      if (this.closed) return { done: true, value: undefined };
+      const entry = this.queue.shift();
+      if (entry) return { done: false, value: entry };
+      if (this.failure) {
+        this.closed = true;
+        throw this.failure;
+      }
+      if (this.live) await new Promise<void>((resolve) => (this.wakeUp = resolve));
+      else await this.catchUp();
+      this.wakeUp = undefined;
+    }
+  }
+
+  /** One page from the database; live once at the end of the log and not behind the feed. */
+  private async catchUp(): Promise<void> {
+    const page = await changesAfter(this.feed.reads, this.through, {
+      types: this.types && [...this.types],
+      limit: PAGE,
+    });
+    if (this.closed) return;
+    this.queue.push(...page.entries.filter((e) => e.seq > this.through));
+    this.through = Math.max(this.through, page.cursor);
+    // Checked and done with nothing awaited in between: no read of the feed can slip between the two.
+    if (!page.hasMore && this.feed.head <= this.through) {
+      this.live = true;
+      this.feed.attach(this);
+    }
+  }
+
+  async return(): Promise<IteratorResult<ChangeEntry>> {
+    this.closed = true;
+    this.queue.length = 0;
+    this.feed.leave(this);
+    this.wakeUp?.();
+    return { done: true, value: undefined };
+  }
+}

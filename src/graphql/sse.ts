@@ -1,0 +1,39 @@
+/**
+ * GraphQL over Server-Sent Events at /graphql (`Accept: text/event-stream`, GET or POST): Yoga's
+ * own transport, the "distinct connections" mode of the GraphQL over SSE protocol that Yoga and
+ * GraphiQL speak: `event: next` for each result, `event: complete` at the end, and a comment line
+ * every 12 s so that proxies keep an idle stream open. Yoga parses the request and streams;
+ * the operation is checked and run by our pipeline (./streaming.ts), as over plain HTTP.
+ */
+import { createYoga, type Plugin } from 'graphql-yoga';
+import type { BearerAuth } from '../auth/tokens.ts';
+import type { OperationPipeline } from './operation.ts';
+import { schema } from './schema.ts';
+import { prepareStreamed, runStreamed, type StreamedParams } from './streaming.ts';
+
+export type SseTransport = (request: Request, auth: BearerAuth) => Promise<Response>;
+
+export function sseTransport(operations: OperationPipeline, graphqlPath: string): SseTransport {
+  const runOurs: Plugin<{ auth: BearerAuth }> = {
+    onParams({ setParamsHandler }) {
+      setParamsHandler(async ({ params, context }) => {
+        const { auth } = context as unknown as { auth: BearerAuth };
+        const prepared = await prepareStreamed(operations, auth, params as StreamedParams);
+        if (!('document' in prepared)) return { errors: prepared };
+        return runStreamed(operations, prepared);
+      });
+    },
+  };
+  const yoga = createYoga<{ auth: BearerAuth }>({
+    // Yoga wants a schema; the operations run through the pipeline above.
+    schema,
+    graphqlEndpoint: graphqlPath,
+    graphiql: false,
+    landingPage: false,
+    logging: false,
+    cors: false,
+    maskedErrors: false,
+    plugins: [runOurs],
+  });
+  return async (request, auth) => yoga.fetch(request, { auth });
+}

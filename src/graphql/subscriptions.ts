@@ -1,0 +1,118 @@
+/**
+ * `subscription { changes(after, types) }`: the change log live, over Server-Sent Events and
+ * WebSocket (graphql-ws). First what is after `after` (nothing before now without it), then every
+ * change as it commits, in commit order, at least once: a client that reconnects with the last
+ * cursor it received misses nothing (../data/change-feed.ts).
+ *
+ * A stream ends with one last event that says why, an error with a code, then completes:
+ * TOKEN_EXPIRED at its token's expiry, TOKEN_REVOKED within a moment of a revocation anywhere,
+ * SUBSCRIBER_BEHIND when more changes wait for it than the replica keeps per subscriber,
+ * SERVER_SHUTTING_DOWN when the replica drains (resume from the last cursor, elsewhere). Open
+ * subscriptions are limited per API client and per replica (TOO_MANY_SUBSCRIPTIONS).
+ */
+import { GraphQLError } from 'graphql';
+import type { TokenEnd, TokenWatch } from '../auth/tokens.ts';
+import { FollowerEnded } from '../data/change-feed.ts';
+import type { ChangeEntry } from '../data/changes.ts';
+import { builder } from './builder.ts';
+import { ChangeRef, cursorArgument, ResourceTypeEnum } from './changes.ts';
+import type { GraphQLContext } from './context.ts';
+
+const ENDED_CODES: Record<FollowerEnded['reason'], string> = {
+  behind: 'SUBSCRIBER_BEHIND',
+  closing: 'SERVER_SHUTTING_DOWN',
+};
+
+/** What the stream hands the field's resolver: a change, or why it ends. */
+type Event = { entry: ChangeEntry } | { end: GraphQLError };
+
+/**
+ * A follower of the log with the token it runs on: entries until the follower or the token ends,
+ * then one event that says why. Written out by hand, like the follower, so that `return()` (the
+ * client went away) ends it at once.
+ */
+class ChangeStream implements AsyncIterableIterator<Event> {
+  private finished = false;
+  private ending: GraphQLError | undefined;
+
+  constructor(
+    private readonly follower: AsyncIterableIterator<ChangeEntry>,
+    private readonly watch: TokenWatch,
+    private readonly release: () => void,
+  ) {
+    void watch.ended.then((end: TokenEnd) => {
+      if (this.finished) return;
+      this.ending ??= new GraphQLError(end.message, { extensions: { code: end.code } });
+      // Wakes a pending next(): the follower answers done, and the reason goes out.
+      void this.follower.return?.();
+    });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Event>> {
+    if (this.finished) return { done: true, value: undefined };
+    if (!this.ending) {
+      try {
+        const next = await this.follower.next();
+        if (!next.done && !this.ending) return { done: false, value: { entry: next.value } };
+      } catch (error) {
+        // Any failure ends the stream with an event that says so (masked like every error:
+        // a database outage is SERVICE_UNAVAILABLE), rather than cutting the connection.
+        this.ending =
+          error instanceof FollowerEnded
+            ? new GraphQLError(error.message, { extensions: { code: ENDED_CODES[error.reason] } })
+            : new GraphQLError('the subscription failed', { originalError: error as Error });
+      }
+    }
+    await this.finish();
+    return this.ending ? { done: false, value: { end: this.ending } } : { done: true, value: undefined };
+  }
+
+  private async finish(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.watch.stop();
+    this.release();
+    await this.follower.return?.();
+  }
+
+  async return(): Promise<IteratorResult<Event>> {
+    this.ending = undefined;
+    await this.finish();
+    return { done: true, value: undefined };
+  }
+}
+
+builder.subscriptionType({
+  description: 'Live changes. Needs an access token with the `read` scope, given when subscribing.',
+});
+
+builder.subscriptionField('changes', (t) =>
+  t.field({
+    type: ChangeRef,
+    nullable: false,
+    description:
+      'Extension (not in the master-data spec): every change to the master data as it commits. With `after` (a cursor from `changes`, `history`, this subscription, or `meta.changes_cursor` of a REST read): first what came after it, then live; without it, from now. In commit order, at least once: resubscribing with the last cursor received misses nothing. Ends with an error event coded TOKEN_EXPIRED, TOKEN_REVOKED or SUBSCRIBER_BEHIND (resume from your last cursor); refused with TOO_MANY_SUBSCRIPTIONS or CURSOR_EXPIRED.',
+    args: {
+      after: t.arg.string(),
+      types: t.arg({ type: [ResourceTypeEnum], description: 'Only changes of these types.' }),
+    },
+    subscribe: async (_root, args, context: GraphQLContext) => {
+      const release = context.subscriptions.admit(context.auth.clientId);
+      try {
+        const follower = await context.changeFeed.follow(cursorArgument(args.after, 'after'), args.types ?? undefined);
+        return new ChangeStream(follower, context.watchToken(context.auth), release) as AsyncIterable<never>;
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+    resolve: (event: Event) => {
+      if ('end' in event) throw event.end;
+      return event.entry;
+    },
+  }),
+);

@@ -1,0 +1,99 @@
+/**
+ * GraphQL over WebSocket at /graphql: the graphql-ws protocol (subprotocol
+ * `graphql-transport-ws`), for subscriptions and queries. The access token comes in the
+ * `connection_init` payload, `{"Authorization": "Bearer <token>"}`, and needs the `read` scope;
+ * without a valid one the socket is closed with 4403 and the reason. Every subscribe checks the
+ * token again (a revoked or expired one is refused), and a running subscription ends when its
+ * token does (./subscriptions.ts). The server pings every 12 s, so that proxies keep idle
+ * sockets open and dead peers are noticed.
+ *
+ * Dependencies: ws (the WebSocket server Node lacks) and graphql-ws (the protocol: connection
+ * set-up, subscribe and complete messages, ids, pings), rather than implementing either.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { bearerToken } from '../auth/bearer.ts';
+import type { BearerAuth, TokenService } from '../auth/tokens.ts';
+import type { OperationPipeline } from './operation.ts';
+import { prepareStreamed, runStreamed } from './streaming.ts';
+
+export interface GraphQLWebSocket {
+  /** Takes an HTTP upgrade request; answers whether it was one for this endpoint. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  close(): Promise<void>;
+}
+
+const KEEPALIVE_MS = 12_000;
+
+interface Connection {
+  token?: string;
+  auth?: BearerAuth;
+}
+
+/** The token of a connection_init payload: `Authorization` in any case, as a bearer credential. */
+function tokenOf(payload: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const header = Object.entries(payload ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  return typeof header === 'string' ? bearerToken(header) : undefined;
+}
+
+export function graphqlWebSocket(
+  operations: OperationPipeline,
+  tokens: TokenService,
+  graphqlPath: string,
+): GraphQLWebSocket {
+  const wss = new WebSocketServer({ noServer: true });
+  const connections = new WeakMap<object, Connection>();
+
+  /** The connection's token, checked now: its auth, or why it is refused. */
+  async function authenticate(connection: Connection): Promise<BearerAuth | string> {
+    if (!connection.token)
+      return 'invalid_request: send the access token in connection_init: {"Authorization": "Bearer <token>"}';
+    const check = await tokens.checkAccessToken(connection.token);
+    if (!check.ok) return `invalid_token: ${check.reason}`;
+    if (!check.auth.scopes.includes('read')) return 'insufficient_scope: the token needs the read scope';
+    return check.auth;
+  }
+
+  const server = useServer<Record<string, unknown> | undefined, { connection: Connection }>(
+    {
+      onConnect: async (ctx) => {
+        const connection: Connection = { token: tokenOf(ctx.connectionParams) };
+        const auth = await authenticate(connection);
+        if (typeof auth === 'string') {
+          // 4403 with the reason, not graphql-ws's bare "Forbidden".
+          ctx.extra.socket.close(4403, auth.slice(0, 120));
+          return false;
+        }
+        connection.auth = auth;
+        connections.set(ctx.extra, connection);
+        return true;
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const connection = connections.get(ctx.extra)!;
+        const auth = await authenticate(connection);
+        if (typeof auth === 'string') return [new GraphQLError(auth, { extensions: { code: 'UNAUTHENTICATED' } })];
+        return prepareStreamed(operations, auth, payload);
+      },
+      execute: (args) => runStreamed(operations, args) as never,
+      subscribe: (args) => runStreamed(operations, args) as never,
+    },
+    wss,
+    KEEPALIVE_MS,
+  );
+
+  return {
+    handleUpgrade(request, socket, head) {
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      if (path !== graphqlPath) return false;
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+      return true;
+    },
+    async close() {
+      await server.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
