@@ -2,7 +2,8 @@
  * Our server's side of each workload: the GraphQL request and the REST call that read the same
  * data as PostGraphile does for it (peer/queries.ts; print the peer's queries with
  * `tsx bench/run.ts --print-queries`), and how each answer turns into the neutral shape
- * (lib/neutral.ts), which the runner compares before any timing.
+ * (lib/neutral.ts), which the runner compares before any timing; and W5's update, as a mutation
+ * and as a PATCH.
  *
  * A case is resolved per database (bench/workloads.ts): the workload, its page size and its
  * parameters there: `params.id`, or `params.page`, `pageSize`, `offset`, `afterId`, `active`,
@@ -20,7 +21,7 @@ import {
   type NeutralResource,
   type Selection,
 } from './lib/neutral.ts';
-import type { ResolvedCase, WorkloadName } from './workloads.ts';
+import type { ProductUpdate, ReadCase, ReadWorkloadName } from './workloads.ts';
 
 export interface OurWorkload {
   /**
@@ -28,21 +29,21 @@ export interface OurWorkload {
    * `products(first:, after:, ...)`, camelCase of the spec's names), every attribute of every
    * resource selected, as the peer's query does.
    */
-  graphql: (c: ResolvedCase) => GraphQLRequest;
+  graphql: (c: ReadCase) => GraphQLRequest;
   /** Our GraphQL answer (the parsed JSON body) in the neutral shape. Throws on `errors`. */
-  normaliseGraphql: (c: ResolvedCase, body: unknown) => Neutral;
+  normaliseGraphql: (c: ReadCase, body: unknown) => Neutral;
   /**
    * Our REST call for the case: path and query string (e.g. `/products/6501`), or undefined where
    * REST cannot express it (per_page is at most 50).
    */
-  rest: (c: ResolvedCase) => string | undefined;
+  rest: (c: ReadCase) => string | undefined;
   /**
    * The part of the workload's selection the REST answer holds; the peer's answer is cut down to it
    * before comparing. Defaults to the first level of relationships (REST includes one level).
    */
   restSelection?: Selection;
   /** Our REST document in the neutral shape. Defaults to fromJsonApi(body, restSelection). */
-  normaliseRest?: (c: ResolvedCase, body: unknown) => Neutral;
+  normaliseRest?: (c: ReadCase, body: unknown) => Neutral;
 }
 
 /**
@@ -50,7 +51,7 @@ export interface OurWorkload {
  * include (first-level relationships) and the spec's filters. Written from the contract before
  * the REST layer exists: check it against the real thing when plugging REST in.
  */
-export function restPath(c: ResolvedCase): string | undefined {
+export function restPath(c: ReadCase): string | undefined {
   const { workload, params } = c;
   const include = Object.keys(workload.include);
   const query = new URLSearchParams();
@@ -89,7 +90,7 @@ function selectionSet(type: string, selection: Selection, indent: string): strin
 }
 
 /** Our request for a case: `product(id:)`, or a page of `products(first:, after:, filter:)` in id order. */
-function ourRequest(c: ResolvedCase): GraphQLRequest {
+function ourRequest(c: ReadCase): GraphQLRequest {
   const { workload, params } = c;
   const operation = `${workload.name}${c.pageSize && c.pageSize !== workload.pageSize ? `_${c.pageSize}` : ''}`;
   if (params.shape === 'one') {
@@ -140,7 +141,7 @@ function neutralOf(type: string, node: Node, selection: Selection): NeutralResou
 }
 
 /** Our JSON answer to ourRequest(c), in the neutral shape. Throws on GraphQL errors. */
-function normaliseOurs(c: ResolvedCase, body: unknown): Neutral {
+function normaliseOurs(c: ReadCase, body: unknown): Neutral {
   const { data, errors } = body as { data?: Record<string, unknown> | null; errors?: { message: string }[] };
   if (errors?.length) throw new Error(`ours: ${errors.map((e) => e.message).join('; ')}`);
   const { workload, params } = c;
@@ -155,7 +156,7 @@ function normaliseOurs(c: ResolvedCase, body: unknown): Neutral {
 
 const graphql = { graphql: ourRequest, normaliseGraphql: normaliseOurs };
 
-export const OURS: Record<WorkloadName, OurWorkload> = {
+export const OURS: Record<ReadWorkloadName, OurWorkload> = {
   // The REST calls are rest.md's (restPath); check them, and fromJsonApi, against the real REST
   // layer when it answers.
   W0: { ...graphql, rest: restPath },
@@ -165,4 +166,28 @@ export const OURS: Record<WorkloadName, OurWorkload> = {
   W2: { ...graphql, rest: restPath },
   W3: { ...graphql, rest: restPath },
   W4: { ...graphql, rest: restPath },
+};
+
+/**
+ * W5 through our server. GraphQL: `updateProduct(id:, input:)`, selecting the id only (graphql.md:
+ * localized text is merged language by language). REST: `PATCH /products/{id}` with the two
+ * attributes (rest.md: `name` merged key by key, a decimal as a JSON number), which answers with
+ * the whole document, as the protocol does.
+ */
+export const OUR_UPDATE = {
+  graphql: (u: ProductUpdate): GraphQLRequest => ({
+    query:
+      'mutation W5($id: Int!, $input: UpdateProductInput!) {\n  updateProduct(id: $id, input: $input) {\n    id\n  }\n}',
+    variables: { id: u.id, input: { consumerPrice: u.consumerPrice, name: { en: u.nameEn } } },
+  }),
+  rest: (u: ProductUpdate) => ({
+    path: `/products/${u.id}`,
+    body: {
+      data: {
+        type: 'products',
+        id: u.id,
+        attributes: { consumer_price: Number(u.consumerPrice), name: { en: u.nameEn } },
+      },
+    },
+  }),
 };

@@ -5,10 +5,12 @@
  *    growth cases), reusing them when already seeded.
  * 2. Starts the servers the chosen targets need, as child processes (same Node, pool size 10).
  * 3. Verifies before timing: every target answers every case, the page holds the ids the database
- *    says it should, and all answers are equal in the neutral shape.
+ *    says it should, and all answers are equal in the neutral shape; W5's update, written through
+ *    each target, is read back from the database.
  * 4. Counts SQL statements per request exactly (sequential requests, counter delta).
  * 5. Times: warm-up for every target, then rounds A B A B ..., autocannon with 10 connections.
- * 6. Prints a table and writes results/latest.json and results/latest.svg.
+ * 6. Prints a table (and, for W5, our change-log entries against the writes answered) and writes
+ *    results/latest.json and results/latest.svg.
  *
  * Run `tsx bench/run.ts --help` for the options.
  */
@@ -20,20 +22,33 @@ import { parseArgs } from 'node:util';
 import {
   BENCH_DIR,
   ROOT_DIR,
+  changeLog,
   datasetFor,
   describe,
   openReader,
   prepareDataset,
   type Dataset,
+  type SqlReader,
 } from './lib/databases.ts';
-import { fetchOnce, median, statementProbe, timedRun, type RunResult } from './lib/load.ts';
-import { census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
+import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './lib/load.ts';
+import { canonicalDecimal, census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
 import { formatTable, renderSvg, type Goal, type Measurement, type Report } from './lib/report.ts';
-import { startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
+import { counterValue, startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
 import { defaultTargets, TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
-import { OURS } from './ours.ts';
-import { peerRequest } from './peer/queries.ts';
-import { resolveCases, workloadCase, type ResolvedCase, type WorkloadCase } from './workloads.ts';
+import { OUR_UPDATE, OURS } from './ours.ts';
+import { peerRequest, peerUpdate } from './peer/queries.ts';
+import {
+  isRead,
+  productUpdate,
+  resolveCases,
+  storedProduct,
+  workloadCase,
+  type ProductUpdate,
+  type ReadCase,
+  type ResolvedCase,
+  type UpdateParams,
+  type WorkloadCase,
+} from './workloads.ts';
 
 const USAGE = `usage: tsx bench/run.ts [options]
 
@@ -43,7 +58,7 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4 (default: all)
+  --workloads LIST     W0,W1,W2,W3,W4,W5 (default: all; W5 writes, and runs after the reads)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
   --duration S         seconds per timed run (default 5)
   --warmup S           seconds of warm-up per target and case (default 2)
@@ -136,15 +151,18 @@ interface Plan {
 }
 
 /**
- * What runs where: the five workloads on the scale-20 databases; the growth cases (W2 with pages
- * of 10 and 100 at scale 20; W0 and W2 at scale 1) on PostgreSQL, beside the peer.
+ * What runs where: the six workloads on the scale-20 databases; the growth cases (W2 with pages
+ * of 10 and 100 at scale 20; W0 and W2 at scale 1) on PostgreSQL, beside the peer. W5 writes, so
+ * it comes last on its database: the reads are verified and timed on the data as seeded (and as
+ * W5 leaves it, which changes none of their parameters: workloads.ts).
  */
 const DATASETS = ['pg20', 'pg1', 'sqlite20'];
 
 function plan(options: Options): Plan[] {
-  const MAIN = ['W0', 'W1', 'W2', 'W3', 'W4'];
+  const READS = ['W0', 'W1', 'W2', 'W3', 'W4'];
+  const MAIN = [...READS, 'W5'];
   const byDataset: Record<string, string[]> = {
-    pg20: [...MAIN, ...(options.growth ? ['W2/10', 'W2/100'] : [])],
+    pg20: [...READS, ...(options.growth ? ['W2/10', 'W2/100'] : []), 'W5'],
     pg1: options.growth ? ['W0', 'W2'] : [],
     sqlite20: MAIN,
   };
@@ -172,8 +190,14 @@ function log(line: string): void {
 interface Bound {
   target: Target;
   server: RunningServer;
-  binding: CaseBinding;
+  /** What is sent: the same request over and over (reads), or the next update each time (W5). */
+  request: Requests;
   measurement: Measurement;
+}
+
+interface ReadBound extends Bound {
+  request: CaseBinding['request'];
+  binding: CaseBinding;
 }
 
 /** The relationships two selections both follow. */
@@ -189,7 +213,7 @@ function intersect(a: Selection, b: Selection): Selection {
  * Fetches every target's answer to the case once and compares them: each must hold the expected
  * ids, and equal the first target's answer (the peer's, when it runs) on the part it covers.
  */
-async function verify(c: ResolvedCase, bound: Bound[], probe: number): Promise<void> {
+async function verify(c: ReadCase, bound: ReadBound[], probe: number): Promise<void> {
   let reference: { name: TargetName; neutral: Neutral; selection: Selection } | undefined;
   for (const b of bound) {
     const m = b.measurement;
@@ -216,13 +240,59 @@ async function verify(c: ResolvedCase, bound: Bound[], probe: number): Promise<v
         if (difference) throw new Error(`differs from ${reference.name}: ${difference}`);
       }
       m.responseBytes = answer.bytes;
-      m.statementsPerRequest = await statementProbe(b.server, b.binding.request, probe);
+      m.statementsPerRequest = await statementProbe(b.server, b.request, probe);
     } catch (error) {
       m.status = 'failed';
       m.reason = `verification: ${(error as Error).message}`;
       log(`  ${c.key} ${b.target.name}: FAILED ${m.reason}`);
     }
   }
+}
+
+/**
+ * W5 before timing: one update through each target, after which the database must hold the
+ * price and the name it sent; then the statements per update (the probe's requests are updates
+ * too). A 2xx alone does not say the write happened.
+ */
+async function verifyUpdates(bound: Bound[], next: () => ProductUpdate, sql: SqlReader, probe: number): Promise<void> {
+  for (const b of bound) {
+    const m = b.measurement;
+    try {
+      await countingWrites(b, sql, async () => {
+        const update = next();
+        const answer = await fetchOnce(b.server, b.target.update(update, b.server));
+        if (answer.status < 200 || answer.status > 299 || b.target.bodyOk?.(answer.text) === false)
+          throw new Error(`status ${answer.status}: ${answer.text.slice(0, 200)}`);
+        const sent = { consumerPrice: canonicalDecimal(update.consumerPrice), nameEn: update.nameEn };
+        const difference = firstDifference(sent, await storedProduct(sql, update.id));
+        if (difference) throw new Error(`product ${update.id} in the database after the update: ${difference}`);
+        log(`  W5 ${b.target.name}: product ${update.id} now holds ${sent.consumerPrice} and "${sent.nameEn}"`);
+        m.responseBytes = answer.bytes;
+        m.statementsPerRequest = await statementProbe(b.server, b.request, probe);
+      });
+    } catch (error) {
+      m.status = 'failed';
+      m.reason = `verification: ${(error as Error).message}`;
+      log(`  W5 ${b.target.name}: FAILED ${m.reason}`);
+    }
+  }
+}
+
+/**
+ * Runs `action` (writes through one target) and, where the target is ours, adds to its
+ * measurement the change-log entries appended meanwhile and the writes its server counted as
+ * answered with success. Targets run one at a time, so the entries are this target's.
+ */
+async function countingWrites<T>(b: Bound, sql: SqlReader, action: () => Promise<T>): Promise<T> {
+  const filter = b.target.writesAnswered;
+  if (!filter) return action();
+  const [before, answeredBefore] = await Promise.all([changeLog(sql), counterValue(b.server, filter)]);
+  const result = await action();
+  const [after, answeredAfter] = await Promise.all([changeLog(sql, before.last), counterValue(b.server, filter)]);
+  const counts = (b.measurement.changeLog ??= { entries: 0, writesAnswered: 0 });
+  counts.entries += after.entries;
+  counts.writesAnswered += (answeredAfter ?? 0) - (answeredBefore ?? 0);
+  return result;
 }
 
 function summarise(rounds: RunResult[]): Measurement['summary'] {
@@ -238,6 +308,58 @@ function summarise(rounds: RunResult[]): Measurement['summary'] {
   };
 }
 
+/**
+ * Binds every target to one case and verifies it: reads by their answers, W5 by what each target's
+ * update left in the database. Returns the targets that passed, to be timed.
+ */
+async function bindAndVerify(
+  c: ResolvedCase,
+  p: Plan,
+  running: Map<ServerKind, RunningServer>,
+  measurements: Measurement[],
+  sql: SqlReader,
+  probe: number,
+): Promise<Bound[]> {
+  const measurementOf = (target: Target): Measurement => {
+    const measurement: Measurement = {
+      dataset: p.dataset.id,
+      case: c.key,
+      title: c.workload.title,
+      target: target.name,
+      status: 'verified',
+      rounds: [],
+    };
+    measurements.push(measurement);
+    return measurement;
+  };
+  if (!isRead(c)) {
+    // One sequence of updates for all targets, so that no request writes what another wrote.
+    let n = 0;
+    const next = () => productUpdate(c.params as UpdateParams, n++);
+    const bound = p.targets.map((target): Bound => {
+      const server = running.get(target.server)!;
+      return { target, server, request: () => target.update(next(), server), measurement: measurementOf(target) };
+    });
+    await verifyUpdates(bound, next, sql, probe);
+    return bound.filter((b) => b.measurement.status === 'verified');
+  }
+  const bound: ReadBound[] = [];
+  for (const target of p.targets) {
+    const server = running.get(target.server)!;
+    const measurement = measurementOf(target);
+    const binding = target.bind(c, server);
+    if (typeof binding === 'string') {
+      measurement.status = 'skipped';
+      measurement.reason = binding;
+      log(`  ${c.key} ${target.name}: skipped (${binding})`);
+      continue;
+    }
+    bound.push({ target, server, binding, request: binding.request, measurement });
+  }
+  await verify(c, bound, probe);
+  return bound.filter((b) => b.measurement.status === 'verified');
+}
+
 async function runDataset(
   p: Plan,
   options: Options,
@@ -245,18 +367,19 @@ async function runDataset(
   report: Report,
   servers: Set<RunningServer>,
 ) {
+  // Open for the whole run: W5 reads back what it wrote and counts our change log's entries.
   const reader = await openReader(p.dataset);
-  const cases = await resolveCases(reader, p.cases).finally(() => reader.close());
-  report.datasets.push({
-    id: p.dataset.id,
-    provider: p.dataset.provider,
-    scale: p.dataset.scale,
-    database: describe(p.dataset),
-    cases: cases.map((c) => ({ key: c.key, title: c.workload.title, params: c.params })),
-  });
-
   const running = new Map<ServerKind, RunningServer>();
   try {
+    const cases = await resolveCases(reader, p.cases);
+    report.datasets.push({
+      id: p.dataset.id,
+      provider: p.dataset.provider,
+      scale: p.dataset.scale,
+      database: describe(p.dataset),
+      cases: cases.map((c) => ({ key: c.key, title: c.workload.title, params: c.params })),
+    });
+
     for (const kind of new Set(p.targets.map((t) => t.server))) {
       log(`${p.dataset.id}: starting ${kind}`);
       const server = await startServer(kind, {
@@ -271,31 +394,8 @@ async function runDataset(
 
     log(`${p.dataset.id}: verifying answers and counting statements`);
     const perCase: { c: ResolvedCase; bound: Bound[] }[] = [];
-    for (const c of cases) {
-      const bound: Bound[] = [];
-      for (const target of p.targets) {
-        const server = running.get(target.server)!;
-        const measurement: Measurement = {
-          dataset: p.dataset.id,
-          case: c.key,
-          title: c.workload.title,
-          target: target.name,
-          status: 'verified',
-          rounds: [],
-        };
-        measurements.push(measurement);
-        const binding = target.bind(c, server);
-        if (typeof binding === 'string') {
-          measurement.status = 'skipped';
-          measurement.reason = binding;
-          log(`  ${c.key} ${target.name}: skipped (${binding})`);
-          continue;
-        }
-        bound.push({ target, server, binding, measurement });
-      }
-      await verify(c, bound, options.probe);
-      perCase.push({ c, bound: bound.filter((b) => b.measurement.status === 'verified') });
-    }
+    for (const c of cases)
+      perCase.push({ c, bound: await bindAndVerify(c, p, running, measurements, reader, options.probe) });
     if (options.verifyOnly) return;
 
     for (const { c, bound } of perCase) {
@@ -306,14 +406,16 @@ async function runDataset(
       // A run that throws (a server died, say) fails its target for this case; the others go on.
       const run = async (b: Bound, duration: number) => {
         if (b.measurement.status === 'failed') return undefined;
-        try {
-          return await timedRun({
+        const timed = () =>
+          timedRun({
             server: b.server,
-            request: b.binding.request,
+            request: b.request,
             connections: options.connections,
             duration,
             bodyOk: b.target.bodyOk,
           });
+        try {
+          return await (isRead(c) ? timed() : countingWrites(b, reader, timed));
         } catch (error) {
           b.measurement.status = 'failed';
           b.measurement.reason = `run: ${(error as Error).message}`;
@@ -348,6 +450,7 @@ async function runDataset(
       await server.stop();
       servers.delete(server);
     }
+    await reader.close();
   }
 }
 
@@ -372,11 +475,23 @@ async function printQueries(plans: Plan[]): Promise<void> {
     const reader = await openReader(p.dataset);
     const cases = await resolveCases(reader, p.cases).finally(() => reader.close());
     for (const c of cases) {
-      const request = peerRequest(c);
       console.log(`# ${p.dataset.id} ${c.key}: ${c.workload.title}`);
+      if (isRead(c)) {
+        const request = peerRequest(c);
+        console.log(request.query);
+        console.log(`# variables: ${JSON.stringify(request.variables)}`);
+        console.log(`# REST (rest.md): GET ${OURS[c.workload.name].rest?.(c) ?? '(not expressible)'}\n`);
+        continue;
+      }
+      const update = productUpdate(c.params as UpdateParams, 0);
+      const request = peerUpdate(update);
+      const rest = OUR_UPDATE.rest(update);
       console.log(request.query);
-      console.log(`# variables: ${JSON.stringify(request.variables)}`);
-      console.log(`# REST (rest.md): GET ${OURS[c.workload.name].rest?.(c) ?? '(not expressible)'}\n`);
+      console.log(
+        `# variables of the first update (each request writes the next): ${JSON.stringify(request.variables)}`,
+      );
+      console.log(`# ours: ${JSON.stringify(OUR_UPDATE.graphql(update))}`);
+      console.log(`# REST (rest.md): PATCH ${rest.path} ${JSON.stringify(rest.body)}\n`);
     }
   }
 }
@@ -440,11 +555,13 @@ async function main(): Promise<void> {
       'req/s, mean, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
       'stmts/req: sequential requests, db_statements_total delta / requests (exact); summary.statementsPerRequestUnderLoad is the same over the timed runs.',
       'vs peer: our median req/s over PostGraphile median req/s on the same dataset and case.',
+      'W5 writes; changeLog (ours): change-log entries appended over all W5 requests of the target, against the writes the server answered with success by its own count: equal when every write is logged.',
     ],
   };
 
   const table = formatTable(measurements);
   console.log(`\n${table}\n`);
+  const unlogged = reportChangeLog(measurements);
   report.goals = goals(measurements);
   console.log(
     `Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`,
@@ -465,6 +582,25 @@ async function main(): Promise<void> {
     console.error(`${failed.length} target x case pairs failed verification or a run; see the table`);
     process.exitCode = 1;
   }
+  if (unlogged > 0) {
+    console.error(`${unlogged} of our W5 targets wrote a change-log entry count other than their writes answered`);
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * Prints, per W5 target of ours, its change-log entries against its writes answered (one entry
+ * per product update); returns how many differ.
+ */
+function reportChangeLog(measurements: Measurement[]): number {
+  const counted = measurements.filter((m) => m.changeLog);
+  if (counted.length === 0) return 0;
+  const lines = counted.map((m) => {
+    const { entries, writesAnswered } = m.changeLog!;
+    return `  ${entries === writesAnswered ? 'equal  ' : 'DIFFER '}  ${m.dataset} ${m.case} ${m.target}: ${entries.toLocaleString('en-US')} entries for ${writesAnswered.toLocaleString('en-US')} writes answered with success`;
+  });
+  console.log(`Change log (W5, ours: one entry per product update):\n${lines.join('\n')}\n`);
+  return counted.filter((m) => m.changeLog!.entries !== m.changeLog!.writesAnswered).length;
 }
 
 /**

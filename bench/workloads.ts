@@ -1,21 +1,23 @@
 /**
  * The workloads, as data: what each one reads (root type, one or a page, the relationships it
- * follows), and how its parameters are found in a prepared database. Each server turns a resolved
- * case into its own request: PostGraphile in peer/queries.ts, ours in ours.ts.
+ * follows) or, for W5, writes, and how its parameters are found in a prepared database. Each
+ * server turns a resolved case into its own request: PostGraphile in peer/queries.ts, ours in
+ * ours.ts.
  */
-import { dateTimeMillis, type Selection } from './lib/neutral.ts';
+import { canonicalDecimal, dateTimeMillis, type Selection } from './lib/neutral.ts';
 import type { SqlReader } from './lib/databases.ts';
 
-export type WorkloadName = 'W0' | 'W1' | 'W2' | 'W3' | 'W4';
+export type ReadWorkloadName = 'W0' | 'W1' | 'W2' | 'W3' | 'W4';
+export type WorkloadName = ReadWorkloadName | 'W5';
 
 export interface Workload {
   name: WorkloadName;
   title: string;
   /** The spec type at the root. */
   type: 'products' | 'customers' | 'suppliers';
-  /** One resource by id, or one page of a list ordered by id. */
-  shape: 'one' | 'list';
-  /** Relationships followed (all attributes of every resource are read). */
+  /** One resource by id, one page of a list ordered by id, or updates of one resource at a time (W5). */
+  shape: 'one' | 'list' | 'update';
+  /** Relationships followed (all attributes of every resource are read); none for an update. */
   include: Selection;
   /** Default page size of a list workload. */
   pageSize?: number;
@@ -75,6 +77,13 @@ export const WORKLOADS: Record<WorkloadName, Workload> = {
     include: {},
     filters: { active: true, modifiedAfter: true },
   },
+  W5: {
+    name: 'W5',
+    title: "update one product's consumer price and English name",
+    type: 'products',
+    shape: 'update',
+    include: {},
+  },
 };
 
 /** One measured thing: a workload at one page size. `W2/10` is W2 with pages of 10. */
@@ -93,7 +102,7 @@ export function workloadCase(key: string): WorkloadCase {
 }
 
 /** Parameters of a case in one database, in terms every protocol can use. */
-export type CaseParams = OneParams | ListParams;
+export type CaseParams = OneParams | ListParams | UpdateParams;
 
 export interface OneParams {
   shape: 'one';
@@ -117,8 +126,62 @@ export interface ListParams {
   expectedIds: number[];
 }
 
+/**
+ * W5's updates: update n (from 0, counted over every target of the run) writes product
+ * `firstId + n % count`, consumer price `firstCents + n` cents and English name `W5 update
+ * <firstCents + n>`. A write that changes nothing writes nothing in our server (no version, no
+ * change-log entry), so every update must change the product: the prices start above every price
+ * these products hold and only go up, across targets and across runs. Consecutive updates go to
+ * different products, so that no row lock is what the run measures.
+ */
+export interface UpdateParams {
+  shape: 'update';
+  firstId: number;
+  count: number;
+  firstCents: number;
+}
+
+/** One update of W5, in terms every protocol can use. */
+export interface ProductUpdate {
+  id: number;
+  /** A decimal with two places, e.g. `"38.01"`. */
+  consumerPrice: string;
+  nameEn: string;
+}
+
+export function productUpdate(params: UpdateParams, n: number): ProductUpdate {
+  const cents = params.firstCents + n;
+  return {
+    id: params.firstId + (n % params.count),
+    consumerPrice: `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
+    nameEn: `W5 update ${cents}`,
+  };
+}
+
+/** A product's consumer price (canonical, lib/neutral.ts) and English name, as the database holds them. */
+export async function storedProduct(
+  sql: SqlReader,
+  id: number,
+): Promise<{ consumerPrice: string | null; nameEn: string | null } | undefined> {
+  const [row] = await sql.all(`SELECT consumer_price, name_en FROM products WHERE id = ${id}`);
+  return row && { consumerPrice: canonicalDecimal(row.consumer_price), nameEn: row.name_en as string | null };
+}
+
+/** How many products W5 rotates over (fewer on a small dataset: a fifth of its products). */
+const W5_PRODUCTS = 2000;
+
 export interface ResolvedCase extends WorkloadCase {
   params: CaseParams;
+}
+
+/** A case of W0-W4: it reads. */
+export type ReadCase = ResolvedCase & {
+  workload: Workload & { name: ReadWorkloadName };
+  params: OneParams | ListParams;
+};
+
+export function isRead(c: ResolvedCase): c is ReadCase {
+  return c.params.shape !== 'update';
 }
 
 /** ATOM (`YYYY-MM-DDTHH:MM:SS+00:00`), as the REST filter `modified_after` takes it. */
@@ -163,6 +226,18 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
   const idsOf = async (table: string) =>
     (await sql.all(`SELECT id FROM ${table} ORDER BY id`)).map((r) => Number(r.id));
 
+  // W4: the modified_date of the middle product, to the second: the seed writes products in
+  // batches of 1,000 with one timestamp each, so this keeps roughly the later half. Where that
+  // leaves fewer than three pages (scale 1 is a single batch), every product qualifies.
+  const middle = products[Math.floor(products.length / 2)]!;
+  const w4Page = (size: number) => {
+    let after = Math.floor(middle.modified / 1000) * 1000;
+    const qualifying = (t: number) => products.filter((p) => p.active && p.modified > t).map((p) => p.id);
+    if (qualifying(after).length < 3 * size)
+      after = Math.floor(Math.min(...products.map((p) => p.modified)) / 1000) * 1000 - 1000;
+    return page(qualifying(after), size, 2, { active: true, modifiedAfter: atom(after) });
+  };
+
   const resolved: ResolvedCase[] = [];
   for (const c of cases) {
     const size = c.pageSize!;
@@ -196,16 +271,30 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
         params = page(ids, size, index);
         break;
       }
-      case 'W4': {
-        // The modified_date of the middle product, to the second: the seed writes products in
-        // batches of 1,000 with one timestamp each, so this keeps roughly the later half. Where
-        // that leaves fewer than three pages (scale 1 is a single batch), every product qualifies.
-        const middle = products[Math.floor(products.length / 2)]!;
-        let after = Math.floor(middle.modified / 1000) * 1000;
-        const qualifying = (t: number) => products.filter((p) => p.active && p.modified > t).map((p) => p.id);
-        if (qualifying(after).length < 3 * size)
-          after = Math.floor(Math.min(...products.map((p) => p.modified)) / 1000) * 1000 - 1000;
-        params = page(qualifying(after), size, 2, { active: true, modifiedAfter: atom(after) });
+      case 'W4':
+        params = w4Page(size);
+        break;
+      case 'W5': {
+        // The last products by id (8001-10000 at scale 20, finished goods). Our server sets
+        // modified_date on every write, and W4's parameters depend on it: W5's products all come
+        // after W4's date product and W4's page, so that the read cases find the same parameters
+        // in the next run, after this one's writes.
+        const count = Math.min(W5_PRODUCTS, Math.floor(products.length / 5));
+        const rotation = products.slice(-count);
+        const firstId = rotation[0]!.id;
+        if (rotation.at(-1)!.id !== firstId + count - 1)
+          throw new Error(`W5: the last ${count} product ids are not consecutive from ${firstId}`);
+        const w4Last = w4Page(WORKLOADS.W4.pageSize!).expectedIds.at(-1)!;
+        if (firstId <= middle.id || firstId <= w4Last)
+          throw new Error(`W5: products from ${firstId} would rewrite W4's date (${middle.id}) or page (to ${w4Last})`);
+        const [row] = await sql.all(`SELECT max(consumer_price) AS price FROM products WHERE id >= ${firstId}`);
+        params = {
+          shape: 'update',
+          firstId,
+          count,
+          // The next whole unit above the highest price: every update raises the product's price.
+          firstCents: (Math.floor(Number(row?.price ?? 0)) + 1) * 100,
+        };
         break;
       }
     }

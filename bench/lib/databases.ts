@@ -67,6 +67,17 @@ export async function openReader(dataset: Dataset): Promise<SqlReader> {
   };
 }
 
+/**
+ * Our server's change log: the number of its last entry (`seq`, in commit order), and how many
+ * entries come after `since`: those of the writes since the call that returned it.
+ */
+export async function changeLog(sql: SqlReader, since = 0): Promise<{ last: number; entries: number }> {
+  const [row] = await sql.all(
+    `SELECT coalesce(max(seq), ${since}) AS last, count(*) AS entries FROM changes WHERE seq > ${since}`,
+  );
+  return { last: Number(row?.last), entries: Number(row?.entries) };
+}
+
 function sqliteFile(dataset: Dataset): string {
   return dataset.url.slice('file:'.length);
 }

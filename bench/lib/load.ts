@@ -1,14 +1,18 @@
 /**
  * One timed run: autocannon (as a library, in this process) against one server with one request,
- * plus what the server did meanwhile: SQL statements (delta of db_statements_total) and peak RSS.
+ * or a new one for every request sent (W5's updates), plus what the server did meanwhile: SQL
+ * statements (delta of db_statements_total) and peak RSS.
  */
 import autocannon from 'autocannon';
 import type { HttpRequest } from './targets.ts';
 import { statementCount, watchMemory, type RunningServer } from './servers.ts';
 
+/** The same request every time (reads), or a function making each one (writes: each changes something). */
+export type Requests = HttpRequest | (() => HttpRequest);
+
 export interface LoadOptions {
   server: RunningServer;
-  request: HttpRequest;
+  request: Requests;
   connections: number;
   /** Seconds. */
   duration: number;
@@ -39,12 +43,17 @@ export async function timedRun({ server, request, connections, duration, bodyOk 
   const statementsBefore = await statementCount(server);
   const memory = watchMemory(server.pid);
   const result = await autocannon({
-    url: `${server.baseUrl}${request.path}`,
     connections,
     duration,
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
+    // A fixed request is built once; setupRequest builds one per request sent.
+    ...(typeof request === 'function'
+      ? { url: server.baseUrl, requests: [{ setupRequest: (defaults) => ({ ...defaults, ...request() }) }] }
+      : {
+          url: `${server.baseUrl}${request.path}`,
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+        }),
     // Body checks are only for GraphQL (see Target.bodyOk).
     ...(bodyOk ? { verifyBody: (body: string | Buffer | undefined) => bodyOk(String(body ?? '')) } : {}),
   });
@@ -103,10 +112,10 @@ export async function fetchOnce(server: RunningServer, request: HttpRequest): Pr
  * Statements per request measured exactly: `count` requests one after another, nothing else
  * running, divided into the counter's delta.
  */
-export async function statementProbe(server: RunningServer, request: HttpRequest, count: number): Promise<number> {
+export async function statementProbe(server: RunningServer, request: Requests, count: number): Promise<number> {
   const before = await statementCount(server);
   for (let i = 0; i < count; i++) {
-    const answer = await fetchOnce(server, request);
+    const answer = await fetchOnce(server, typeof request === 'function' ? request() : request);
     if (answer.status < 200 || answer.status > 299) throw new Error(`statement probe: status ${answer.status}`);
   }
   return ((await statementCount(server)) - before) / count;

@@ -34,6 +34,13 @@ export interface Measurement {
   };
   /** Our median req/s over the peer's on the same dataset and case (> 1: we are faster). */
   ratioToPeer?: number;
+  /**
+   * W5 through our server, over all of the case's requests (verification, probe, warm-up, rounds):
+   * the entries the change log gained, and the writes the server answered with success by its own
+   * count (requests still in flight when autocannon stopped included). One entry per product
+   * update: the two are equal when the log records every write.
+   */
+  changeLog?: { entries: number; writesAnswered: number };
 }
 
 /** One of the benchmark issue's targets, checked on a run. */

@@ -151,8 +151,9 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
 /**
  * Our server as production runs it: `node --import tsx src/main.ts` (what `npm start` runs, without
  * the tsx wrapper process, so that the measured pid is the server), auth on with a real token from
- * the token endpoint, logs at info (to a file), metrics on, no demo data. The API client is created
- * with the project's CLI for this run and revoked when the server stops.
+ * the token endpoint (scopes read and write: W5 writes), logs at info (to a file), metrics on, no
+ * demo data. The API client is created with the project's CLI for this run and revoked when the
+ * server stops.
  */
 export async function startOurs(
   { dataset, logDir }: StartOptions,
@@ -171,7 +172,11 @@ export async function startOurs(
     SEED_DEMO_DATA: 'false',
   };
   const created = JSON.parse(
-    await runCli('src/auth/cli.ts', ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read', '--json'], env),
+    await runCli(
+      'src/auth/cli.ts',
+      ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read,write', '--json'],
+      env,
+    ),
   ) as {
     client_id: string;
     client_secret: string;
@@ -242,18 +247,36 @@ export function startServer(kind: ServerKind, options: StartOptions): Promise<Ru
   return kind === 'baseline' ? startBaseline(options) : startOurs(options);
 }
 
-/** `db_statements_total` from GET /metrics (summed over label sets, if any). */
-export async function statementCount(server: RunningServer): Promise<number> {
+/** A counter on GET /metrics: its name, and the labels a series must have to be counted. */
+export interface CounterFilter {
+  name: string;
+  labels?: Record<string, string>;
+}
+
+/**
+ * A counter from GET /metrics, summed over its series that carry the filter's labels; undefined
+ * when the server shows no such series (a labelled counter has none until it is first counted).
+ */
+export async function counterValue(server: RunningServer, filter: CounterFilter): Promise<number | undefined> {
   const res = await fetch(`${server.baseUrl}/metrics`);
   if (!res.ok) throw new Error(`${server.kind}: GET /metrics answered ${res.status}`);
   const text = await res.text();
-  let total = 0;
-  let found = false;
-  for (const match of text.matchAll(/^db_statements_total(?:\{[^}]*\})?\s+([0-9.e+-]+)\s*$/gm)) {
-    total += Number(match[1]);
-    found = true;
+  let total: number | undefined;
+  for (const match of text.matchAll(/^(\w+)(?:\{([^}]*)\})?\s+([0-9.e+-]+)\s*$/gm)) {
+    if (match[1] !== filter.name) continue;
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]),
+    );
+    if (Object.entries(filter.labels ?? {}).every(([name, value]) => labels[name] === value))
+      total = (total ?? 0) + Number(match[3]);
   }
-  if (!found) throw new Error(`${server.kind}: no db_statements_total in /metrics`);
+  return total;
+}
+
+/** `db_statements_total` from GET /metrics (summed over label sets, if any). */
+export async function statementCount(server: RunningServer): Promise<number> {
+  const total = await counterValue(server, { name: 'db_statements_total' });
+  if (total === undefined) throw new Error(`${server.kind}: no db_statements_total in /metrics`);
   return total;
 }
 

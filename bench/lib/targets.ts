@@ -1,20 +1,20 @@
 /**
- * Targets: a server, a protocol and what it makes of each case. `postgraphile` is the peer;
- * `graphql` and `rest` are our server's two APIs (one process serves both), through bench/ours.ts;
- * `graphql@base` and `rest@base` the same two of another checkout (`--baseline`), for paired
- * before/after numbers.
+ * Targets: a server, a protocol and what it makes of each case and of W5's updates. `postgraphile`
+ * is the peer; `graphql` and `rest` are our server's two APIs (one process serves both), through
+ * bench/ours.ts; `graphql@base` and `rest@base` the same two of another checkout (`--baseline`),
+ * for paired before/after numbers.
  */
-import { firstLevel, OURS } from '../ours.ts';
-import { normalisePeer, peerRequest } from '../peer/queries.ts';
-import type { ResolvedCase } from '../workloads.ts';
+import { firstLevel, OUR_UPDATE, OURS } from '../ours.ts';
+import { normalisePeer, peerRequest, peerUpdate } from '../peer/queries.ts';
+import type { ProductUpdate, ReadCase } from '../workloads.ts';
 import type { Provider } from './databases.ts';
 import { fromJsonApi, type JsonApiDocument, type Neutral, type Selection } from './neutral.ts';
-import type { RunningServer, ServerKind } from './servers.ts';
+import type { CounterFilter, RunningServer, ServerKind } from './servers.ts';
 
 export type TargetName = 'postgraphile' | 'graphql' | 'rest' | 'graphql@base' | 'rest@base';
 
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   body?: string;
@@ -32,8 +32,16 @@ export interface Target {
   name: TargetName;
   server: ServerKind;
   providers: readonly Provider[];
-  /** The binding for a case, or a reason it does not apply (shown as a skip). */
-  bind(c: ResolvedCase, server: RunningServer): CaseBinding | string;
+  /** The binding for a read case, or a reason it does not apply (shown as a skip). */
+  bind(c: ReadCase, server: RunningServer): CaseBinding | string;
+  /** The request that writes one of W5's updates. */
+  update(u: ProductUpdate, server: RunningServer): HttpRequest;
+  /**
+   * Ours: the server's own count of the writes it answered with success (a counter on /metrics,
+   * requests still in flight when a run stops included), set against the change-log entries they
+   * appended: one per product update.
+   */
+  writesAnswered?: CounterFilter;
   /**
    * Checks each body under load. GraphQL servers answer many errors with status 200, so for
    * GraphQL a body carrying a top-level `"errors":` key counts as an error (autocannon reads every
@@ -63,6 +71,7 @@ const OUR_TARGETS = {
       selection: c.workload.include,
       normalise: (body) => normalisePeer(c, body),
     }),
+    update: (u, server) => post(server, peerUpdate(u)),
     bodyOk: graphqlBodyOk,
   },
   graphql: {
@@ -77,6 +86,8 @@ const OUR_TARGETS = {
         normalise: (body) => slot.normaliseGraphql(c, body),
       };
     },
+    update: (u, server) => post(server, OUR_UPDATE.graphql(u)),
+    writesAnswered: { name: 'graphql_operations_total', labels: { type: 'mutation', outcome: 'ok' } },
     bodyOk: graphqlBodyOk,
   },
   rest: {
@@ -89,13 +100,23 @@ const OUR_TARGETS = {
       if (path === undefined) return `REST cannot express ${c.key} (per_page is at most 50)`;
       const selection = slot.restSelection ?? firstLevel(c.workload.include);
       const normalise =
-        slot.normaliseRest ?? ((_: ResolvedCase, body: unknown) => fromJsonApi(body as JsonApiDocument, selection));
+        slot.normaliseRest ?? ((_: ReadCase, body: unknown) => fromJsonApi(body as JsonApiDocument, selection));
       return {
         request: { method: 'GET', path, headers: { ...server.headers, accept: 'application/json' } },
         selection,
         normalise: (body) => normalise(c, body),
       };
     },
+    update(u, server) {
+      const { path, body } = OUR_UPDATE.rest(u);
+      return {
+        method: 'PATCH',
+        path,
+        headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+      };
+    },
+    writesAnswered: { name: 'http_requests_total', labels: { method: 'PATCH', status: '200' } },
   },
 } satisfies Record<string, Target>;
 

@@ -22,7 +22,7 @@ import {
   type NeutralResource,
   type Selection,
 } from '../lib/neutral.ts';
-import type { ListParams, ResolvedCase } from '../workloads.ts';
+import type { ListParams, ProductUpdate, ReadCase } from '../workloads.ts';
 
 /** How PostGraphile reaches a relationship of the spec. */
 type PeerRelationship =
@@ -146,7 +146,7 @@ export interface GraphQLRequest {
  * The PostGraphile request for a case. Pages are reached by keyset (`rowId > afterId`, the SQL an
  * `after:` cursor produces), the way a client pages through a connection; REST pages by offset.
  */
-export function peerRequest(c: ResolvedCase): GraphQLRequest {
+export function peerRequest(c: ReadCase): GraphQLRequest {
   const { workload, params } = c;
   const root = ROOTS[workload.type];
   if (!root) throw new Error(`no PostGraphile root field for ${workload.type}`);
@@ -162,6 +162,18 @@ export function peerRequest(c: ResolvedCase): GraphQLRequest {
   const body = selectionSet(workload.type, workload.include, '      ');
   const query = `query ${operation}(${declarations.join(', ')}) {\n  ${root.all}(${args.join(', ')}) {\n    nodes {\n${body}\n    }\n  }\n}`;
   return { query, variables };
+}
+
+/**
+ * W5 through PostGraphile: its update mutation by primary key, a patch of columns (`name_en` ->
+ * `nameEn`; a decimal is a `BigFloat`, a string), selecting the row's id.
+ */
+export function peerUpdate(u: ProductUpdate): GraphQLRequest {
+  return {
+    query:
+      'mutation W5($id: Int!, $patch: ProductPatch!) {\n  updateProductByRowId(input: { rowId: $id, productPatch: $patch }) {\n    product {\n      rowId\n    }\n  }\n}',
+    variables: { id: u.id, patch: { consumerPrice: u.consumerPrice, nameEn: u.nameEn } },
+  };
 }
 
 function listArguments(params: ListParams) {
@@ -220,7 +232,7 @@ function neutralResource(type: string, node: PeerNode, selection: Selection): Ne
 }
 
 /** PostGraphile's JSON answer to peerRequest(c), in the neutral shape. Throws on GraphQL errors. */
-export function normalisePeer(c: ResolvedCase, body: unknown): Neutral {
+export function normalisePeer(c: ReadCase, body: unknown): Neutral {
   const { data, errors } = body as { data?: Record<string, unknown> | null; errors?: { message: string }[] };
   if (errors?.length) throw new Error(`PostGraphile: ${errors.map((e) => e.message).join('; ')}`);
   const root = ROOTS[c.workload.type]!;
