@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsByIds } from '../src/data/load.ts';
-import { postgresReads, type DataSource } from '../src/db/reads.ts';
+import { NamedStatements, postgresReads, type DataSource } from '../src/db/reads.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
 
 describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => {
@@ -20,7 +20,7 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     for (const reference of ['KG', 'L', 'PCS']) await database.db.prisma.unit.create({ data: { reference } });
     // One connection, so that pg_prepared_statements (per session) sees every statement.
     pool = new pg.Pool({ connectionString: database.target.url, max: 1 });
-    reads = postgresReads(pool, () => statements++);
+    reads = postgresReads(pool, new NamedStatements(), () => statements++);
   });
   afterAll(async () => {
     await pool?.end();

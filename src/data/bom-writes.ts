@@ -5,13 +5,14 @@
  * of itself, at any depth. The structure (or product) whose document lists what changed gets a
  * new version, as every write does (./writes.ts).
  */
-import type { Database, PrismaTx } from '../db/client.ts';
-import { prismaReads } from '../db/reads.ts';
+import type { WriteTx } from '../db/transactions.ts';
 import { definition } from './columns.ts';
 import type { ChangeRecorder } from './change-log.ts';
 import { DomainError } from './errors.ts';
+import type { Row } from './load.ts';
+import { deleteRows, insertRow, valuesWhere } from './rows.ts';
 import { id, Sql } from './sql.ts';
-import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
+import { LinkTargets, withServerDates, Writer, type WriteInput, type WriteOptions } from './writes.ts';
 
 /** A new structure item: its attributes and relationships (`product` required). */
 export type ItemInput = WriteInput;
@@ -38,24 +39,25 @@ export class BomWriter extends Writer {
     const products = definition(PRODUCTS);
     return this.transaction(STRUCTURES, async (tx, log) => {
       await this.lockBillsOfMaterial(tx);
-      const product = await this.lockedRow(tx, products, productId, options, { id: true, version: true });
-      await log.updating(PRODUCTS, [productId]);
-      const existing = await tx.productStructure.findUnique({ where: { product_id: productId }, select: { id: true } });
-      if (existing)
+      const product = await this.lockedRow(tx, products, productId, options);
+      log.before(PRODUCTS, [product]);
+      const [existing] = await valuesWhere(tx, STRUCTURES, 'id', { product_id: productId });
+      if (existing !== undefined)
         throw new DomainError(
           'conflict',
-          `products ${productId} already has a product structure (product_structures ${existing.id})`,
+          `products ${productId} already has a product structure (product_structures ${existing})`,
           'product_structure',
         );
       const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
-      const created = await tx.productStructure.create({
-        data: { ...(data.columns as object), product_id: productId },
-        select: { id: true },
-      });
-      log.created(STRUCTURES, [created.id]);
-      log.created(ITEMS, await this.insertItems(tx, created.id, productId, input.items ?? []));
+      const created = await insertRow(
+        tx,
+        STRUCTURES,
+        withServerDates(structures, { ...data.columns, product_id: productId }),
+      );
+      log.created(STRUCTURES, [created]);
+      log.created(ITEMS, await this.insertItems(tx, created, productId, input.items ?? []));
       await this.nextVersion(tx, products, product);
-      return created.id;
+      return created;
     });
   }
 
@@ -72,11 +74,8 @@ export class BomWriter extends Writer {
   replaceItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
     return this.changeItems(structureId, options, async (tx, log, structure) => {
       const where = { product_structure_id: structureId };
-      await log.deleting(
-        ITEMS,
-        (await tx.productStructureItem.findMany({ where, select: { id: true } })).map((i) => i.id),
-      );
-      const { count } = await tx.productStructureItem.deleteMany({ where });
+      await log.deleting(ITEMS, await valuesWhere(tx, ITEMS, 'id', where));
+      const count = await deleteRows(tx, ITEMS, where);
       const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
       log.created(ITEMS, ids);
       return { result: ids, changed: count + ids.length > 0 };
@@ -86,12 +85,9 @@ export class BomWriter extends Writer {
   /** Deletes the given items of a structure; ids it does not hold are ignored. */
   removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
     return this.changeItems(structureId, options, async (tx, log) => {
-      const where = { product_structure_id: structureId, id: { in: [...itemIds] } };
-      await log.deleting(
-        ITEMS,
-        (await tx.productStructureItem.findMany({ where, select: { id: true } })).map((i) => i.id),
-      );
-      const { count } = await tx.productStructureItem.deleteMany({ where });
+      const where = { product_structure_id: structureId, id: [...itemIds] };
+      await log.deleting(ITEMS, await valuesWhere(tx, ITEMS, 'id', where));
+      const count = await deleteRows(tx, ITEMS, where);
       return { result: undefined, changed: count > 0 };
     });
   }
@@ -103,21 +99,15 @@ export class BomWriter extends Writer {
   private changeItems<T>(
     structureId: number,
     options: WriteOptions,
-    change: (
-      tx: PrismaTx,
-      log: ChangeRecorder,
-      structure: Record<string, unknown>,
-    ) => Promise<{ result: T; changed: boolean }>,
+    change: (tx: WriteTx, log: ChangeRecorder, structure: Row) => Promise<{ result: T; changed: boolean }>,
   ): Promise<T> {
     const structures = definition(STRUCTURES);
     return this.transaction(ITEMS, async (tx, log) => {
       await this.lockBillsOfMaterial(tx);
-      const structure = await this.lockedRow(tx, structures, structureId, options, {
-        id: true,
-        version: true,
-        product_id: true,
-      });
-      await log.updating(STRUCTURES, [structureId]);
+      const structure = await this.lockedRow(tx, structures, structureId, options, [
+        { name: 'product_id', type: 'integer' },
+      ]);
+      log.before(STRUCTURES, [structure]);
       const { result, changed } = await change(tx, log, structure);
       if (changed) await this.nextVersion(tx, structures, structure);
       return result;
@@ -129,12 +119,13 @@ export class BomWriter extends Writer {
    * additions (A into B's structure, B into A's) would each find no cycle in the committed graph
    * and together make one, and two concurrent replaces would each keep the other's items.
    */
-  private async lockBillsOfMaterial(tx: PrismaTx): Promise<void> {
-    if (this.db.provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${BOM_LOCK_KEY})`);
+  private async lockBillsOfMaterial(tx: WriteTx): Promise<void> {
+    if (this.db.provider === 'postgresql')
+      await tx.query(new Sql(tx.provider).text(`SELECT pg_advisory_xact_lock(${BOM_LOCK_KEY})`));
   }
 
   private async insertItems(
-    tx: PrismaTx,
+    tx: WriteTx,
     structureId: number,
     ownerProductId: number,
     items: readonly ItemInput[],
@@ -144,19 +135,17 @@ export class BomWriter extends Writer {
     // The items' products, units and types are checked together: one statement per type, not per item.
     const targets = new LinkTargets();
     for (const [i, item] of items.entries()) {
-      const data = await this.check(tx, resource, item, undefined, targets, `items[${i}].`);
+      const data = this.check(resource, item, undefined, targets, `items[${i}].`);
       prepared.push({ ...data.columns, product_structure_id: structureId });
     }
     await this.verify(tx, targets);
     await refuseCycles(
       tx,
-      this.db,
       ownerProductId,
       prepared.map((p) => p.product_id as number),
     );
     const ids: number[] = [];
-    for (const data of prepared)
-      ids.push((await tx.productStructureItem.create({ data: data as never, select: { id: true } })).id);
+    for (const data of prepared) ids.push(await insertRow(tx, ITEMS, withServerDates(resource, data)));
     return ids;
   }
 }
@@ -166,12 +155,7 @@ export class BomWriter extends Writer {
  * the owner, nor any product whose structure contains the owner at any depth. One recursive
  * statement walks down from the candidate products (UNION makes it stop on existing cycles too).
  */
-async function refuseCycles(
-  tx: PrismaTx,
-  db: Database,
-  ownerProductId: number,
-  candidates: readonly number[],
-): Promise<void> {
+async function refuseCycles(tx: WriteTx, ownerProductId: number, candidates: readonly number[]): Promise<void> {
   if (candidates.length === 0) return;
   const direct = candidates.indexOf(ownerProductId);
   if (direct >= 0) {
@@ -181,14 +165,14 @@ async function refuseCycles(
       `items[${direct}].product`,
     );
   }
-  const sql = new Sql(db.provider)
+  const sql = new Sql(tx.provider)
     .text(`WITH RECURSIVE reach("root", "id") AS (SELECT p."id", p."id" FROM ${id('products')} p WHERE p."id"`)
     .in([...new Set(candidates)])
     .text(` UNION SELECT r."root", i."product_id" FROM reach r JOIN ${id(STRUCTURES)} s ON s."product_id" = r."id"`)
     .text(` JOIN ${id(ITEMS)} i ON i."product_structure_id" = s."id") SELECT "root" FROM reach WHERE "id" = `)
     .value(ownerProductId)
     .text(' LIMIT 1');
-  const [cycle] = await prismaReads(db.provider, tx).query<{ root: number | bigint }>(sql);
+  const [cycle] = await tx.query<{ root: number | bigint }>(sql);
   if (cycle) {
     // A recursive query's columns have no declared type in SQLite: integers come back as bigint.
     const root = Number(cycle.root);

@@ -14,13 +14,15 @@
  * Server-maintained attributes (`modified_date`) change with every write and say nothing the
  * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
  */
-import type { Database, PrismaTx } from '../db/client.ts';
-import { prismaReads } from '../db/reads.ts';
+import type { Database } from '../db/client.ts';
+import type { WriteTx } from '../db/transactions.ts';
 import { definition } from './columns.ts';
 import { attributesOf, relationshipsOf } from './forms.ts';
-import { rowsByIds } from './load.ts';
+import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
+import { id as quoted, Sql } from './sql.ts';
 import { currentActor } from './write-hooks.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
 
 /** PostgreSQL advisory lock held from numbering a write's entries to its commit. */
 const CHANGE_LOG_LOCK_KEY = 4_201_003;
@@ -61,14 +63,34 @@ interface Snapshot {
 /** The resources one write touches, as they were before it; the entries it leaves, at its end. */
 export class ChangeRecorder {
   /** In the order they were first touched: the order of the entries. */
-  private readonly touched = new Map<string, { type: string; id: number; before?: Snapshot; deleted?: boolean }>();
+  private readonly touched = new Map<
+    string,
+    { type: string; id: number; before?: Snapshot; after?: Snapshot; deleted?: boolean }
+  >();
 
   constructor(
     private readonly db: Database,
-    private readonly tx: PrismaTx,
+    private readonly tx: WriteTx,
   ) {}
 
-  /** Remembers how these resources are before the write changes them (call after locking them). */
+  /** Remembers how these resources are before the write changes them: rows read whole (RequestLoaders.columns). */
+  before(type: string, rows: readonly Row[]): void {
+    const resource = definition(type);
+    for (const row of rows)
+      if (!this.touched.has(key(type, row.id)))
+        this.touched.set(key(type, row.id), { type, id: row.id, before: snapshotOf(resource, row) });
+  }
+
+  /** How these resources are after the write, known without reading them (rows as read whole). */
+  after(type: string, rows: readonly Row[]): void {
+    const resource = definition(type);
+    for (const row of rows) {
+      const entry = this.touched.get(key(type, row.id));
+      if (entry) entry.after = snapshotOf(resource, row);
+    }
+  }
+
+  /** Reads how these resources are before the write changes them (call after locking them). */
   async updating(type: string, ids: readonly number[]): Promise<void> {
     const fresh = ids.filter((id) => !this.touched.has(key(type, id)));
     const snapshots = await this.snapshots(type, fresh);
@@ -100,29 +122,54 @@ export class ChangeRecorder {
     const entries = await this.entries();
     if (entries.length === 0) return false;
     const actor = await actorName(this.db, this.tx);
+    const at = new Date();
+    const columns = ['resource_type', 'resource_id', 'op', 'version', 'changed', 'before', 'after', 'actor', 'at'];
+    const sql = new Sql(this.db.provider).text(`INSERT INTO "changes" (${columns.map((c) => quoted(c)).join(', ')}) `);
     if (this.db.provider === 'postgresql') {
-      // One statement: the numbering lock, and the notification the commit will deliver.
-      await this.tx.$executeRawUnsafe(
-        `SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY}), pg_notify('${CHANGES_CHANNEL}', '')`,
+      // One statement: the numbering lock (taken by the subquery before any row gets its number),
+      // the notification the commit will deliver, and the entries.
+      sql.text(
+        `SELECT v.* FROM (SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY}), pg_notify('${CHANGES_CHANNEL}', '')) l CROSS JOIN (VALUES `,
       );
-    }
-    await this.tx.change.createMany({ data: entries.map((entry) => ({ ...entry, actor })) });
+    } else sql.text('VALUES ');
+    entries.forEach((entry, i) => {
+      const values = [
+        entry.resource_type,
+        entry.resource_id,
+        entry.op,
+        entry.version,
+        entry.changed,
+        entry.before,
+        entry.after,
+        actor,
+        at,
+      ];
+      sql.text(i > 0 ? ', (' : '(');
+      values.forEach((value, v) => {
+        sql.text(v > 0 ? ', ' : '').value(value);
+        // VALUES in a subquery has no column types to take: say them.
+        if (this.db.provider === 'postgresql') sql.text(POSTGRES_CASTS[v]!);
+      });
+      sql.text(')');
+    });
+    if (this.db.provider === 'postgresql') sql.text(`) v(${columns.map((c) => quoted(c)).join(', ')})`);
+    await this.tx.execute(sql);
     return true;
   }
 
   private async entries() {
     const after = new Map<string, Snapshot | null>();
     const byType = new Map<string, number[]>();
-    for (const { type, id, deleted } of this.touched.values()) {
-      if (!deleted) byType.set(type, [...(byType.get(type) ?? []), id]);
+    for (const { type, id, deleted, after: known } of this.touched.values()) {
+      if (!deleted && !known) byType.set(type, [...(byType.get(type) ?? []), id]);
     }
     for (const [type, ids] of byType) {
       const snapshots = await this.snapshots(type, ids);
       for (const [i, id] of ids.entries()) after.set(key(type, id), snapshots[i] ?? null);
     }
     const entries = [];
-    for (const [k, { type, id, before, deleted }] of this.touched) {
-      const now = deleted ? null : after.get(k);
+    for (const [k, { type, id, before, deleted, after: known }] of this.touched) {
+      const now = deleted ? null : (known ?? after.get(k));
       const entry = entryOf(type, before, now ?? undefined);
       if (entry) entries.push({ resource_type: type, resource_id: id, ...entry });
     }
@@ -132,30 +179,36 @@ export class ChangeRecorder {
   private async snapshots(type: string, ids: readonly number[]): Promise<(Snapshot | null)[]> {
     if (ids.length === 0) return [];
     const resource = definition(type);
-    const rows = await rowsByIds(prismaReads(this.db.provider, this.tx), type, ids, RequestLoaders.columns(type));
-    return rows.map((row) =>
-      row
-        ? {
-            version: row.version as number,
-            fields: { ...attributesOf(resource, row), ...relationshipsOf(resource, row) },
-          }
-        : null,
-    );
+    const rows = await rowsByIds(this.tx, type, ids, RequestLoaders.columns(type));
+    return rows.map((row) => (row ? snapshotOf(resource, row) : null));
   }
+}
+
+/** The casts of the entry columns' parameters in PostgreSQL's VALUES (in the order of `append`). */
+const POSTGRES_CASTS = ['', '::int', '', '::int', '', '', '', '', '::timestamp'];
+
+/** A resource's version and fields, in the old interface's forms, from a row read whole. */
+function snapshotOf(resource: ResourceDefinition, row: Row): Snapshot {
+  return {
+    version: row.version as number,
+    fields: { ...attributesOf(resource, row), ...relationshipsOf(resource, row) },
+  };
 }
 
 /** client_id by API client row id, per database: it never changes, so each is read once. */
 const clientIdsByDatabase = new WeakMap<Database, Map<number, string>>();
 
 /** Who the current write is for, as the log names it: the API client's client_id, or `cli` outside HTTP. */
-async function actorName(db: Database, tx: PrismaTx): Promise<string> {
+async function actorName(db: Database, tx: WriteTx): Promise<string> {
   const apiClientId = currentActor();
   if (apiClientId === undefined) return 'cli';
   let clientIds = clientIdsByDatabase.get(db);
   if (!clientIds) clientIdsByDatabase.set(db, (clientIds = new Map()));
   let name = clientIds.get(apiClientId);
   if (name === undefined) {
-    const client = await tx.apiClient.findUnique({ where: { id: apiClientId }, select: { client_id: true } });
+    const [client] = await tx.query<{ client_id: string }>(
+      new Sql(tx.provider).text('SELECT "client_id" FROM "api_clients" WHERE "id" = ').value(apiClientId),
+    );
     name = client?.client_id ?? `client ${apiClientId}`;
     clientIds.set(apiClientId, name);
   }

@@ -5,11 +5,11 @@
  * who is writing, for the change log (./change-log.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PrismaTx } from '../db/client.ts';
+import type { WriteTx } from '../db/transactions.ts';
 
 export interface WriteHooks {
   /** Runs last in each write's transaction, before the commit; a failure rolls the write back. */
-  beforeCommit(tx: PrismaTx): Promise<void>;
+  beforeCommit(tx: WriteTx): Promise<void>;
 }
 
 const current = new AsyncLocalStorage<WriteHooks>();

@@ -11,13 +11,16 @@
  * writes to one resource take turns, and a conditional write (WriteOptions.expectedVersion)
  * compares against the version it would overwrite.
  */
-import type { Database, PrismaTx } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import { uniqueViolationFields } from '../db/errors.ts';
+import type { WriteTx } from '../db/transactions.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
-import { definition } from './columns.ts';
+import { attributeColumns, type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { DomainError, notFound, staleVersion } from './errors.ts';
-import { id } from './sql.ts';
 import { Decimal } from './decimal.ts';
+import type { Row } from './load.ts';
+import { RequestLoaders } from './request.ts';
+import { deleteRows, insertRow, insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
 import { ChangeRecorder, changesCommitted } from './change-log.ts';
 import { currentWriteHooks } from './write-hooks.ts';
@@ -42,16 +45,6 @@ export interface WriteOptions {
   expectedVersion?: number | readonly number[];
 }
 
-type Delegate = {
-  create(args: object): Promise<{ id: number }>;
-  update(args: object): Promise<unknown>;
-  updateMany(args: object): Promise<{ count: number }>;
-  findUnique(args: object): Promise<Record<string, unknown> | null>;
-  findMany(args: object): Promise<Record<string, unknown>[]>;
-  createMany(args: object): Promise<unknown>;
-  deleteMany(args: object): Promise<{ count: number }>;
-};
-
 interface Prepared {
   columns: Record<string, unknown>;
   toMany: [string, ToManyChange][];
@@ -71,19 +64,15 @@ export class LinkTargets {
 export class Writer {
   constructor(protected readonly db: Database) {}
 
-  protected delegate(tx: PrismaTx, model: string): Delegate {
-    return (tx as unknown as Record<string, Delegate>)[model]!;
-  }
-
   /**
    * Runs `work` in one transaction, then appends to the change log what it changed
    * (./change-log.ts), then the caller's hooks (./write-hooks.ts); storage errors become domain errors.
    */
-  protected async transaction<T>(type: string, work: (tx: PrismaTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
+  protected async transaction<T>(type: string, work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
     const hooks = currentWriteHooks();
     let logged = false;
     try {
-      const result = await this.db.prisma.$transaction(async (tx) => {
+      const result = await this.db.transaction(async (tx) => {
         const log = new ChangeRecorder(this.db, tx);
         const result = await work(tx, log);
         logged = await log.append();
@@ -102,23 +91,32 @@ export class Writer {
     const resource = definition(type);
     return this.transaction(type, async (tx, log) => {
       const data = await this.prepare(tx, resource, input, undefined);
-      const created = await this.delegate(tx, resource.model).create({ data: data.columns, select: { id: true } });
-      await this.applyToMany(tx, resource, created.id, data.toMany, true);
-      log.created(type, [created.id]);
-      return created.id;
+      const created = await insertRow(tx, resource.type, withServerDates(resource, data.columns));
+      await this.applyToMany(tx, resource, created, data.toMany, undefined);
+      log.created(type, [created]);
+      return created;
     });
   }
 
-  /** UPDATE / updateX: only what is given changes; a write that changes nothing writes nothing. */
-  update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<void> {
+  /**
+   * UPDATE / updateX: only what is given changes; a write that changes nothing writes nothing.
+   * Answers the resource as it now is, read whole (as RequestLoaders.columns reads it): what
+   * was read under the lock, with what was written.
+   */
+  update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
     const resource = definition(type);
     return this.transaction(type, async (tx, log) => {
       const current = await this.lockedRow(tx, resource, resourceId, options);
-      await log.updating(type, [resourceId]);
+      log.before(type, [current]);
       const data = await this.prepare(tx, resource, input, current);
       const columns = changedColumns(data.columns, current);
-      const linksChanged = await this.applyToMany(tx, resource, resourceId, data.toMany, false);
-      if (linksChanged || Object.keys(columns).length > 0) await this.nextVersion(tx, resource, current, columns);
+      const links = await this.applyToMany(tx, resource, resourceId, data.toMany, current);
+      if (links.size === 0 && Object.keys(columns).length === 0) return current;
+      const written = await this.nextVersion(tx, resource, current, columns);
+      const now: Row = { ...current, ...asRead(resource, written) };
+      for (const [name, ids] of links) now[idsKey(name)] = ids;
+      log.after(type, [now]);
+      return now;
     });
   }
 
@@ -129,7 +127,7 @@ export class Writer {
     relationship: string,
     target: number | null,
     options: WriteOptions = {},
-  ): Promise<void> {
+  ): Promise<Row> {
     return this.update(type, resourceId, { relationships: { [relationship]: target } }, options);
   }
 
@@ -140,30 +138,29 @@ export class Writer {
     relationship: string,
     change: ToManyChange,
     options: WriteOptions = {},
-  ): Promise<void> {
+  ): Promise<Row> {
     return this.update(type, resourceId, { relationships: { [relationship]: change } }, options);
   }
 
   /**
-   * The stored row a write changes (`select`: some of its columns), locked until the transaction
-   * ends (PostgreSQL: FOR NO KEY UPDATE, which still lets other transactions insert rows that
-   * refer to it; SQLite has one writer), after the checks every such write makes: the resource
-   * exists (else not_found, even when a version was expected), and is at an expected version.
+   * The stored row a write changes, whole (every column and the ids of every relationship, as
+   * documents show it; `extra` columns too), locked until the transaction ends, after the checks
+   * every such write makes: the resource exists (else not_found, even when a version was
+   * expected), and is at an expected version.
    */
   protected async lockedRow(
-    tx: PrismaTx,
+    tx: WriteTx,
     resource: ResourceDefinition,
     resourceId: number,
     options: WriteOptions,
-    select?: Record<string, true>,
-  ): Promise<Record<string, unknown>> {
-    if (this.db.provider === 'postgresql') {
-      await tx.$executeRawUnsafe(`SELECT 1 FROM ${id(resource.type)} WHERE "id" = $1 FOR NO KEY UPDATE`, resourceId);
-    }
-    const row = await this.delegate(tx, resource.model).findUnique({
-      where: { id: resourceId },
-      ...(select && { select }),
-    });
+    extra: readonly Column[] = [],
+  ): Promise<Row> {
+    const [row] = await lockedRows(
+      tx,
+      resource.type,
+      [resourceId],
+      [...RequestLoaders.columns(resource.type), ...extra],
+    );
     if (!row) throw notFound(resource.type, resourceId);
     const expected = options.expectedVersion;
     if (expected !== undefined) {
@@ -174,18 +171,16 @@ export class Writer {
     return row;
   }
 
-  /** Writes `columns` (changed values) with the next version of the row and a new `modified_date`. */
+  /** Writes `columns` (changed values) with the next version of the row and a new `modified_date`; answers what it wrote. */
   protected async nextVersion(
-    tx: PrismaTx,
+    tx: WriteTx,
     resource: ResourceDefinition,
-    current: Record<string, unknown>,
+    current: Row,
     columns: Record<string, unknown> = {},
-  ): Promise<void> {
-    const data = { ...columns, version: (current.version as number) + 1 };
-    await this.delegate(tx, resource.model).update({
-      where: { id: current.id },
-      data: resource.attributes.modified_date ? { ...data, modified_date: new Date() } : data,
-    });
+  ): Promise<Record<string, unknown>> {
+    const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+    await updateRow(tx, resource.type, current.id, written);
+    return written;
   }
 
   /**
@@ -194,26 +189,25 @@ export class Writer {
    * (undefined on create).
    */
   protected async prepare(
-    tx: PrismaTx,
+    tx: WriteTx,
     resource: ResourceDefinition,
     input: WriteInput,
     current: Record<string, unknown> | undefined,
   ): Promise<Prepared> {
     const targets = new LinkTargets();
-    const prepared = await this.check(tx, resource, input, current, targets);
+    const prepared = this.check(resource, input, current, targets);
     await this.verify(tx, targets);
     return prepared;
   }
 
   /** prepare() without the existence check: the targets linked to are added to `targets`. */
-  protected async check(
-    tx: PrismaTx,
+  protected check(
     resource: ResourceDefinition,
     input: WriteInput,
     current: Record<string, unknown> | undefined,
     targets: LinkTargets,
     fieldPrefix = '',
-  ): Promise<Prepared> {
+  ): Prepared {
     const creating = current === undefined;
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(input.attributes ?? {})) {
@@ -243,7 +237,7 @@ export class Writer {
       if (
         !creating &&
         (value === null || !isWritable(relationship)) &&
-        (await this.unchanged(tx, relationship, value, current))
+        this.unchanged(relationship, name, value, current as Row)
       )
         continue;
       // On creation there is nothing to change: an empty link is no link (a document copied from another resource).
@@ -282,78 +276,48 @@ export class Writer {
   }
 
   /** 404 naming the first field that links to a resource that does not exist. */
-  protected async verify(tx: PrismaTx, targets: LinkTargets): Promise<void> {
+  protected async verify(tx: WriteTx, targets: LinkTargets): Promise<void> {
     for (const [type, fields] of targets.byType) {
       const ids = [...fields.keys()];
-      const found = new Set(
-        (
-          await this.delegate(tx, definition(type).model).findMany({ where: { id: { in: ids } }, select: { id: true } })
-        ).map((r) => r.id as number),
-      );
+      const found = new Set(await valuesWhere(tx, type, 'id', { id: ids }));
       const missing = ids.find((i) => !found.has(i));
       if (missing !== undefined) throw notFound(type, missing, fields.get(missing));
     }
   }
 
-  /** Whether `value` is what the relationship already holds for the stored row `current`. */
-  private async unchanged(
-    tx: PrismaTx,
+  /** Whether `value` is what the relationship already holds for the stored row `current` (read whole: lockedRow). */
+  private unchanged(
     relationship: Relationship,
+    name: string,
     value: number | null | ToManyChange,
-    current: Record<string, unknown>,
-  ): Promise<boolean> {
+    current: Row,
+  ): boolean {
     const storage = relationship.storage;
-    const target = definition(relationship.target);
     if (storage.kind === 'foreignKey') return (current[storage.column] ?? null) === value;
-    if (storage.kind === 'inverse') {
-      const row = await this.delegate(tx, target.model).findMany({
-        where: { [storage.targetColumn]: current.id },
-        select: { id: true },
-      });
-      return (row[0]?.id ?? null) === value;
-    }
+    const ids = relationshipIds(current, name);
+    if (!Array.isArray(ids)) return ids === value;
     if (value === null || typeof value === 'number' || !('set' in value)) return false;
-    const ids =
-      storage.kind === 'children'
-        ? (
-            await this.delegate(tx, target.model).findMany({
-              where: { [storage.targetColumn]: current.id },
-              select: { id: true },
-            })
-          ).map((r) => r.id as number)
-        : (
-            await this.delegate(tx, storage.joinModel).findMany({
-              where: { [storage.ownColumn]: current.id },
-              select: { [storage.targetColumn]: true },
-            })
-          ).map((r) => r[storage.targetColumn] as number);
     const given = [...new Set(value.set)].sort((a, b) => a - b);
-    return given.length === ids.length && ids.sort((a, b) => a - b).every((id, i) => id === given[i]);
+    return given.length === ids.length && ids.every((id, i) => id === given[i]);
   }
 
   /**
    * Applies to-many changes in join tables, touching only the links that differ from the stored
-   * ones: adding a link already there keeps one, removing one that is not there is no error.
-   * Returns whether any link was added or removed.
+   * ones (those of `current`, read whole; none on create): adding a link already there keeps one,
+   * removing one that is not there is no error. Returns the relationships that changed, with their ids now.
    */
   private async applyToMany(
-    tx: PrismaTx,
+    tx: WriteTx,
     resource: ResourceDefinition,
     ownerId: number,
     changes: [string, ToManyChange][],
-    creating: boolean,
-  ): Promise<boolean> {
-    let changed = false;
+    current: Row | undefined,
+  ): Promise<Map<string, number[]>> {
+    const changed = new Map<string, number[]>();
     for (const [name, change] of changes) {
       const storage = resource.relationships[name]!.storage;
       if (storage.kind !== 'join') continue;
-      const links = this.delegate(tx, storage.joinModel);
-      const owner = { [storage.ownColumn]: ownerId };
-      const stored = creating
-        ? []
-        : (await links.findMany({ where: owner, select: { [storage.targetColumn]: true } })).map(
-            (r) => r[storage.targetColumn] as number,
-          );
+      const stored = current ? (relationshipIds(current, name) as number[]) : [];
       const present = new Set(stored);
       // `add` and `remove` together: what is removed goes first, so an id in both stays linked.
       const wanted = new Set(
@@ -361,13 +325,57 @@ export class Writer {
       );
       const removed = stored.filter((targetId) => !wanted.has(targetId));
       const added = [...wanted].filter((targetId) => !present.has(targetId));
-      if (removed.length > 0) await links.deleteMany({ where: { ...owner, [storage.targetColumn]: { in: removed } } });
-      if (added.length > 0)
-        await links.createMany({ data: added.map((targetId) => ({ ...owner, [storage.targetColumn]: targetId })) });
-      changed ||= removed.length + added.length > 0;
+      if (removed.length > 0)
+        await deleteRows(tx, storage.joinTable, { [storage.ownColumn]: ownerId, [storage.targetColumn]: removed });
+      await insertRows(
+        tx,
+        storage.joinTable,
+        added.map((targetId) => ({ [storage.ownColumn]: ownerId, [storage.targetColumn]: targetId })),
+      );
+      if (removed.length + added.length > 0)
+        changed.set(
+          name,
+          [...wanted].sort((a, b) => a - b),
+        );
     }
     return changed;
   }
+}
+
+/** The column types of each type, for asRead. */
+const columnTypes = new Map<ResourceDefinition, Map<string, string>>();
+
+/**
+ * Written values as a read gives them back (./load.ts): decimals as numbers (exact, at most 15
+ * significant digits), dates as ISO strings in UTC.
+ */
+function asRead(resource: ResourceDefinition, written: Record<string, unknown>): Record<string, unknown> {
+  let types = columnTypes.get(resource);
+  if (!types) {
+    types = new Map(
+      Object.values(resource.attributes).flatMap((a) => attributeColumns(a).map((c) => [c.name, c.type])),
+    );
+    columnTypes.set(resource, types);
+  }
+  const read: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(written)) {
+    if (value instanceof Date) read[column] = value.toISOString();
+    else if (types.get(column) === 'decimal' && value !== null) read[column] = Number(value);
+    else read[column] = value;
+  }
+  return read;
+}
+
+/** `data` with a new `modified_date`, for types that show one (an update). */
+export function withModifiedDate(resource: ResourceDefinition, data: Record<string, unknown>): Record<string, unknown> {
+  return resource.attributes.modified_date ? { ...data, modified_date: new Date() } : data;
+}
+
+/** `data` with every date the server sets (`modified_date`, `created_date`) at now (an insert). */
+export function withServerDates(resource: ResourceDefinition, data: Record<string, unknown>): Record<string, unknown> {
+  const now = new Date();
+  const dates = Object.values(resource.attributes).filter((a) => a.write === 'server' && a.type === 'datetime');
+  return dates.length === 0 ? data : { ...data, ...Object.fromEntries(dates.map((a) => [a.column, now])) };
 }
 
 /** The columns whose value would change: decimals compare as numbers, exactly (1.50 is 1.5). */
@@ -378,9 +386,8 @@ function changedColumns(columns: Record<string, unknown>, current: Record<string
 function sameValue(stored: unknown, given: unknown): boolean {
   if (stored === null || stored === undefined || given === null || given === undefined)
     return (stored ?? null) === (given ?? null);
-  // Prisma reads decimals as its own Decimal class; checked values are canonical decimal strings.
-  if (typeof stored === 'object' && typeof (stored as { toFixed?: unknown }).toFixed === 'function')
-    return new Decimal(String(stored)).equals(new Decimal(String(given)));
+  // Decimals are read as numbers (exact at 15 significant digits) and checked as canonical strings.
+  if (typeof stored === 'number' && typeof given === 'string') return new Decimal(stored).equals(new Decimal(given));
   return stored === given;
 }
 

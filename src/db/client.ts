@@ -9,7 +9,8 @@ import type Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.ts';
-import { postgresReads, sqliteReads, type DataSource } from './reads.ts';
+import { NamedStatements, postgresReads, SqliteStatements, sqliteReads, type DataSource } from './reads.ts';
+import { postgresTransactions, sqliteTransactions, type Transact } from './transactions.ts';
 import {
   DEFAULT_DATABASE_TIMEOUTS,
   ensureSqliteDirectory,
@@ -35,6 +36,8 @@ export interface Database {
   provider: Provider;
   /** The data layer's reads, on the same pool or connection as Prisma (see ./reads.ts). */
   reads: DataSource;
+  /** A write transaction in SQL on the same pool or connection (see ./transactions.ts). */
+  transaction: Transact;
   /** SQL statements sent since start (queries and writes; transaction control not counted). */
   readonly statementCount: number;
   close(): Promise<void>;
@@ -79,6 +82,31 @@ class TransactionGate {
     while (this.open) await this.open;
   }
 
+  /**
+   * Takes the connection for a transaction: answers how to give it back. The check and the
+   * taking happen with nothing awaited in between, so that two waiters woken together cannot
+   * both take it.
+   */
+  async claim(): Promise<() => void> {
+    while (this.open) await this.open;
+    let end!: () => void;
+    this.open = new Promise((resolve) => (end = resolve));
+    return () => {
+      this.open = null;
+      end();
+    };
+  }
+
+  /** Runs `work` (a transaction of ours, ./transactions.ts) with the connection to itself. */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.claim();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
   wrap<T extends object>(adapter: T): T {
     const gate = this;
     const outside =
@@ -94,14 +122,8 @@ class TransactionGate {
         if (COUNTED_METHODS.has(property)) return outside(value.bind(object));
         if (property !== 'startTransaction') return value.bind(object);
         return async (...args: unknown[]) => {
-          await gate.whenIdle();
           // Closed before BEGIN runs, so that nothing slips in between.
-          let end!: () => void;
-          gate.open = new Promise((resolve) => (end = resolve));
-          const finish = () => {
-            gate.open = null;
-            end();
-          };
+          const finish = await gate.claim();
           let transaction: { commit(): Promise<void>; rollback(): Promise<void> };
           try {
             transaction = await value.apply(object, args);
@@ -217,10 +239,12 @@ export function createDatabase(
       if (!connection) await prisma.$connect();
       return connection!;
     };
+    const statements = new SqliteStatements();
     return database(
       prisma,
       'sqlite',
-      sqliteReads(connected, () => gate.whenIdle(), onStatement),
+      sqliteReads(connected, statements, () => gate.whenIdle(), onStatement),
+      sqliteTransactions(connected, statements, (work) => gate.exclusive(work), onStatement),
       () => prisma.$disconnect(),
     );
   }
@@ -236,16 +260,30 @@ export function createDatabase(
     adapter: countingFactory(new PrismaPg(pool), onStatement),
     transactionOptions,
   }) as unknown as PrismaDb;
-  return database(prisma, 'postgresql', postgresReads(pool, onStatement), async () => {
-    await prisma.$disconnect();
-    await pool.end();
-  });
+  const names = new NamedStatements();
+  return database(
+    prisma,
+    'postgresql',
+    postgresReads(pool, names, onStatement),
+    postgresTransactions(pool, names, onStatement),
+    async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  );
 
-  function database(prisma: PrismaDb, provider: Provider, reads: DataSource, close: () => Promise<void>): Database {
+  function database(
+    prisma: PrismaDb,
+    provider: Provider,
+    reads: DataSource,
+    transaction: Transact,
+    close: () => Promise<void>,
+  ): Database {
     return {
       prisma,
       provider,
       reads,
+      transaction,
       get statementCount() {
         return statements;
       },

@@ -74,8 +74,19 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 export function uniqueViolationFields(error: unknown): string[] | undefined {
   const e = error as {
     code?: string;
+    detail?: string;
+    message?: string;
     meta?: { target?: unknown; driverAdapterError?: { cause?: { kind?: string; constraint?: { fields?: string[] } } } };
   };
+  // The drivers' own errors (writes in SQL, ./transactions.ts): PostgreSQL's 23505 names the key
+  // in its detail, `Key (reference)=(X) already exists.`; SQLite's in its message,
+  // `UNIQUE constraint failed: products.reference`.
+  if (e?.code === '23505') return /^Key \(([^)]*)\)=/.exec(e.detail ?? '')?.[1]?.split(', ') ?? [];
+  if (e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    return (/constraint failed: (.*)$/.exec(e.message ?? '')?.[1] ?? '')
+      .split(', ')
+      .filter(Boolean)
+      .map((column) => column.slice(column.indexOf('.') + 1));
   const cause = e?.meta?.driverAdapterError?.cause;
   if (e?.code !== 'P2002' && cause?.kind !== 'UniqueConstraintViolation') return undefined;
   const fields = cause?.constraint?.fields ?? (Array.isArray(e.meta?.target) ? (e.meta.target as string[]) : []);

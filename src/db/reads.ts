@@ -57,40 +57,57 @@ const pgTypes = {
 const MAX_NAMED_STATEMENTS = 500;
 
 /**
- * Reads on the pool, as named statements: PostgreSQL parses and plans a text once per
+ * Statement texts as named (prepared) statements: PostgreSQL parses and plans a text once per
  * connection instead of on every execution (measured: a 50-id lookup 0.18 -> 0.10 ms of the
  * database's CPU). Id lists are one array parameter (Sql.in), so a loader's text is the same for
- * every batch.
+ * every batch. One set of names per pool: reads and writes (./transactions.ts) share it.
  *
  * A migration that changes a column's type (run by another replica, during a rolling deploy)
  * makes a statement prepared before it fail with "cached plan must not change result type".
- * Then every name is given up for new ones (prepared afresh on each connection) and the read
- * is sent again.
+ * Then every name is given up for new ones (prepared afresh on each connection) and the
+ * statement is sent again.
  */
-export function postgresReads(pool: pg.Pool, onStatement: () => void): DataSource {
-  const names = new Map<string, string>();
-  let generation = 0;
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED_STATEMENTS)
-      names.set(text, (name = `mdg_${generation}_${names.size + 1}`));
+export class NamedStatements {
+  private readonly names = new Map<string, string>();
+  private generation = 0;
+
+  private nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS)
+      this.names.set(text, (name = `mdg_${this.generation}_${this.names.size + 1}`));
     return name;
-  };
-  const run = (text: string, values: unknown[]) => pool.query({ name: nameOf(text), text, values, types: pgTypes });
+  }
+
+  /** Runs a statement on a pool or a connection, as a named statement where it can. */
+  async run(on: pg.Pool | pg.PoolClient, s: Statement): Promise<pg.QueryResult> {
+    const text = s.toString();
+    const values = (s.values as unknown[]).map(postgresValue);
+    try {
+      return await on.query({ name: this.nameOf(text), text, values, types: pgTypes });
+    } catch (error) {
+      if (!isStalePlan(error)) throw error;
+      this.names.clear();
+      this.generation++;
+      return on.query({ name: this.nameOf(text), text, values, types: pgTypes });
+    }
+  }
+}
+
+/**
+ * PostgreSQL parameters: dates as the UTC wall time Prisma stores in `timestamp(3)` columns
+ * (node-postgres would send a Date in the process's time zone).
+ */
+function postgresValue(value: unknown): unknown {
+  return value instanceof Date ? value.toISOString().replace('Z', '') : value;
+}
+
+/** Reads on the pool, as named statements (NamedStatements). */
+export function postgresReads(pool: pg.Pool, names: NamedStatements, onStatement: () => void): DataSource {
   return {
     provider: 'postgresql',
     async query<T>(s: Statement): Promise<T[]> {
       onStatement();
-      const text = s.toString();
-      const values = s.values as unknown[];
-      try {
-        return (await run(text, values)).rows as T[];
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        names.clear();
-        generation++;
-        return (await run(text, values)).rows as T[];
-      }
+      return (await names.run(pool, s)).rows as T[];
     },
   };
 }
@@ -118,45 +135,72 @@ function sqliteValue(value: unknown): unknown {
 }
 
 /**
+ * Statements prepared once per text on the SQLite connection, with how to convert what they
+ * read; reads and writes (./transactions.ts) share them.
+ */
+export class SqliteStatements {
+  private readonly prepared = new Map<string, { statement: Sqlite.Statement; converters: [string, Convert][] }>();
+
+  private prepare(db: Sqlite.Database, text: string) {
+    let entry = this.prepared.get(text);
+    if (entry) return entry;
+    const statement = db.prepare(text).safeIntegers(false);
+    // Values are converted by the columns' declared types, which SQLite reports for plain column
+    // references (also through subqueries); computed columns have none and stay as they are.
+    const converters = statement.reader
+      ? statement
+          .columns()
+          .flatMap((c): [string, Convert][] =>
+            /^BOOLEAN$/i.test(c.type ?? '')
+              ? [[c.name, BOOLEAN]]
+              : /^DATETIME$/i.test(c.type ?? '')
+                ? [[c.name, DATETIME]]
+                : [],
+          )
+      : [];
+    if (this.prepared.size >= MAX_PREPARED) this.prepared.delete(this.prepared.keys().next().value!);
+    this.prepared.set(text, (entry = { statement, converters }));
+    return entry;
+  }
+
+  /** Rows of a statement that returns some (a SELECT, or a write with RETURNING). */
+  all<T>(db: Sqlite.Database, s: Statement): T[] {
+    const { statement, converters } = this.prepare(db, s.toString());
+    const rows = statement.all(...s.values.map(sqliteValue)) as Record<string, unknown>[];
+    if (converters.length > 0) {
+      for (const row of rows) for (const [name, convert] of converters) row[name] = convert(row[name]);
+    }
+    return rows as T[];
+  }
+
+  /** Rows changed by a statement that returns none. */
+  run(db: Sqlite.Database, s: Statement): number {
+    return this.prepare(db, s.toString()).statement.run(...s.values.map(sqliteValue)).changes;
+  }
+
+  /** Whether the statement returns rows. */
+  reads(db: Sqlite.Database, s: Statement): boolean {
+    return this.prepare(db, s.toString()).statement.reader;
+  }
+}
+
+/**
  * Reads on the SQLite connection Prisma's adapter opened. They wait while an interactive
  * transaction holds that connection (`whenIdle`), as every other statement does (./client.ts).
  */
 export function sqliteReads(
   connection: () => Promise<Sqlite.Database>,
+  statements: SqliteStatements,
   whenIdle: () => Promise<void>,
   onStatement: () => void,
 ): DataSource {
-  const prepared = new Map<string, { statement: Sqlite.Statement; converters: [string, Convert][] }>();
-  const prepare = (db: Sqlite.Database, text: string) => {
-    let entry = prepared.get(text);
-    if (entry) return entry;
-    const statement = db.prepare(text).safeIntegers(false);
-    // Values are converted by the columns' declared types, which SQLite reports for plain column
-    // references (also through subqueries); computed columns have none and stay as they are.
-    const converters = statement
-      .columns()
-      .flatMap((c): [string, Convert][] =>
-        /^BOOLEAN$/i.test(c.type ?? '')
-          ? [[c.name, BOOLEAN]]
-          : /^DATETIME$/i.test(c.type ?? '')
-            ? [[c.name, DATETIME]]
-            : [],
-      );
-    if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value!);
-    prepared.set(text, (entry = { statement, converters }));
-    return entry;
-  };
   return {
     provider: 'sqlite',
     async query<T>(s: Statement): Promise<T[]> {
       await whenIdle();
-      const { statement, converters } = prepare(await connection(), s.toString());
+      const db = await connection();
       onStatement();
-      const rows = statement.all(...s.values.map(sqliteValue)) as Record<string, unknown>[];
-      if (converters.length > 0) {
-        for (const row of rows) for (const [name, convert] of converters) row[name] = convert(row[name]);
-      }
-      return rows as T[];
+      return statements.all<T>(db, s);
     },
   };
 }

@@ -20,6 +20,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Clock } from '../clock.ts';
 import type { PrismaDb } from '../db/client.ts';
 import { uniqueViolationFields } from '../db/errors.ts';
+import { Sql } from '../data/sql.ts';
 import { withWriteHooks } from '../data/write-hooks.ts';
 import { readBody } from './body.ts';
 import { HttpError } from './errors.ts';
@@ -97,7 +98,13 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
       {
         beforeCommit: async (tx) => {
           if (committed) return;
-          await tx.idempotencyKey.update({ where: { api_client_id_key: owner }, data: { state: 'committed' } });
+          await tx.execute(
+            new Sql(tx.provider)
+              .text(`UPDATE "idempotency_keys" SET "state" = 'committed' WHERE "api_client_id" = `)
+              .value(owner.api_client_id)
+              .text(' AND "key" = ')
+              .value(owner.key),
+          );
           committed = true;
         },
       },

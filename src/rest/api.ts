@@ -179,17 +179,18 @@ class RestHandlers {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
     const document = await readDocument(c, this.options.maxBodyBytes);
-    await this.writer.update(
+    // The resource as the write left it: the answer needs no read of it.
+    const row = await this.writer.update(
       route.type,
       id,
       writeInput(document.data, route.type, 'data', id),
       this.conditions(c, route),
     );
     const { loaders, docs } = this.request(c);
+    loaders.prime(route.type, [row]);
     // Some answers always include related resources (the spec shows a structure's items).
     const always = resourceByType(route.type)!.includes.update ?? [];
     const include = [...new Set([...query.include, ...always])];
-    const row = await this.existing(loaders, route.type, id);
     // The resource's new tag (what its GET without include answers), for the next conditional
     // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
     const tag: Record<string, string> =

@@ -1,0 +1,121 @@
+/**
+ * The statements of write transactions (../db/transactions.ts), built like the reads': table and
+ * column names from the registry only (quoted), every value a parameter. Rows are written under
+ * their column names (`name_en`, `unit_id`), as ./validate.ts `attributeData` makes them.
+ */
+import type { WriteTx } from '../db/transactions.ts';
+import { selectList, type Column } from './columns.ts';
+import { type Row, rowsByIds } from './load.ts';
+import { id, Sql } from './sql.ts';
+
+/**
+ * Rows of `type` by id, `null` where there is none, locked until the transaction ends
+ * (PostgreSQL: FOR NO KEY UPDATE, which still lets other transactions insert rows that refer to
+ * them; SQLite has one writer).
+ */
+export async function lockedRows(
+  tx: WriteTx,
+  type: string,
+  ids: readonly number[],
+  columns: readonly Column[],
+): Promise<(Row | null)[]> {
+  if (ids.length === 0) return [];
+  if (tx.provider === 'sqlite') return rowsByIds(tx, type, ids, columns);
+  // A row that another transaction changed while this one waited for its lock is read as that
+  // transaction left it, but the subqueries of the select list (a relationship's ids) still see
+  // the statement's snapshot, from before. Every write that changes those ids also moves the
+  // row's version: a version unlike the one the snapshot saw means the row is read again, now
+  // that the lock is held.
+  const seen: Column = {
+    name: SEEN_VERSION,
+    type: 'integer',
+    expression: (_p, a) => `(SELECT s."version" FROM ${id(type)} s WHERE s."id" = ${a}."id")`,
+  };
+  const sql = new Sql(tx.provider)
+    .text(`SELECT ${selectList(tx.provider, [...columns, seen], 't')} FROM ${id(type)} t WHERE t."id"`)
+    .in(ids)
+    .text(' FOR NO KEY UPDATE');
+  const rows = await tx.query<Row>(sql);
+  if (rows.some((row) => row[SEEN_VERSION] !== row.version)) return rowsByIds(tx, type, ids, columns);
+  const byId = new Map<number, Row>();
+  for (const row of rows) {
+    delete row[SEEN_VERSION];
+    byId.set(row.id, row);
+  }
+  return ids.map((key) => byId.get(key) ?? null);
+}
+
+const SEEN_VERSION = '__seen_version';
+
+/** `INSERT ... RETURNING "id"`: the new row's id. */
+export async function insertRow(tx: WriteTx, table: string, data: Record<string, unknown>): Promise<number> {
+  const names = Object.keys(data);
+  const sql = new Sql(tx.provider).text(`INSERT INTO ${id(table)} `);
+  if (names.length === 0) sql.text('DEFAULT VALUES');
+  else {
+    sql.text(`(${names.map(id).join(', ')}) VALUES (`);
+    names.forEach((name, i) => {
+      if (i > 0) sql.text(', ');
+      sql.value(data[name]);
+    });
+    sql.text(')');
+  }
+  sql.text(' RETURNING "id"');
+  const [row] = await tx.query<{ id: number }>(sql);
+  return Number(row!.id);
+}
+
+/** Several rows with the same columns, in one statement. */
+export async function insertRows(tx: WriteTx, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const names = Object.keys(rows[0]!);
+  const sql = new Sql(tx.provider).text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) VALUES `);
+  rows.forEach((row, r) => {
+    sql.text(r > 0 ? ', (' : '(');
+    names.forEach((name, i) => {
+      if (i > 0) sql.text(', ');
+      sql.value(row[name]);
+    });
+    sql.text(')');
+  });
+  await tx.execute(sql);
+}
+
+/** Sets `data` on the row with `rowId`. */
+export async function updateRow(
+  tx: WriteTx,
+  table: string,
+  rowId: number,
+  data: Record<string, unknown>,
+): Promise<void> {
+  const sql = new Sql(tx.provider).text(`UPDATE ${id(table)} SET `);
+  Object.entries(data).forEach(([name, value], i) => {
+    sql.text(`${i > 0 ? ', ' : ''}${id(name)} = `).value(value);
+  });
+  sql.text(' WHERE "id" = ').value(rowId);
+  await tx.execute(sql);
+}
+
+/** `column = value` conditions, and `column IN (values)` for an array. */
+type Where = Record<string, unknown>;
+
+function where(sql: Sql, conditions: Where): Sql {
+  Object.entries(conditions).forEach(([name, value], i) => {
+    sql.text(`${i > 0 ? ' AND ' : ' WHERE '}${id(name)}`);
+    if (Array.isArray(value)) sql.in(value);
+    else sql.text(' = ').value(value);
+  });
+  return sql;
+}
+
+/** Deletes the rows that match; answers how many. */
+export async function deleteRows(tx: WriteTx, table: string, conditions: Where): Promise<number> {
+  return tx.execute(where(new Sql(tx.provider).text(`DELETE FROM ${id(table)}`), conditions));
+}
+
+/** The values of `column` in the rows that match, ascending. */
+export async function valuesWhere(tx: WriteTx, table: string, column: string, conditions: Where): Promise<number[]> {
+  const sql = where(new Sql(tx.provider).text(`SELECT ${id(column)} AS "v" FROM ${id(table)}`), conditions);
+  sql.text(' ORDER BY 1');
+  return (await tx.query<{ v: unknown }>(sql)).map((r) => Number(r.v));
+}
