@@ -135,7 +135,9 @@ function selection(field: GraphQLField<unknown, unknown>): string {
   const type = getNamedType(field.type);
   if (!(type instanceof GraphQLObjectType)) return '';
   const fields = type.getFields();
-  if (fields.nodes) return '{ totalCount pageInfo { hasNextPage endCursor } nodes { id } }';
+  // The change log's pages have no count (a log grows while it is read).
+  if (fields.nodes)
+    return `{ ${fields.totalCount ? 'totalCount ' : ''}pageInfo { hasNextPage endCursor } nodes { id } }`;
   if (fields.id) return fields.version ? '{ id version }' : '{ id }';
   return '{ __typename }';
 }
