@@ -9,8 +9,9 @@
  * feed; only then does it go live. Entries at or below what a follower has are dropped, so the
  * two paths overlap without gaps.
  *
- * What wakes the feed: on PostgreSQL, NOTIFY from the write's transaction (delivered at commit,
- * to every replica listening on the same database: ../db/notifications.ts); on SQLite, the
+ * What wakes the feed: on PostgreSQL, NOTIFY from the transaction that numbered new entries
+ * (./change-log.ts; delivered at its commit to every replica listening on the same database:
+ * ../db/notifications.ts); on SQLite, the
  * writes of this process (./change-log.ts `onChangesCommitted`); on both, a poll (writes of other
  * processes on a SQLite file; a notification lost with its connection). When the listening
  * connection comes back, the feed reads the gap from the log.
@@ -20,7 +21,7 @@
  */
 import type { Database } from '../db/client.ts';
 import { listen, type Listener } from '../db/notifications.ts';
-import { CHANGES_CHANNEL, onChangesCommitted } from './change-log.ts';
+import { CHANGES_CHANNEL, numberChanges, onChangesCommitted } from './change-log.ts';
 import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './changes.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
@@ -91,6 +92,7 @@ export class ChangeFeed {
    * the two is read at the first wake: the listener's first connection wakes it).
    */
   private async run(): Promise<void> {
+    await numberChanges(this.db);
     this.head = await logPosition(this.db.reads);
     const stops: (() => unknown)[] = [];
     if (this.db.provider === 'postgresql' && this.options.listenUrl) {
@@ -102,7 +104,8 @@ export class ChangeFeed {
       });
       stops.push(() => listener.close());
     } else stops.push(onChangesCommitted(this.db, () => this.wake()));
-    const poll = setInterval(() => this.wake(), this.options.pollMs);
+    // The poll also numbers entries a write left unnumbered (its process stopped in between).
+    const poll = setInterval(() => void numberChanges(this.db).then(() => this.wake()), this.options.pollMs);
     poll.unref();
     stops.push(() => clearInterval(poll));
     this.stopRunning = async () => {

@@ -230,13 +230,13 @@ export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number)
     const count = await prisma.$transaction(async (tx) => {
       const batch = await tx.change.findMany({
         where: { seq: { lte: through } },
-        select: { seq: true },
+        select: { id: true, seq: true },
         orderBy: { seq: 'asc' },
         take: PURGE_BATCH,
       });
       if (batch.length === 0) return 0;
-      await tx.change.deleteMany({ where: { seq: { in: batch.map((b) => b.seq) } } });
-      await raiseHorizon(tx, batch.at(-1)!.seq);
+      await tx.change.deleteMany({ where: { id: { in: batch.map((b) => b.id) } } });
+      await raiseHorizon(tx, batch.at(-1)!.seq!);
       return batch.length;
     });
     if (count === 0) return purged;
@@ -256,12 +256,14 @@ export async function restartChangeLog(tx: PrismaTx, provider: Provider): Promis
   await tx.change.deleteMany();
   await raiseHorizon(tx, horizon);
   if (provider === 'postgresql') {
+    // The numbering trigger's sequence (the change-log migration).
     await tx.$executeRawUnsafe(
-      `SELECT setval(pg_get_serial_sequence('"changes"', 'seq'), GREATEST($1::int, (SELECT last_value FROM changes_seq_seq)))`,
+      `SELECT setval('"changes_seq_seq"', GREATEST($1::int, (SELECT last_value FROM "changes_seq_seq")))`,
       horizon,
     );
   } else {
-    // AUTOINCREMENT numbers past the largest seq it ever gave, which sqlite_sequence keeps.
+    // Entries are numbered by their id (the migration's trigger): AUTOINCREMENT numbers past the
+    // largest id it ever gave, which sqlite_sequence keeps.
     const raised = await tx.$executeRawUnsafe(
       `UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'changes'`,
       horizon,

@@ -67,9 +67,13 @@ export async function insertRow(tx: WriteTx, table: string, data: Record<string,
 
 /** Several rows with the same columns, in one statement. */
 export async function insertRows(tx: WriteTx, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
-  if (rows.length === 0) return;
+  if (rows.length > 0) await tx.execute(appendInsert(new Sql(tx.provider), table, rows));
+}
+
+/** Appends `INSERT INTO table (...) VALUES (...), (...)` of rows with the same columns to `sql`. */
+export function appendInsert(sql: Sql, table: string, rows: readonly Record<string, unknown>[]): Sql {
   const names = Object.keys(rows[0]!);
-  const sql = new Sql(tx.provider).text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) VALUES `);
+  sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) VALUES `);
   rows.forEach((row, r) => {
     sql.text(r > 0 ? ', (' : '(');
     names.forEach((name, i) => {
@@ -78,7 +82,7 @@ export async function insertRows(tx: WriteTx, table: string, rows: readonly Reco
     });
     sql.text(')');
   });
-  await tx.execute(sql);
+  return sql;
 }
 
 /** Sets `data` on the row with `rowId`. */
@@ -88,12 +92,16 @@ export async function updateRow(
   rowId: number,
   data: Record<string, unknown>,
 ): Promise<void> {
-  const sql = new Sql(tx.provider).text(`UPDATE ${id(table)} SET `);
+  await tx.execute(appendUpdate(new Sql(tx.provider), table, rowId, data));
+}
+
+/** Appends `UPDATE table SET ... WHERE "id" = rowId` to `sql`. */
+export function appendUpdate(sql: Sql, table: string, rowId: number, data: Record<string, unknown>): Sql {
+  sql.text(`UPDATE ${id(table)} SET `);
   Object.entries(data).forEach(([name, value], i) => {
     sql.text(`${i > 0 ? ', ' : ''}${id(name)} = `).value(value);
   });
-  sql.text(' WHERE "id" = ').value(rowId);
-  await tx.execute(sql);
+  return sql.text(' WHERE "id" = ').value(rowId);
 }
 
 /** `column = value` conditions, and `column IN (values)` for an array. */

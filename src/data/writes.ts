@@ -20,9 +20,9 @@ import { DomainError, notFound, staleVersion } from './errors.ts';
 import { Decimal } from './decimal.ts';
 import type { Row } from './load.ts';
 import { RequestLoaders } from './request.ts';
-import { deleteRows, insertRow, insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
+import { appendUpdate, deleteRows, insertRow, insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
-import { ChangeRecorder, changesCommitted } from './change-log.ts';
+import { ChangeRecorder, changesCommitted, numberChanges } from './change-log.ts';
 import { currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
@@ -79,7 +79,11 @@ export class Writer {
         await hooks?.beforeCommit(tx);
         return result;
       });
-      if (logged) changesCommitted(this.db);
+      if (logged) {
+        // Numbered before the answer, so that a client that wrote finds its write in the log.
+        await numberChanges(this.db);
+        changesCommitted(this.db);
+      }
       return result;
     } catch (error) {
       throw uniqueViolation(error, type) ?? error;
@@ -112,7 +116,8 @@ export class Writer {
       const columns = changedColumns(data.columns, current);
       const links = await this.applyToMany(tx, resource, resourceId, data.toMany, current);
       if (links.size === 0 && Object.keys(columns).length === 0) return current;
-      const written = await this.nextVersion(tx, resource, current, columns);
+      const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+      log.lastly((sql) => appendUpdate(sql, resource.type, resourceId, written));
       const now: Row = { ...current, ...asRead(resource, written) };
       for (const [name, ids] of links) now[idsKey(name)] = ids;
       log.after(type, [now]);

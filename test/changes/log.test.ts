@@ -228,7 +228,7 @@ describe.each(providers)('the change log on %s', (provider) => {
   });
 
   describe('order', () => {
-    it('a write that numbered its entries and has not committed holds back the next; a reader sees them in commit order', async () => {
+    it('numbers follow commit order: the write that logged first and commits last gets the larger number; a reader polling in between skips nothing', async () => {
       const writer = new BomWriter(api.env.database.db);
       const [a, b] = [await api.create('products'), await api.create('products')];
       const from = await last();
@@ -236,6 +236,7 @@ describe.each(providers)('the change log on %s', (provider) => {
       const held = new Promise<void>((r) => (release = r));
       let reached!: () => void;
       const appended = new Promise<void>((r) => (reached = r));
+      // The first write has inserted its entry and stalls before committing.
       const first = withWriteHooks(
         {
           beforeCommit: async () => {
@@ -245,15 +246,38 @@ describe.each(providers)('the change log on %s', (provider) => {
         },
         () => writer.update('products', Number(a.id), { attributes: { nlc: 11 } }),
       );
-      await appended; // the first has its entry, uncommitted
+      await appended;
+      // The second goes ahead and commits first (SQLite has one writer: it waits for the first).
       const second = writer.update('products', Number(b.id), { attributes: { nlc: 12 } });
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await entriesAfter(from, reader), 'nothing visible before the first commits').toEqual([]);
+      const seen: Entry[] = [];
+      let cursor = from;
+      const poll = async () => {
+        for (const e of await entriesAfter(cursor, reader)) {
+          seen.push(e);
+          cursor = e.seq;
+        }
+      };
+      if (provider === 'postgresql') {
+        await second;
+        await poll();
+        expect(
+          seen.map((e) => e.resource_id),
+          'the second write, committed, is visible',
+        ).toEqual([Number(b.id)]);
+      } else {
+        await new Promise((r) => setTimeout(r, 200));
+        await poll();
+        expect(seen, 'nothing is visible while the first holds the only writer').toEqual([]);
+      }
       release();
       await Promise.all([first, second]);
-      const entries = await entriesAfter(from, reader);
-      expect(entries.map((e) => e.resource_id)).toEqual([Number(a.id), Number(b.id)]);
-      expect(entries[0]!.seq).toBeLessThan(entries[1]!.seq);
+      await poll();
+      // Every entry once, each above the last the reader had seen: none was numbered below it.
+      const all = await entriesAfter(from);
+      expect(seen.map((e) => e.seq)).toEqual(all.map((e) => e.seq));
+      expect(all).toHaveLength(2);
+      const order = provider === 'postgresql' ? [b, a] : [a, b];
+      expect(all.map((e) => e.resource_id)).toEqual(order.map((p) => Number(p.id)));
     });
 
     it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry', async () => {
