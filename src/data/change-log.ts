@@ -58,8 +58,6 @@ export function changesCommitted(db: Database): void {
   for (const listener of commitListeners.get(db) ?? []) listener();
 }
 
-/** PostgreSQL advisory lock held by the one numbering transaction running (any replica). */
-const NUMBERING_LOCK_KEY = 4_201_003;
 /** Entries numbered per transaction (a backlog is numbered in several, oldest first). */
 const NUMBERING_BATCH = 5000;
 
@@ -102,22 +100,12 @@ function startNumbering(db: Database, state: Numbering): Promise<void> {
 }
 
 async function numberPending(db: Database): Promise<void> {
+  // The numbering function of the change-log migration: the lock, the numbers and the
+  // notification in one statement, in a transaction of its own.
+  const batch = new Sql(db.provider).text('SELECT "changes_number"(').value(NUMBERING_BATCH).text(') AS "n"');
   for (;;) {
-    const numbered = await db.transaction(async (tx) => {
-      // A statement of its own: the pending entries are read after the lock is held, so that
-      // none that another numbering has just numbered is numbered again.
-      await tx.query(new Sql(tx.provider).text(`SELECT pg_advisory_xact_lock(${NUMBERING_LOCK_KEY})`));
-      const count = await tx.execute(
-        new Sql(tx.provider)
-          .text(`UPDATE "changes" c SET "seq" = n."seq" FROM (SELECT p."id", nextval('"changes_seq_seq"') AS "seq"`)
-          .text(` FROM (SELECT "id" FROM "changes" WHERE "seq" IS NULL ORDER BY "id" LIMIT `)
-          .value(NUMBERING_BATCH)
-          .text(') p) n WHERE c."id" = n."id"'),
-      );
-      if (count > 0) await tx.query(new Sql(tx.provider).text(`SELECT pg_notify('${CHANGES_CHANNEL}', '')`));
-      return count;
-    });
-    if (numbered < NUMBERING_BATCH) return;
+    const [row] = await db.primary.query<{ n: number }>(batch);
+    if (Number(row!.n) < NUMBERING_BATCH) return;
   }
 }
 

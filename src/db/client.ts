@@ -38,6 +38,8 @@ export interface Database {
   reads: DataSource;
   /** A write transaction in SQL on the same pool or connection (see ./transactions.ts). */
   transaction: Transact;
+  /** Statements each in a transaction of its own, on the database that takes writes. */
+  primary: DataSource;
   /** SQL statements sent since start (queries and writes; transaction control not counted). */
   readonly statementCount: number;
   close(): Promise<void>;
@@ -240,11 +242,13 @@ export function createDatabase(
       return connection!;
     };
     const statements = new SqliteStatements();
+    const reads = sqliteReads(connected, statements, () => gate.whenIdle(), onStatement);
     return database(
       prisma,
       'sqlite',
-      sqliteReads(connected, statements, () => gate.whenIdle(), onStatement),
+      reads,
       sqliteTransactions(connected, statements, (work) => gate.exclusive(work), onStatement),
+      reads,
       () => prisma.$disconnect(),
     );
   }
@@ -261,22 +265,18 @@ export function createDatabase(
     transactionOptions,
   }) as unknown as PrismaDb;
   const names = new NamedStatements();
-  return database(
-    prisma,
-    'postgresql',
-    postgresReads(pool, names, onStatement),
-    postgresTransactions(pool, names, onStatement),
-    async () => {
-      await prisma.$disconnect();
-      await pool.end();
-    },
-  );
+  const onPool = postgresReads(pool, names, onStatement);
+  return database(prisma, 'postgresql', onPool, postgresTransactions(pool, names, onStatement), onPool, async () => {
+    await prisma.$disconnect();
+    await pool.end();
+  });
 
   function database(
     prisma: PrismaDb,
     provider: Provider,
     reads: DataSource,
     transaction: Transact,
+    primary: DataSource,
     close: () => Promise<void>,
   ): Database {
     return {
@@ -284,6 +284,7 @@ export function createDatabase(
       provider,
       reads,
       transaction,
+      primary,
       get statementCount() {
         return statements;
       },

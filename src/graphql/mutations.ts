@@ -7,6 +7,7 @@
 import { badInput } from './errors.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
+import type { Row } from '../data/load.ts';
 import { BomWriter, type ItemInput } from '../data/bom-writes.ts';
 import type { ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
 import { resources } from '../resources/registry.ts';
@@ -179,6 +180,21 @@ function fresh(id: number, context: GraphQLContext): number {
   return id;
 }
 
+/**
+ * A resource just written, as the write left it (read whole), in the shape the operation reads
+ * (its plan's columns and names), so that the answer needs no read of it; its id (to be read)
+ * where the plan wants a column a whole read does not take (an owner link).
+ */
+function written(type: string, row: Row, context: GraphQLContext): Row | number {
+  forgetLoaded(context);
+  const shaped: Row = { id: row.id };
+  for (const column of context.plan.columns(type)) {
+    if (!(column.name in row)) return row.id;
+    shaped[column.alias ?? column.name] = row[column.name];
+  }
+  return shaped;
+}
+
 // Mutation fields may be null: when one fails, the results of those before it (committed) still
 // reach the client instead of the whole `data` becoming null.
 builder.mutationType({
@@ -245,13 +261,13 @@ for (const resource of resources) {
         },
         resolve: (_root, args, context) =>
           write(resource.type, async () => {
-            await writer(context).update(
+            const row = await writer(context).update(
               resource.type,
               args.id,
               toWriteInput(inputName, args.input as never),
               conditions(args.expectedVersion),
             );
-            return fresh(args.id, context);
+            return written(resource.type, row, context);
           }),
       }),
     );

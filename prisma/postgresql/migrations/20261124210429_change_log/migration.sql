@@ -41,3 +41,25 @@ CREATE SEQUENCE "changes_seq_seq" AS INTEGER OWNED BY "changes"."seq";
 
 -- The entries waiting for their number.
 CREATE INDEX "changes_unnumbered_idx" ON "changes"("id") WHERE "seq" IS NULL;
+
+-- One numbering: up to `batch` committed entries without a number, oldest first, under the lock;
+-- the listeners of every replica are notified once when it numbered any. One statement, run on
+-- its own (its transaction ends with it): each statement of a function reads afresh, so the
+-- entries are read after the lock is held, and none that another numbering has just numbered is
+-- numbered again.
+CREATE FUNCTION "changes_number"(batch integer) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  numbered integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(4201003);
+  UPDATE "changes" c SET "seq" = n."seq"
+    FROM (SELECT p."id", nextval('"changes_seq_seq"') AS "seq"
+          FROM (SELECT "id" FROM "changes" WHERE "seq" IS NULL ORDER BY "id" LIMIT batch) p) n
+    WHERE c."id" = n."id";
+  GET DIAGNOSTICS numbered = ROW_COUNT;
+  IF numbered > 0 THEN
+    PERFORM pg_notify('mdg_changes', '');
+  END IF;
+  RETURN numbered;
+END
+$$;
