@@ -21,6 +21,7 @@
  * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
  */
 import type { Database } from '../db/client.ts';
+import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { definition } from './columns.ts';
 import { attributesOf, relationshipsOf } from './forms.ts';
@@ -256,7 +257,7 @@ function snapshotOf(resource: ResourceDefinition, row: Row): Snapshot {
 const clientIdsByDatabase = new WeakMap<Database, Map<number, string>>();
 
 /** Who the current write is for, as the log names it: the API client's client_id, or `cli` outside HTTP. */
-async function actorName(db: Database, tx: WriteTx): Promise<string> {
+export async function actorName(db: Database, tx: DataSource): Promise<string> {
   const apiClientId = currentActor();
   if (apiClientId === undefined) return 'cli';
   let clientIds = clientIdsByDatabase.get(db);
@@ -274,6 +275,13 @@ async function actorName(db: Database, tx: WriteTx): Promise<string> {
 
 function key(type: string, id: number): string {
   return `${type}/${id}`;
+}
+
+/** The entry (without actor and time) of a resource read whole as it was and as it is; undefined when its document did not change. */
+export function changeEntry(type: string, before: Row, after: Row) {
+  const resource = definition(type);
+  const entry = entryOf(type, snapshotOf(resource, before), snapshotOf(resource, after));
+  return entry && { resource_type: type, resource_id: after.id, ...entry };
 }
 
 /** The entry for a resource as it was and as it is, or undefined when its document did not change. */

@@ -3,6 +3,7 @@
  * column names from the registry only (quoted), every value a parameter. Rows are written under
  * their column names (`name_en`, `unit_id`), as ./validate.ts `attributeData` makes them.
  */
+import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { selectList, type Column } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
@@ -122,8 +123,39 @@ export async function deleteRows(tx: WriteTx, table: string, conditions: Where):
 }
 
 /** The values of `column` in the rows that match, ascending. */
-export async function valuesWhere(tx: WriteTx, table: string, column: string, conditions: Where): Promise<number[]> {
+export async function valuesWhere(tx: DataSource, table: string, column: string, conditions: Where): Promise<number[]> {
   const sql = where(new Sql(tx.provider).text(`SELECT ${id(column)} AS "v" FROM ${id(table)}`), conditions);
   sql.text(' ORDER BY 1');
   return (await tx.query<{ v: unknown }>(sql)).map((r) => Number(r.v));
+}
+
+/** PostgreSQL types of the change-log columns a SELECT list gives (its parameters have none of their own). */
+const CHANGE_CASTS: Record<string, string> = { resource_id: '::int', version: '::int', at: '::timestamp(3)' };
+
+/**
+ * PostgreSQL, one statement: the row's new values, on the condition that it is still at the version
+ * it was read at, and the change-log entry that says so, written only when the row was. Answers
+ * whether it was (false: another write came first). An autocommit statement is its own
+ * transaction: the row and its entry commit together.
+ */
+export async function casUpdate(
+  source: DataSource,
+  table: string,
+  current: Row,
+  data: Record<string, unknown>,
+  entry: Record<string, unknown>,
+): Promise<boolean> {
+  const sql = new Sql(source.provider).text('WITH "write" AS (');
+  appendUpdate(sql, table, current.id, data)
+    .text(' AND "version" = ')
+    .value(current.version)
+    .text(` RETURNING 1) INSERT INTO "changes" (${Object.keys(entry).map(id).join(', ')}) SELECT `);
+  Object.entries(entry).forEach(([name, value], i) => {
+    sql
+      .text(i > 0 ? ', ' : '')
+      .value(value)
+      .text(CHANGE_CASTS[name] ?? '');
+  });
+  sql.text(' FROM "write" RETURNING 1');
+  return (await source.query(sql)).length > 0;
 }

@@ -13,16 +13,26 @@
  */
 import type { Database } from '../db/client.ts';
 import { uniqueViolationFields } from '../db/errors.ts';
+import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { attributeColumns, type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { DomainError, notFound, staleVersion } from './errors.ts';
 import { Decimal } from './decimal.ts';
-import type { Row } from './load.ts';
+import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
-import { appendUpdate, deleteRows, insertRow, insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
+import {
+  appendUpdate,
+  casUpdate,
+  deleteRows,
+  insertRow,
+  insertRows,
+  lockedRows,
+  updateRow,
+  valuesWhere,
+} from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
-import { ChangeRecorder, changesCommitted, numberChanges } from './change-log.ts';
+import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import { currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
@@ -105,10 +115,67 @@ export class Writer {
   /**
    * UPDATE / updateX: only what is given changes; a write that changes nothing writes nothing.
    * Answers the resource as it now is, read whole (as RequestLoaders.columns reads it): what
-   * was read under the lock, with what was written.
+   * was read, with what was written.
+   *
+   * On PostgreSQL a change to the row alone (no links in join tables, no caller's hooks) is
+   * written without a transaction of its own: the row is read, then one statement writes it on
+   * the condition that its version is still the one read, with its change-log entry (./rows.ts
+   * `casUpdate`); a write that came in between makes it start over, and after a few the locking
+   * way below takes over. Two round trips instead of four (BEGIN, the locked read, the write,
+   * COMMIT): measured, the socket writes of those round trips were a third of the CPU a product
+   * update cost this process.
    */
-  update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
+  async update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
     const resource = definition(type);
+    if (this.db.provider === 'postgresql' && !currentWriteHooks() && !changesLinks(resource, input)) {
+      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        const written = await this.updateIfUnchanged(resource, resourceId, input, options);
+        if (written) return written;
+      }
+    }
+    return this.updateLocked(resource, resourceId, input, options);
+  }
+
+  /** The update, if the row is still at the version read when it is written; undefined when another write came first. */
+  private async updateIfUnchanged(
+    resource: ResourceDefinition,
+    resourceId: number,
+    input: WriteInput,
+    options: WriteOptions,
+  ): Promise<Row | undefined> {
+    const source = this.db.primary;
+    const [current] = await rowsByIds(source, resource.type, [resourceId], RequestLoaders.columns(resource.type));
+    if (!current) throw notFound(resource.type, resourceId);
+    checkExpectedVersion(resource, current, options);
+    const data = await this.prepare(source, resource, input, current);
+    const columns = changedColumns(data.columns, current);
+    if (Object.keys(columns).length === 0) return current;
+    const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+    const now: Row = { ...current, ...asRead(resource, written) };
+    const entry = changeEntry(resource.type, current, now)!;
+    try {
+      const applied = await casUpdate(source, resource.type, current, written, {
+        ...entry,
+        actor: await actorName(this.db, source),
+        at: new Date(),
+      });
+      if (!applied) return undefined;
+    } catch (error) {
+      throw uniqueViolation(error, resource.type) ?? error;
+    }
+    await numberChanges(this.db);
+    changesCommitted(this.db);
+    return now;
+  }
+
+  /** The update in a transaction, under the row's lock. */
+  private updateLocked(
+    resource: ResourceDefinition,
+    resourceId: number,
+    input: WriteInput,
+    options: WriteOptions,
+  ): Promise<Row> {
+    const type = resource.type;
     return this.transaction(type, async (tx, log) => {
       const current = await this.lockedRow(tx, resource, resourceId, options);
       log.before(type, [current]);
@@ -167,12 +234,7 @@ export class Writer {
       [...RequestLoaders.columns(resource.type), ...extra],
     );
     if (!row) throw notFound(resource.type, resourceId);
-    const expected = options.expectedVersion;
-    if (expected !== undefined) {
-      const versions = typeof expected === 'number' ? [expected] : expected;
-      if (!versions.includes(row.version as number))
-        throw staleVersion(resource.type, resourceId, row.version as number, versions);
-    }
+    checkExpectedVersion(resource, row, options);
     return row;
   }
 
@@ -194,7 +256,7 @@ export class Writer {
    * (undefined on create).
    */
   protected async prepare(
-    tx: WriteTx,
+    tx: DataSource,
     resource: ResourceDefinition,
     input: WriteInput,
     current: Record<string, unknown> | undefined,
@@ -281,7 +343,7 @@ export class Writer {
   }
 
   /** 404 naming the first field that links to a resource that does not exist. */
-  protected async verify(tx: WriteTx, targets: LinkTargets): Promise<void> {
+  protected async verify(tx: DataSource, targets: LinkTargets): Promise<void> {
     for (const [type, fields] of targets.byType) {
       const ids = [...fields.keys()];
       const found = new Set(await valuesWhere(tx, type, 'id', { id: ids }));
@@ -345,6 +407,25 @@ export class Writer {
     }
     return changed;
   }
+}
+
+/** Tries of the update without a transaction before it takes the row's lock. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** precondition_failed when the resource is not at a version the client expects (If-Match, expectedVersion). */
+function checkExpectedVersion(resource: ResourceDefinition, row: Row, options: WriteOptions): void {
+  const expected = options.expectedVersion;
+  if (expected === undefined) return;
+  const versions = typeof expected === 'number' ? [expected] : expected;
+  if (!versions.includes(row.version as number))
+    throw staleVersion(resource.type, row.id, row.version as number, versions);
+}
+
+/** Whether an input changes a to-many relationship (links in a join table: statements of their own). */
+function changesLinks(resource: ResourceDefinition, input: WriteInput): boolean {
+  return Object.entries(input.relationships ?? {}).some(
+    ([name, value]) => value !== undefined && resource.relationships[name]?.cardinality === 'to-many',
+  );
 }
 
 /** The column types of each type, for asRead. */

@@ -280,6 +280,23 @@ describe.each(providers)('the change log on %s', (provider) => {
       expect(all.map((e) => e.resource_id)).toEqual(order.map((p) => Number(p.id)));
     });
 
+    it('20 concurrent updates of one product (each checks the version it read when it writes, retries, then locks): 20 versions, 20 entries, each one\'s before the previous one\'s after', async () => {
+      const product = await api.create('products');
+      const from = await last();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          api.patch(`/products/${product.id}`, { data: { type: 'products', attributes: { nlc: 100 + n } } }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      const entries = await entriesAfter(from);
+      expect(entries.map((e) => e.version)).toEqual(Array.from({ length: 20 }, (_, n) => n + 2));
+      for (let i = 1; i < entries.length; i++) expect(entries[i]!.before).toEqual(entries[i - 1]!.after);
+      const final = await api.get(`/products/${product.id}`);
+      expect(final.body.data.meta.version).toBe(21);
+      expect(final.body.data.attributes.nlc).toBe(entries.at(-1)!.after!.nlc);
+    });
+
     it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry', async () => {
       const writer = new BomWriter(api.env.database.db);
       const products = await api.ids('products', 20);
