@@ -57,6 +57,8 @@ export interface App {
 }
 
 const READINESS_TIMEOUT_MS = 2000;
+/** How long a drain waits for subscriptions to send why they end. */
+const SUBSCRIPTIONS_CLOSE_MS = 1000;
 /**
  * How long a readiness answer is reused. /readyz is open: without this, anyone could keep the
  * database busy with SELECT 1, one per request; with it, probes cost at most one statement a second.
@@ -143,16 +145,17 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     listenUrl: db.provider === 'postgresql' ? config.database.url : undefined,
     onError: (error, what) => logger.warn({ err: error.message }, what),
   });
+  const subscriptions = new SubscriptionLimits({
+    perReplica: config.subscriptions.max,
+    perClient: config.subscriptions.perClient,
+  });
   const graphql = graphqlRoutes({
     db,
     tokens,
     basePath: config.basePath,
     live: {
       changeFeed,
-      subscriptions: new SubscriptionLimits({
-        perReplica: config.subscriptions.max,
-        perClient: config.subscriptions.perClient,
-      }),
+      subscriptions,
       watchToken: (auth) => tokens.watch(auth),
     },
     logger,
@@ -179,6 +182,8 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
     close: async () => {
       changeFeed.close();
+      // Each subscription sends SERVER_SHUTTING_DOWN before its socket closes.
+      await subscriptions.whenNoneOpen(SUBSCRIPTIONS_CLOSE_MS);
       await graphql.websocket.close();
     },
     metrics,

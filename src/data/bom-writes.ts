@@ -12,7 +12,8 @@ import { DomainError } from './errors.ts';
 import type { Row } from './load.ts';
 import { deleteRows, insertRow, valuesWhere } from './rows.ts';
 import { id, Sql } from './sql.ts';
-import { LinkTargets, withServerDates, Writer, type WriteInput, type WriteOptions } from './writes.ts';
+import { withServerDates } from './row-values.ts';
+import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
 
 /** A new structure item: its attributes and relationships (`product` required). */
 export type ItemInput = WriteInput;

@@ -33,6 +33,9 @@ export function sseTransport(operations: OperationPipeline, graphqlPath: string)
     logging: false,
     cors: false,
     maskedErrors: false,
+    // Node's own streams: with Yoga's stand-ins, a client that goes away is only noticed at the
+    // next ping (12 s), and its stream holds its place (and its follower) until then.
+    fetchAPI: { Request, Response, ReadableStream, TextEncoder, TextDecoder, Headers, URL, URLSearchParams, fetch },
     plugins: [runOurs],
   });
   return async (request, auth) => yoga.fetch(request, { auth });

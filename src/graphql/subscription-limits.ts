@@ -22,6 +22,15 @@ export class SubscriptionLimits {
     return this.total;
   }
 
+  /**
+   * Resolves once every open subscription has ended (its last event sent: a place is given back
+   * when its stream is over), or after `timeoutMs`: how a drain lets them say why they end.
+   */
+  async whenNoneOpen(timeoutMs: number): Promise<void> {
+    const until = performance.now() + timeoutMs;
+    while (this.total > 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   /** Takes a place for a client's new subscription (TOO_MANY_SUBSCRIPTIONS when none is left); answers how to give it back. */
   admit(clientId: number): () => void {
     const mine = this.byClient.get(clientId) ?? 0;

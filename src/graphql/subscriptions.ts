@@ -53,7 +53,11 @@ class ChangeStream implements AsyncIterableIterator<Event> {
   }
 
   async next(): Promise<IteratorResult<Event>> {
-    if (this.finished) return { done: true, value: undefined };
+    if (this.finished) {
+      // The reason went out with the event before: the stream is over, its place free.
+      this.release();
+      return { done: true, value: undefined };
+    }
     if (!this.ending) {
       try {
         const next = await this.follower.next();
@@ -68,20 +72,22 @@ class ChangeStream implements AsyncIterableIterator<Event> {
       }
     }
     await this.finish();
-    return this.ending ? { done: false, value: { end: this.ending } } : { done: true, value: undefined };
+    if (this.ending) return { done: false, value: { end: this.ending } };
+    this.release();
+    return { done: true, value: undefined };
   }
 
   private async finish(): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.watch.stop();
-    this.release();
     await this.follower.return?.();
   }
 
   async return(): Promise<IteratorResult<Event>> {
     this.ending = undefined;
     await this.finish();
+    this.release();
     return { done: true, value: undefined };
   }
 }
