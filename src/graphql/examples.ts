@@ -53,6 +53,22 @@ query Customer {
   }
 }
 
+# Every change as it commits (run it, then RenameUnit in another tab); \`after: "<cursor>"\`
+# replays what came after a change you have seen.
+subscription Changes {
+  changes {
+    cursor
+    type
+    id
+    op
+    version
+    changed
+    after
+    actor
+    at
+  }
+}
+
 # A write (needs the write scope): mutations return the changed object.
 mutation RenameUnit {
   updateUnit(id: 1, input: { description: { en: "Kilogram" } }) {

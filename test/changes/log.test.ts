@@ -280,7 +280,7 @@ describe.each(providers)('the change log on %s', (provider) => {
       expect(all.map((e) => e.resource_id)).toEqual(order.map((p) => Number(p.id)));
     });
 
-    it('20 concurrent updates of one product (each checks the version it read when it writes, retries, then locks): 20 versions, 20 entries, each one\'s before the previous one\'s after', async () => {
+    it("20 concurrent updates of one product (each checks the version it read when it writes, retries, then locks): 20 versions, 20 entries, each one's before the previous one's after", async () => {
       const product = await api.create('products');
       const from = await last();
       const answers = await Promise.all(

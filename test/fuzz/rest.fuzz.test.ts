@@ -262,6 +262,7 @@ const SHAPE_B_CODES = [
   'conflict',
   'bom_cycle',
   'precondition_failed',
+  'cursor_expired',
   'idempotency_key_in_use',
   'idempotency_key_reused',
   'forbidden',
@@ -287,6 +288,27 @@ function errorMessage(status: number, body: any, what: string): string {
   expect(typeof body.error.message, what).toBe('string');
   return body.error.message;
 }
+
+/** GET /changes (not a route of the table): its three parameters with values right, wrong and odd, and unknown ones. */
+const changesQuery: fc.Arbitrary<{ query: [string, string][]; names?: string }> = fc.oneof(
+  fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('after', 'type', 'per_page'),
+        fc.oneof(
+          fc.integer({ min: 0, max: 3000 }).map(String),
+          fc.constantFrom('products', 'products,units', 'product_structure_items', '500', '501', '-1', '', ','),
+          oddString,
+        ),
+      ),
+      { maxLength: 3 },
+    )
+    .map((query) => ({ query })),
+  unknownName.map((name) => ({ query: [[name, '1']] as [string, string][], names: name })),
+  fc
+    .constantFrom<[string, string]>(['after', 'x1'], ['per_page', '0'], ['per_page', '1000'], ['type', 'no_such_type'])
+    .map(([name, value]) => ({ query: [[name, value]] as [string, string][], names: name })),
+);
 
 describe.each(providers)('REST fuzzing on %s', (provider) => {
   let env: FuzzEnv;
@@ -330,6 +352,22 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     expect(cases).toBeGreaterThanOrEqual(RUNS);
+    // GET /changes, outside the route table: the same rules for its parameters.
+    await fc.assert(
+      fc.asyncProperty(changesQuery, async (c) => {
+        const search = c.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&');
+        const res = await env.t.request(`/changes?${search}`, { headers: { Authorization: `Bearer ${env.token}` } });
+        const text = await res.text();
+        const what = `GET /changes?${search.slice(0, 200)} -> ${res.status} ${text.slice(0, 300)}`;
+        statuses.set(`GET /changes ${res.status}`, (statuses.get(`GET /changes ${res.status}`) ?? 0) + 1);
+        expect(res.status, what).toBeLessThan(500);
+        if (res.status >= 400) {
+          const message = errorMessage(res.status, JSON.parse(text), what);
+          if (c.names) expect(message, what).toContain(c.names);
+        } else expect(c.names, what).toBeUndefined();
+      }),
+      { numRuns: Math.ceil(RUNS / 10), seed: SEED, endOnFailure: true },
+    );
     console.log(
       `[fuzz] REST on ${provider}: ${cases} cases, seed ${SEED}: ${[...statuses]
         .sort()

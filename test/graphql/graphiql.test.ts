@@ -178,4 +178,56 @@ describe('GraphiQL at GET /graphql', () => {
     },
     60_000,
   );
+
+  it.skipIf(skipWithoutBrowser('the GraphiQL subscription test'))(
+    'runs the Changes subscription over SSE in headless Chromium and shows a write made meanwhile',
+    async () => {
+      const token = prefilledToken(await (await openPage(service.baseUrl)).text())!;
+      let browser: Browser | undefined;
+      try {
+        browser = await launchChromium();
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const pageErrors: string[] = [];
+        page.on('pageerror', (error) => pageErrors.push(error.message));
+        await page.goto(`${service.baseUrl}/graphql`, { timeout: 20_000 });
+        const run = page.getByRole('button', { name: /^Execute query/ });
+        await run.waitFor({ timeout: 20_000 });
+        await run.click();
+        const choice = page.getByRole('menuitem', { name: 'Changes', exact: true });
+        await choice.waitFor({ timeout: 10_000 });
+        // GraphiQL subscribes with a GET (the operation in the query string), as EventSource would.
+        const subscribed = page.waitForRequest(
+          (r: BrowserRequest) =>
+            new URL(r.url()).searchParams.get('operationName') === 'Changes' ||
+            (r.postData() ?? '').includes('"operationName":"Changes"'),
+          { timeout: 10_000 },
+        );
+        await choice.click();
+        const request = await subscribed;
+        expect(request.headers().accept).toContain('text/event-stream');
+        expect(request.headers().authorization).toBe(`Bearer ${token}`);
+
+        // A write through REST while the subscription runs: the page shows it as it commits.
+        const reference = `GRAPHIQL-${Date.now()}`;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const written = await fetch(`${service.baseUrl}/units`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ data: { type: 'units', attributes: { reference } } }),
+        });
+        expect(written.status).toBe(201);
+        const pane = page.locator('.graphiql-response');
+        await pane.getByText(`"reference": "${reference}"`).first().waitFor({ timeout: 10_000 });
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as the user sees it
+        const shown = (await pane.innerText()).replace(/\u00a0/g, ' ');
+        expect(shown).toContain('"type": "UNITS"');
+        expect(shown).toContain('"op": "CREATED"');
+        await page.screenshot({ path: '/tmp/graphiql-subscription.png' });
+        expect(pageErrors).toEqual([]);
+      } finally {
+        await browser?.close();
+      }
+    },
+    60_000,
+  );
 });
