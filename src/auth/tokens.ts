@@ -222,6 +222,8 @@ export class TokenService {
       data: { revoked_at: this.clock.now() },
     });
     for (const [key, entry] of this.cache) if (entry.family === family) this.cache.delete(key);
+    // Streams on this replica learn at once, not at the next check.
+    void this.checkRevocations();
   }
 
   /**
@@ -239,6 +241,7 @@ export class TokenService {
         data: { revoked_at: this.clock.now() },
       });
       this.cache.delete(key);
+      void this.checkRevocations();
     }
   }
 

@@ -23,6 +23,7 @@ import type { Database } from '../db/client.ts';
 import { listen, type Listener } from '../db/notifications.ts';
 import { CHANGES_CHANNEL, numberChanges, onChangesCommitted } from './change-log.ts';
 import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './changes.ts';
+import { DomainError } from './errors.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
 const PAGE = 500;
@@ -41,7 +42,7 @@ export interface FeedOptions {
 /** Why a follower was ended by the feed (its consumer resumes from its last cursor). */
 export class FollowerEnded extends Error {
   constructor(
-    readonly reason: 'behind' | 'closing',
+    readonly reason: 'behind' | 'closing' | 'expired',
     message: string,
   ) {
     super(message);
@@ -126,6 +127,16 @@ export class ChangeFeed {
       );
   }
 
+  private expireLive(): void {
+    for (const follower of [...this.live])
+      follower.end(
+        new FollowerEnded(
+          'expired',
+          'changes this subscriber had not received are no longer kept (purged, or the data replaced): read the data afresh, then subscribe with its cursor',
+        ),
+      );
+  }
+
   /** A follower caught up with the feed: from now on the feed hands it its entries. */
   attach(follower: Follower): void {
     if (this.followers.has(follower)) this.live.add(follower);
@@ -169,6 +180,14 @@ export class ChangeFeed {
           if (!page.hasMore) break;
         }
       } catch (error) {
+        if (error instanceof DomainError && error.kind === 'cursor_expired') {
+          // Entries the feed had not read yet were purged, or the data replaced: its followers
+          // cannot be served without a gap. They end, to read afresh; the feed goes on from now.
+          this.expireLive();
+          this.head = await logPosition(this.db.reads).catch(() => this.head);
+          this.readAgain = true;
+          continue;
+        }
         // The next signal or poll tries again from the same head: nothing is skipped.
         this.options.onError?.(error as Error, 'reading the change log failed');
         return;
@@ -213,12 +232,15 @@ class Follower implements AsyncIterableIterator<ChangeEntry> {
 
   /** Entries the feed read (newest last): those after what this follower has, of its types. */
   offer(entries: readonly ChangeEntry[]): void {
+    // Behind: more entries than the limit were still waiting from earlier reads of the feed (a
+    // burst read at once does not count against a consumer that takes what it is given).
+    const waiting = this.queue.length;
     for (const entry of entries) {
       if (entry.seq <= this.through) continue;
       this.through = entry.seq;
       if (!this.types || this.types.has(entry.type)) this.queue.push(entry);
     }
-    if (this.queue.length > this.feed.maxBacklog) {
+    if (waiting > this.feed.maxBacklog) {
       this.end(
         new FollowerEnded(
           'behind',

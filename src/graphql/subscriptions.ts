@@ -21,6 +21,7 @@ import type { GraphQLContext } from './context.ts';
 const ENDED_CODES: Record<FollowerEnded['reason'], string> = {
   behind: 'SUBSCRIBER_BEHIND',
   closing: 'SERVER_SHUTTING_DOWN',
+  expired: 'CURSOR_EXPIRED',
 };
 
 /** What the stream hands the field's resolver: a change, or why it ends. */

@@ -10,14 +10,15 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/auth/clients.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from '../support/databases.ts';
 import {
   CHANGES,
+  clientWithTokens,
   createUnit,
   elapsed,
   expectGapless,
   graphql,
+  type LiveSubscription,
   logAfter,
   logHead,
   over,
@@ -25,12 +26,14 @@ import {
   type Send,
   seqsOf,
   sleep,
-  tokensOf,
+  type Transport,
   uniqueReference,
 } from '../support/live.ts';
 import { startService, type RunningService } from '../support/process.ts';
-import { SseStream } from '../support/sse.ts';
-import { WsSubscription, wsUrl } from '../support/ws.ts';
+import { sse } from '../support/sse.ts';
+import { websocket } from '../support/ws.ts';
+
+const transports: Transport[] = [sse, websocket];
 
 const postgres = providers.includes('postgresql');
 if (!postgres) {
@@ -52,15 +55,14 @@ describe.skipIf(!postgres)('live changes across two processes on one PostgreSQL 
   const products: number[] = [];
   /** A connection of the test's own, to watch and kill the readers' listening connection. */
   let admin: pg.Client;
-  const opened: { close(): Promise<void> }[] = [];
+  const opened: LiveSubscription[] = [];
 
   beforeAll(async () => {
     database = await migratedDatabase('postgresql');
     const env = { DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false' };
     [writer, reader] = await Promise.all([startService(env), startService(env)]);
     toWriter = over(writer.baseUrl);
-    const client = await createClient(database.db.prisma, 'cross-process', ['read', 'write']);
-    token = (await tokensOf(toWriter, client)).access_token;
+    token = (await clientWithTokens(database.db.prisma, toWriter)).access_token;
     const unit = await createUnit(toWriter, token);
     for (let i = 0; i < 4; i++) {
       const data = await graphql(
@@ -98,52 +100,49 @@ describe.skipIf(!postgres)('live changes across two processes on one PostgreSQL 
     return pids[0]!;
   }
 
-  async function sseOnReader(variables: Record<string, unknown> = {}): Promise<SseStream> {
-    const stream = await SseStream.open(over(reader.baseUrl), { query: CHANGES, variables, token });
-    opened.push({ close: () => stream.cancel() });
-    expect(stream.status).toBe(200);
-    return stream;
+  /** `subscription { changes }` on the reader, over every transport (closed after the suite). */
+  async function subscribeOnReader(variables: Record<string, unknown> = {}, on = token) {
+    const subs = await Promise.all(
+      transports.map((transport) => transport.open(reader.baseUrl, on, { query: CHANGES, variables })),
+    );
+    opened.push(...subs);
+    return subs;
   }
 
-  function wsOnReader(variables: Record<string, unknown> = {}, on = token): WsSubscription {
-    const sub = new WsSubscription(wsUrl(reader.baseUrl), on, CHANGES, variables);
-    opened.push(sub);
-    return sub;
-  }
-
-  it('a write through one process reaches the subscribers of the other, over SSE and WebSocket', async () => {
+  it('a write through one process reaches the subscribers of the other, over every transport', async () => {
     const from = await logHead(database.db.prisma);
-    const sse = await sseOnReader({ after: String(from) });
-    const ws = wsOnReader({ after: String(from) });
+    const subs = await subscribeOnReader({ after: String(from) });
     await oneListener();
     await sleep(300);
     const written = elapsed();
     await graphql(toWriter, token, UPDATE, { id: products[0], en: 'across processes' });
-    await sse.until((s) => s.changes().length === 1, 'the change written through the other process');
-    await ws.until((s) => s.changes().length === 1, 'the change written through the other process');
+    for (const sub of subs)
+      await sub.until((s) => s.changes().length === 1, 'the change written through the other process');
     const [entry] = await logAfter(database.db.prisma, from);
-    for (const change of [sse.changes()[0], ws.changes()[0]]) {
-      expect(change).toMatchObject({ cursor: String(entry!.seq), type: 'PRODUCTS', id: products[0], op: 'UPDATED' });
-      expect(change.changed).toEqual(['name']);
+    for (const sub of subs) {
+      expect(sub.changes()[0]).toMatchObject({
+        cursor: String(entry!.seq),
+        type: 'PRODUCTS',
+        id: products[0],
+        op: 'UPDATED',
+      });
+      expect(sub.changes()[0].changed).toEqual(['name']);
     }
-    const ms = [sse.events.at(-1)!.t - written, ws.results.at(-1)!.t - written].map(Math.round);
+    const ms = subs.map((sub) => Math.round(sub.results.at(-1)!.t - written));
     console.info(
-      `[postgresql] write in one process to its change in the other: ${ms[0]} ms (SSE), ${ms[1]} ms (WebSocket)`,
+      `[postgresql] write in one process to its change in the other: ${ms.map((m, i) => `${m} ms (${transports[i]!.name})`).join(', ')}`,
     );
     // Woken by the notification, not by the 5 s poll.
     for (const delay of ms) expect(delay).toBeLessThan(3000);
-    await sse.cancel();
-    await ws.close();
+    for (const sub of subs) await sub.close();
   });
 
   it("the subscriber's listening connection terminated in the middle of 200 writes: it still receives all 200, in order", async () => {
     const from = await logHead(database.db.prisma);
-    const sse = await sseOnReader({ after: String(from) });
-    const ws = wsOnReader({ after: String(from) });
-    // Both subscribers running: a first change reaches them.
+    const subs = await subscribeOnReader({ after: String(from) });
+    // The subscribers running: a first change reaches them.
     await graphql(toWriter, token, UPDATE, { id: products[0], en: 'before the 200' });
-    await sse.until((s) => s.changes().length === 1, 'the first change');
-    await ws.until((s) => s.changes().length === 1, 'the first change');
+    for (const sub of subs) await sub.until((s) => s.changes().length === 1, 'the first change');
     const listening = await oneListener();
 
     // 200 writes through the other process, four at a time; the listening connection is
@@ -175,13 +174,13 @@ describe.skipIf(!postgres)('live changes across two processes on one PostgreSQL 
     const log = (await logAfter(database.db.prisma, from)).map((e) => e.seq);
     expect(log).toHaveLength(201);
     const last = String(log.at(-1));
-    await sse.until((s) => s.changes().at(-1)?.cursor === last, 'the last of the 200 changes', 20_000);
-    await ws.until((s) => s.changes().at(-1)?.cursor === last, 'the last of the 200 changes', 20_000);
-    expectGapless([seqsOf(sse.changes())], log);
-    expectGapless([seqsOf(ws.changes())], log);
-    const updates = sse.changes().slice(1);
-    expect(updates.every((c) => c.type === 'PRODUCTS' && c.op === 'UPDATED')).toBe(true);
-    expect(updates).toHaveLength(200);
+    for (const sub of subs) {
+      await sub.until((s) => s.changes().at(-1)?.cursor === last, 'the last of the 200 changes', 20_000);
+      expectGapless([seqsOf(sub.changes())], log);
+      const updates = sub.changes().slice(1);
+      expect(updates.every((c) => c.type === 'PRODUCTS' && c.op === 'UPDATED')).toBe(true);
+      expect(updates).toHaveLength(200);
+    }
 
     // The reader noticed and listens again, on a new connection.
     const again = await oneListener();
@@ -192,27 +191,27 @@ describe.skipIf(!postgres)('live changes across two processes on one PostgreSQL 
     // And it goes on: a new write arrives without waiting for the poll.
     const written = elapsed();
     await graphql(toWriter, token, UPDATE, { id: products[1], en: 'after the reconnection' });
-    await sse.until((s) => s.changes().length === 202, 'the change after the reconnection');
-    expect(sse.events.at(-1)!.t - written).toBeLessThan(3000);
+    for (const sub of subs) {
+      await sub.until((s) => s.changes().length === 202, 'the change after the reconnection');
+      expect(sub.results.at(-1)!.t - written).toBeLessThan(3000);
+    }
   });
 
-  it('a revocation through one process ends a subscription on the other within 1 s', async () => {
-    const client = await createClient(database.db.prisma, 'revoked-elsewhere', ['read']);
-    const { access_token } = await tokensOf(toWriter, client);
-    const sub = wsOnReader({}, access_token);
-    const sse = await SseStream.open(over(reader.baseUrl), { query: CHANGES, token: access_token });
-    opened.push({ close: () => sse.cancel() });
+  it('a revocation through one process ends a subscription on the other within 1 s, over every transport', async () => {
+    const { client, access_token } = await clientWithTokens(database.db.prisma, toWriter, ['read']);
+    const subs = await subscribeOnReader({}, access_token);
     await sleep(500);
-    expect(sub.completed).toBeUndefined();
+    for (const sub of subs) expect(sub.completed, sub.describe()).toBeUndefined();
     await revokeToken(toWriter, client, access_token);
     const revokedAt = elapsed();
-    const end = await sub.ended();
-    expect(end?.result.errors?.[0]?.extensions?.code).toBe('TOKEN_REVOKED');
-    const sseEnd = await sse.ended();
-    expect(sseEnd?.data.errors[0].extensions.code).toBe('TOKEN_REVOKED');
-    const ms = [end!.t - revokedAt, sseEnd!.t - revokedAt];
+    const ms: number[] = [];
+    for (const sub of subs) {
+      const end = await sub.ended();
+      expect(end?.result.errors?.[0]?.extensions?.code).toBe('TOKEN_REVOKED');
+      ms.push(end!.t - revokedAt);
+    }
     console.info(
-      `[postgresql] revocation in one process to the end in the other: ${ms.map(Math.round).join(' ms, ')} ms`,
+      `[postgresql] revocation in one process to the end in the other: ${ms.map((m, i) => `${Math.round(m)} ms (${transports[i]!.name})`).join(', ')}`,
     );
     for (const delay of ms) expect(delay).toBeLessThan(1000);
   });

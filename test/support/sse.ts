@@ -6,17 +6,16 @@
  * delivery (revocation within 1 s, expiry at its instant).
  *
  * Works over the in-memory app (`TestApp.request`) and over real HTTP (`fetch` against a
- * running service): give it the function that sends the request.
+ * running service): give it the function that sends the request. `sse` is the transport of the
+ * tests that run over every transport (./live.ts).
  */
-import { elapsed, type Send, waitUntil } from './live.ts';
+import { CHANGES, elapsed, LiveSubscription, over, type Send, type Transport } from './live.ts';
 
 export interface SseEvent {
   event: string;
   /** The parsed `data` (a GraphQL result for `next`; undefined for `complete`'s empty data). */
   data: any;
-  /** Date.now() when it was parsed (to compare with instants the database holds). */
-  at: number;
-  /** performance.now() when it was parsed (to measure durations). */
+  /** performance.now() when it was parsed. */
   t: number;
 }
 
@@ -29,21 +28,23 @@ export interface SseOptions {
   method?: 'GET' | 'POST';
 }
 
-export class SseStream {
+export class SseStream extends LiveSubscription {
+  /** Every event, `next` and `complete` (the `next` ones are also `results`). */
   readonly events: SseEvent[] = [];
   /** performance.now() of each comment line (Yoga's pings). */
   readonly comments: number[] = [];
-  /** The body ended (after `complete`, or cut). */
-  finished = false;
-  /** Why reading the body failed, if it did (a cancel from this side is not a failure). */
+  /** Why reading the body failed, if it did (a close from this side is not a failure). */
   failure: unknown;
+  private bodyEnded = false;
   private readonly done: Promise<void>;
-  private cancelled = false;
+  private closed = false;
+  private raw = '';
 
   private constructor(
     readonly response: Response,
     private readonly abort: AbortController,
   ) {
+    super();
     this.done = this.pump();
   }
 
@@ -73,41 +74,13 @@ export class SseStream {
     return this.response.headers.get('content-type');
   }
 
-  /** The `next` events that carry a change: `data.changes` of each. */
-  changes(): any[] {
-    return this.events.filter((e) => e.event === 'next' && e.data?.data?.changes).map((e) => e.data.data.changes);
+  override get accepted(): boolean {
+    return this.status === 200;
   }
 
-  /** The `next` events that carry errors. */
-  errorEvents(): SseEvent[] {
-    return this.events.filter((e) => e.event === 'next' && e.data?.errors);
-  }
-
-  /** The `complete` event, once it came. */
-  completed(): SseEvent | undefined {
-    return this.events.find((e) => e.event === 'complete');
-  }
-
-  /** Waits until `predicate` holds for this stream (checked as events arrive), or fails saying what it waited for. */
-  async until(predicate: (stream: this) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-    await waitUntil(
-      () => {
-        if (predicate(this)) return true;
-        // Nothing more will come: fail now rather than at the timeout.
-        if (this.finished) throw new Error(`the stream ended before ${what}; got ${this.describe()}`);
-        return false;
-      },
-      () => `${what}; got ${this.describe()}`,
-      timeoutMs,
-    );
-  }
-
-  /** Waits for the stream to end with `complete`; answers the error event before it, if any. */
-  async ended(timeoutMs = 15_000): Promise<SseEvent | undefined> {
-    await this.until((s) => s.completed() !== undefined, 'the stream to complete', timeoutMs);
-    const complete = this.events.indexOf(this.completed()!);
-    const last = this.events[complete - 1];
-    return last?.data?.errors ? last : undefined;
+  /** The body ended (after `complete`, or cut). */
+  override get finished(): boolean {
+    return this.bodyEnded;
   }
 
   /**
@@ -115,8 +88,8 @@ export class SseStream {
    * reader to settle (Yoga's stream settles a cancel only with its next chunk): what the server
    * does about it is for the test to see.
    */
-  async cancel(): Promise<void> {
-    this.cancelled = true;
+  override async close(): Promise<void> {
+    this.closed = true;
     this.abort.abort();
   }
 
@@ -126,18 +99,15 @@ export class SseStream {
     return this.raw;
   }
 
-  /** A short account of what arrived, for failure messages. */
-  describe(): string {
-    const shown = this.events.map((e) => `${e.event}:${JSON.stringify(e.data)?.slice(0, 200)}`);
-    return `status ${this.status}, ${this.events.length} events [${shown.slice(-5).join(' | ')}]${this.finished ? ' (body ended)' : ''}${this.failure ? ` (failed: ${String(this.failure)})` : ''}`;
+  protected override connection(): string {
+    const failed = this.failure ? ` (failed: ${String(this.failure)})` : '';
+    return `status ${this.status}, ${this.events.length} events${this.bodyEnded ? ' (body ended)' : ''}${failed}`;
   }
-
-  private raw = '';
 
   private async pump(): Promise<void> {
     const body = this.response.body;
     if (!body) {
-      this.finished = true;
+      this.stop();
       return;
     }
     const reader = body.getReader();
@@ -171,10 +141,15 @@ export class SseStream {
         }
       }
     } catch (error) {
-      if (!this.cancelled) this.failure = error;
+      if (!this.closed) this.failure = error;
     } finally {
-      this.finished = true;
+      this.stop();
     }
+  }
+
+  private stop(): void {
+    this.bodyEnded = true;
+    this.end('close');
   }
 
   private dispatch(block: { event?: string; data: string[] }): void {
@@ -185,6 +160,25 @@ export class SseStream {
     } catch {
       data = text;
     }
-    this.events.push({ event: block.event ?? 'message', data, at: Date.now(), t: elapsed() });
+    const event = block.event ?? 'message';
+    this.events.push({ event, data, t: elapsed() });
+    if (event === 'next') this.received(data as any);
+    else if (event === 'complete') this.end('complete');
   }
 }
+
+/** GraphQL over Server-Sent Events: POST /graphql with `Accept: text/event-stream`. */
+export const sse: Transport = {
+  name: 'Server-Sent Events',
+  invalidToken: 401,
+  open: (baseUrl, token, operation) => SseStream.open(over(baseUrl), { ...operation, token }),
+  async refusal(baseUrl, token) {
+    const stream = await SseStream.open(over(baseUrl), { query: CHANGES, token });
+    if (stream.status === 200) {
+      await stream.close();
+      return 'admitted';
+    }
+    const body = JSON.parse(await stream.text()) as { error: string; error_description: string };
+    return { code: stream.status, reason: `${body.error}: ${body.error_description}` };
+  },
+};

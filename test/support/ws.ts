@@ -1,48 +1,39 @@
 /**
  * Clients of GraphQL over WebSocket (graphql-ws, subprotocol graphql-transport-ws) against a
- * running service: a subscription through graphql-ws's own client, one connection each, with
+ * running service: an operation through graphql-ws's own client, one connection each, with
  * every result stamped with the moment it arrived; and a bare socket, to see exactly how the
- * server closes a connection it refuses.
+ * server closes a connection it refuses. `websocket` is the transport of the tests that run over
+ * every transport (./live.ts).
  */
-import { createClient, type Client } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { elapsed, waitUntil } from './live.ts';
+import { LiveSubscription, type Operation, type Refusal, type Transport } from './live.ts';
 
 /** The GraphQL WebSocket endpoint of a service at `baseUrl`. */
 export const wsUrl = (baseUrl: string) => `${baseUrl.replace(/^http/, 'ws')}/graphql`;
 
-export interface WsResult {
-  result: { data?: any; errors?: { message: string; extensions?: Record<string, any> }[] };
-  /** Date.now() when it arrived. */
-  at: number;
-  /** performance.now() when it arrived. */
-  t: number;
-}
-
-export interface WsClose {
-  code: number;
-  reason: string;
-}
-
-/** One subscription on a connection of its own. */
-export class WsSubscription {
-  readonly results: WsResult[] = [];
-  completed: { at: number; t: number } | undefined;
+/** One operation on a connection of its own. */
+export class WsSubscription extends LiveSubscription {
   /** What the sink's `error` got: the operation's errors, or the CloseEvent of a failed connection. */
   error: unknown;
-  closed: WsClose | undefined;
+  closed: Refusal | undefined;
+  private acked = false;
   private readonly client: Client;
 
-  constructor(url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) {
+  constructor(url: string, token: string | null, { query, variables }: Operation) {
+    super();
     this.client = createClient({
       url,
       webSocketImpl: WebSocket,
-      connectionParams: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+      connectionParams: token === null ? {} : { Authorization: `Bearer ${token}` },
       retryAttempts: 0,
       lazy: true,
       on: {
+        connected: () => {
+          this.acked = true;
+        },
         closed: (event) => {
-          const { code, reason } = event as WsClose;
+          const { code, reason } = event as Refusal;
           this.closed = { code, reason: String(reason) };
         },
       },
@@ -50,56 +41,37 @@ export class WsSubscription {
     this.client.subscribe(
       { query, variables },
       {
-        next: (result) => this.results.push({ result: result as WsResult['result'], at: Date.now(), t: elapsed() }),
+        next: (result) => this.received(result as any),
         error: (error) => {
           this.error = error;
-          this.completed = { at: Date.now(), t: elapsed() };
+          // The operation refused (graphql-ws's `error` message): its errors are the last result.
+          if (Array.isArray(error)) this.received({ errors: error });
+          this.end(Array.isArray(error) ? 'error' : 'close');
         },
-        complete: () => {
-          this.completed ??= { at: Date.now(), t: elapsed() };
-        },
+        complete: () => this.end('complete'),
       },
     );
   }
 
-  /** The changes received. */
-  changes(): any[] {
-    return this.results.filter((r) => r.result.data?.changes).map((r) => r.result.data.changes);
+  /** connection_ack came. */
+  override get accepted(): boolean {
+    return this.acked;
   }
 
-  /** The results that carry errors. */
-  errorResults(): WsResult[] {
-    return this.results.filter((r) => r.result.errors);
-  }
-
-  async until(predicate: (s: this) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-    await waitUntil(
-      () => {
-        if (predicate(this)) return true;
-        // Nothing more will come: fail now rather than at the timeout.
-        if (this.completed) throw new Error(`the subscription ended before ${what}; got ${this.describe()}`);
-        return false;
-      },
-      () => `${what}; got ${this.describe()}`,
-      timeoutMs,
-    );
-  }
-
-  /** Waits for the subscription to complete; answers the last result if it carried errors. */
-  async ended(timeoutMs = 15_000): Promise<WsResult | undefined> {
-    await this.until((s) => s.completed !== undefined, 'the subscription to complete', timeoutMs);
-    const last = this.results.at(-1);
-    return last?.result.errors ? last : undefined;
+  /** The socket closed. */
+  override get finished(): boolean {
+    return this.closed !== undefined;
   }
 
   /** The client goes away: closes its socket. */
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.client.dispose();
   }
 
-  describe(): string {
-    const shown = this.results.map((r) => JSON.stringify(r.result).slice(0, 200));
-    return `${this.results.length} results [${shown.slice(-5).join(' | ')}]${this.completed ? ' (completed)' : ''}${this.error ? ` (error: ${describeError(this.error)})` : ''}${this.closed ? ` (closed ${this.closed.code} ${this.closed.reason})` : ''}`;
+  protected override connection(): string {
+    const error = this.error ? ` (error: ${describeError(this.error)})` : '';
+    const closed = this.closed ? ` (closed ${this.closed.code} ${this.closed.reason})` : '';
+    return `${this.acked ? 'acknowledged' : 'not acknowledged'}${error}${closed}`;
   }
 }
 
@@ -113,7 +85,7 @@ function describeError(error: unknown): string {
  * A bare graphql-transport-ws socket that sends connection_init with `payload` and reports how
  * the connection ended, or the connection_ack if it was accepted (then it closes it itself).
  */
-export function connectionInit(url: string, payload: Record<string, unknown>): Promise<WsClose | 'ack'> {
+export function connectionInit(url: string, payload: Record<string, unknown>): Promise<Refusal | 'ack'> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, 'graphql-transport-ws');
     const timer = setTimeout(() => {
@@ -138,3 +110,14 @@ export function connectionInit(url: string, payload: Record<string, unknown>): P
     });
   });
 }
+
+/** GraphQL over WebSocket: graphql-ws at /graphql, the token in connection_init. */
+export const websocket: Transport = {
+  name: 'WebSocket',
+  invalidToken: 4403,
+  open: async (baseUrl, token, operation) => new WsSubscription(wsUrl(baseUrl), token, operation),
+  async refusal(baseUrl, token) {
+    const answer = await connectionInit(wsUrl(baseUrl), { Authorization: `Bearer ${token}` });
+    return answer === 'ack' ? 'admitted' : answer;
+  },
+};
