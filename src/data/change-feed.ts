@@ -27,6 +27,8 @@ import { DomainError } from './errors.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
 const PAGE = 500;
+/** The shortest time between two reads of the feed (see ChangeFeed.wake). */
+export const READ_INTERVAL_MS = 40;
 
 export interface FeedOptions {
   /** Most entries a live follower may have waiting before it is ended. */
@@ -58,6 +60,8 @@ export class ChangeFeed {
   private stopRunning: (() => Promise<void>) | undefined;
   private reading = false;
   private readAgain = false;
+  private scheduled: NodeJS.Timeout | undefined;
+  private lastRead = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Database,
@@ -73,7 +77,7 @@ export class ChangeFeed {
    * A follower of the entries after `after` (of `types`, when given); from now when `after` is
    * undefined. cursor_expired (a DomainError) when `after` cannot be followed.
    */
-  async follow(after: number | undefined, types?: readonly string[]): Promise<AsyncIterableIterator<ChangeEntry>> {
+  async follow(after: number | undefined, types?: readonly string[]): Promise<Follower> {
     const start = after === undefined ? await logPosition(this.db.reads) : after;
     if (after !== undefined) await checkCursor(this.db.reads, after);
     const follower = new Follower(this, types ? new Set(types) : undefined, start);
@@ -149,6 +153,8 @@ export class ChangeFeed {
       this.live.delete(follower);
     }
     if (this.followers.size === 0 && this.stopRunning) {
+      clearTimeout(this.scheduled);
+      this.scheduled = undefined;
       const stop = this.stopRunning;
       this.stopRunning = undefined;
       this.running = undefined;
@@ -156,43 +162,64 @@ export class ChangeFeed {
     }
   }
 
-  /** Something may have been committed: read the log after the head (coalesced: one read at a time). */
+  /**
+   * Something may have been committed: read the log after the head. One read at a time, and at
+   * most one every READ_INTERVAL_MS: under a stream of writes each read gathers several, and
+   * each follower gets them in one delivery (with a thousand subscribers, a read per write was
+   * a thousand deliveries per write). The first change after a quiet spell is read at once.
+   */
   wake(): void {
-    if (this.reading) {
+    if (this.reading || this.scheduled) {
       this.readAgain = true;
       return;
     }
+    const wait = this.lastRead + READ_INTERVAL_MS - performance.now();
+    if (wait > 0) {
+      this.scheduled = setTimeout(() => {
+        this.scheduled = undefined;
+        this.readAgain = false;
+        this.startReading();
+      }, wait);
+      return;
+    }
+    this.startReading();
+  }
+
+  private startReading(): void {
     this.reading = true;
+    this.lastRead = performance.now();
     void this.readNew().finally(() => {
       this.reading = false;
+      // Woken while it read: once more, when its turn comes.
+      if (this.readAgain) {
+        this.readAgain = false;
+        this.wake();
+      }
     });
   }
 
+  /** Reads what is after the head and hands it to the live followers. */
   private async readNew(): Promise<void> {
-    do {
-      this.readAgain = false;
-      if (this.followers.size === 0) return;
-      try {
-        for (;;) {
-          const page = await changesAfter(this.db.reads, this.head, { limit: PAGE });
-          for (const follower of this.live) follower.offer(page.entries);
-          this.head = page.cursor;
-          if (!page.hasMore) break;
-        }
-      } catch (error) {
-        if (error instanceof DomainError && error.kind === 'cursor_expired') {
-          // Entries the feed had not read yet were purged, or the data replaced: its followers
-          // cannot be served without a gap. They end, to read afresh; the feed goes on from now.
-          this.expireLive();
-          this.head = await logPosition(this.db.reads).catch(() => this.head);
-          this.readAgain = true;
-          continue;
-        }
-        // The next signal or poll tries again from the same head: nothing is skipped.
-        this.options.onError?.(error as Error, 'reading the change log failed');
+    if (this.followers.size === 0) return;
+    try {
+      for (;;) {
+        const page = await changesAfter(this.db.reads, this.head, { limit: PAGE });
+        for (const follower of this.live) follower.offer(page.entries);
+        this.head = page.cursor;
+        if (!page.hasMore) return;
+      }
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'cursor_expired') {
+        // Entries the feed had not read yet were purged, or the data replaced: its followers
+        // cannot be served without a gap. They end, to read afresh; the feed goes on from now.
+        this.expireLive();
+        this.head = await logPosition(this.db.reads).catch(() => this.head);
+        this.readAgain = true;
         return;
       }
-    } while (this.readAgain);
+      // The next signal or poll tries again from the same head: nothing is skipped.
+      this.options.onError?.(error as Error, 'reading the change log failed');
+    }
   }
 
   get maxBacklog(): number {
@@ -209,7 +236,7 @@ export class ChangeFeed {
  * must end it at once, also while it waits for the next entry, which an async generator
  * suspended at an `await` would only do once that wait is over.
  */
-class Follower implements AsyncIterableIterator<ChangeEntry> {
+export class Follower implements AsyncIterableIterator<ChangeEntry> {
   private readonly queue: ChangeEntry[] = [];
   /** The newest entry queued or passed over: nothing at or below it is queued again. */
   private through: number;
@@ -260,10 +287,19 @@ class Follower implements AsyncIterableIterator<ChangeEntry> {
   }
 
   async next(): Promise<IteratorResult<ChangeEntry>> {
+    const entries = await this.take(1);
+    return entries ? { done: false, value: entries[0]! } : { done: true, value: undefined };
+  }
+
+  /**
+   * The entries waiting, at most `most` (at least one: it waits for one), oldest first; null once
+   * closed. Throws what ended the follower. Taking them together is what lets a transport send a
+   * burst in one write.
+   */
+  async take(most = Number.POSITIVE_INFINITY): Promise<ChangeEntry[] | null> {
     for (;;) {
-      if (this.closed) return { done: true, value: undefined };
-      const entry = this.queue.shift();
-      if (entry) return { done: false, value: entry };
+      if (this.closed) return null;
+      if (this.queue.length > 0) return this.queue.splice(0, most);
       if (this.failure) {
         this.closed = true;
         throw this.failure;

@@ -16,6 +16,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { initContextCache } from '@pothos/core';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
+  execute,
   GraphQLError,
   getOperationAST,
   Kind,
@@ -114,6 +115,11 @@ export interface OperationPipeline {
   execute: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
   /** Starts a subscription that passed: its stream of results, or the errors that refuse it. */
   subscribe: Run;
+  /**
+   * Runs a subscription that passed for one of its events (`rootValue`), with a context of its
+   * own (a fresh per-request cache): one result that many subscribers can share (./sse.ts).
+   */
+  runEvent: (args: ExecutionArgs, rootValue: unknown) => Promise<ExecutionResult> | ExecutionResult;
 }
 
 /** Yoga's envelop (parse and validation caches, graphql-jit, limits, error masking), for the pipeline. */
@@ -153,6 +159,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   const { db } = options;
   const source = db.reads;
   const yoga = envelopOf(options);
+  const mask = maskError(options.logger);
 
   /** The executor of each prepared operation's envelop, by its context. */
   const executors = new WeakMap<object, { execute: Run; subscribe: Run }>();
@@ -241,6 +248,16 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     prepare,
     execute: (args) => executors.get(args.contextValue as object)!.execute(args) as Promise<ExecutionResult>,
     subscribe: (args) => executors.get(args.contextValue as object)!.subscribe(args),
+    // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
+    // when the operation is one). Errors are masked as Yoga masks those of every other result.
+    runEvent: async (args, rootValue) => {
+      const result = await execute({
+        ...args,
+        rootValue,
+        contextValue: { ...(args.contextValue as object), ...initContextCache() },
+      });
+      return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
+    },
   };
 }
 

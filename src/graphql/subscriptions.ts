@@ -12,7 +12,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { TokenEnd, TokenWatch } from '../auth/tokens.ts';
-import { FollowerEnded } from '../data/change-feed.ts';
+import { type Follower, FollowerEnded } from '../data/change-feed.ts';
 import type { ChangeEntry } from '../data/changes.ts';
 import { builder } from './builder.ts';
 import { ChangeRef, cursorArgument, ResourceTypeEnum } from './changes.ts';
@@ -25,27 +25,32 @@ const ENDED_CODES: Record<FollowerEnded['reason'], string> = {
 };
 
 /** What the stream hands the field's resolver: a change, or why it ends. */
-type Event = { entry: ChangeEntry } | { end: GraphQLError };
+export type Event = { entry: ChangeEntry } | { end: GraphQLError };
+
+/** The changes waiting for a subscriber (at least one), or why its stream ends. */
+export type Batch = { entries: ChangeEntry[] } | { end: GraphQLError };
 
 /**
  * A follower of the log with the token it runs on: entries until the follower or the token ends,
  * then one event that says why. Written out by hand, like the follower, so that `return()` (the
  * client went away) ends it at once.
  */
-class ChangeStream implements AsyncIterableIterator<Event> {
+export class ChangeStream implements AsyncIterableIterator<Event> {
   private finished = false;
   private ending: GraphQLError | undefined;
+  /** Changes taken from the follower and not yet handed out one by one (next()). */
+  private pending: ChangeEntry[] = [];
 
   constructor(
-    private readonly follower: AsyncIterableIterator<ChangeEntry>,
+    private readonly follower: Follower,
     private readonly watch: TokenWatch,
     private readonly release: () => void,
   ) {
     void watch.ended.then((end: TokenEnd) => {
       if (this.finished) return;
       this.ending ??= new GraphQLError(end.message, { extensions: { code: end.code } });
-      // Wakes a pending next(): the follower answers done, and the reason goes out.
-      void this.follower.return?.();
+      // Wakes a pending take(): the follower answers done, and the reason goes out.
+      void this.follower.return();
     });
   }
 
@@ -53,16 +58,31 @@ class ChangeStream implements AsyncIterableIterator<Event> {
     return this;
   }
 
+  /** One event at a time, as GraphQL's subscription execution takes them. */
   async next(): Promise<IteratorResult<Event>> {
+    if (this.pending.length === 0) {
+      const batch = await this.nextBatch();
+      if (!batch) return { done: true, value: undefined };
+      if ('end' in batch) return { done: false, value: batch };
+      this.pending = batch.entries;
+    }
+    return { done: false, value: { entry: this.pending.shift()! } };
+  }
+
+  /**
+   * The changes waiting (at least one: it waits), or why the stream ends (once), then null:
+   * what a transport that writes a burst at once takes (./sse.ts).
+   */
+  async nextBatch(): Promise<Batch | null> {
     if (this.finished) {
-      // The reason went out with the event before: the stream is over, its place free.
+      // The reason went out with the batch before: the stream is over, its place free.
       this.release();
-      return { done: true, value: undefined };
+      return null;
     }
     if (!this.ending) {
       try {
-        const next = await this.follower.next();
-        if (!next.done && !this.ending) return { done: false, value: { entry: next.value } };
+        const entries = await this.follower.take();
+        if (entries && !this.ending) return { entries };
       } catch (error) {
         // Any failure ends the stream with an event that says so (masked like every error:
         // a database outage is SERVICE_UNAVAILABLE), rather than cutting the connection.
@@ -73,24 +93,33 @@ class ChangeStream implements AsyncIterableIterator<Event> {
       }
     }
     await this.finish();
-    if (this.ending) return { done: false, value: { end: this.ending } };
+    if (this.ending) return { end: this.ending };
     this.release();
-    return { done: true, value: undefined };
+    return null;
   }
 
   private async finish(): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.watch.stop();
-    await this.follower.return?.();
+    await this.follower.return();
   }
 
   async return(): Promise<IteratorResult<Event>> {
     this.ending = undefined;
+    this.pending = [];
     await this.finish();
     this.release();
     return { done: true, value: undefined };
   }
+}
+
+/** The stream each subscription's context started, for a transport that takes it whole (./sse.ts). */
+const streams = new WeakMap<object, ChangeStream>();
+
+/** The change stream a subscription started with this context (after `subscribe` answered a stream). */
+export function changeStreamOf(context: unknown): ChangeStream | undefined {
+  return streams.get(context as object);
 }
 
 builder.subscriptionType({
@@ -111,7 +140,9 @@ builder.subscriptionField('changes', (t) =>
       const release = context.subscriptions.admit(context.auth.clientId);
       try {
         const follower = await context.changeFeed.follow(cursorArgument(args.after, 'after'), args.types ?? undefined);
-        return new ChangeStream(follower, context.watchToken(context.auth), release) as AsyncIterable<never>;
+        const stream = new ChangeStream(follower, context.watchToken(context.auth), release);
+        streams.set(context, stream);
+        return stream as AsyncIterable<never>;
       } catch (error) {
         release();
         throw error;

@@ -92,6 +92,35 @@ describe.each(providers)('subscription { changes } over Server-Sent Events, in m
     expect(ok.completed).toBeUndefined();
   });
 
+  it('subscribers of one operation share its events, each as its own variables select it', async () => {
+    const { access_token: token } = await newClient();
+    const query = `subscription($after: String, $withActor: Boolean!) {
+      changes(after: $after) { cursor op actor @include(if: $withActor) }
+    }`;
+    const before = await logHead(database.db.prisma);
+    await createUnit(send, token);
+    const open = async (variables: Record<string, unknown>) => {
+      const stream = await SseStream.open(send, { query, token, variables });
+      streams.push(stream);
+      return stream;
+    };
+    const [withActor, without, replaying] = await Promise.all([
+      open({ withActor: true }),
+      open({ withActor: false }),
+      open({ withActor: true, after: String(before) }),
+    ]);
+    await createUnit(send, token);
+    const log = await logAfter(database.db.prisma, before);
+    const expected = (entries: typeof log, actor: boolean) =>
+      entries.map((e) => ({ cursor: String(e.seq), op: 'CREATED', ...(actor ? { actor: e.actor } : {}) }));
+    await replaying.until((s) => s.changes().length === 2, 'the replayed change and the live one');
+    await withActor.until((s) => s.changes().length === 1, 'the live change');
+    await without.until((s) => s.changes().length === 1, 'the live change');
+    expect(replaying.changes()).toEqual(expected(log, true));
+    expect(withActor.changes()).toEqual(expected(log.slice(1), true));
+    expect(without.changes()).toEqual(expected(log.slice(1), false));
+  });
+
   it('a burst of changes committed together reaches a subscriber that reads them, whatever SUBSCRIPTION_MAX_BACKLOG', async () => {
     const small = testApp(database, { subscriptions: { max: 10, perClient: 10, maxBacklog: 3 } });
     const sendSmall: Send = (path, init) => small.request(path, init);

@@ -1,0 +1,143 @@
+/**
+ * `subscription { changes }` over Server-Sent Events, written for many subscribers at once. A
+ * change's event (`event: next`, its result as JSON) is made once for every subscriber of the
+ * same operation and shared as bytes; a subscriber gets the changes waiting for it in one write.
+ *
+ * Why not Yoga's SSE processor, which the other operations over SSE use: it runs the operation
+ * for each subscriber and each change, and stringifies and encodes each result for each of them.
+ * Measured with 1,000 subscribers and 100 writes a second, that was 80 µs of CPU per delivery
+ * (a third of it garbage collection), 100,000 deliveries a second, more than a core can do: writes
+ * stalled behind them and events arrived seconds late. The events are the protocol's all the same:
+ * `:` first and every 12 s, `event: next` per change, the error that ends a stream as a last
+ * `next`, then `event: complete`.
+ */
+import { Kind, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, visit } from 'graphql';
+import type { ChangeEntry } from '../data/changes.ts';
+import type { OperationPipeline } from './operation.ts';
+import type { ChangeStream } from './subscriptions.ts';
+
+const encoder = new TextEncoder();
+const PING = encoder.encode(':\n\n');
+const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
+/** A comment line this often keeps proxies from closing an idle stream (as Yoga does). */
+const PING_MS = 12_000;
+/** Events kept per operation: subscribers of one operation take a change within moments of each other. */
+const FRAMES_KEPT = 2000;
+/** Operations kept per document (by the variables of their selection). */
+const OPERATIONS_KEPT = 100;
+/** How long an event is shared (see Frames). */
+const FRAME_SHARED_MS = 1000;
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'Content-Encoding': 'none',
+};
+
+function event(result: unknown): Uint8Array {
+  return encoder.encode(`event: next\ndata: ${JSON.stringify(result)}\n\n`);
+}
+
+/**
+ * The events of one operation (document and the variables its selection uses), by change. An
+ * event is shared for a second: the subscribers of one read of the feed take it within moments,
+ * and a selection of `node` (the resource as it is now) stays that recent for one who replays.
+ */
+class Frames {
+  private readonly bySeq = new Map<number, { frame: Promise<Uint8Array>; made: number }>();
+
+  constructor(
+    private readonly operations: OperationPipeline,
+    private readonly args: ExecutionArgs,
+  ) {}
+
+  of(entry: ChangeEntry): Promise<Uint8Array> {
+    const now = performance.now();
+    const kept = this.bySeq.get(entry.seq);
+    if (kept && now - kept.made < FRAME_SHARED_MS) return kept.frame;
+    const frame = Promise.resolve(this.operations.runEvent(this.args, { entry })).then(event);
+    this.bySeq.delete(entry.seq);
+    if (this.bySeq.size >= FRAMES_KEPT) this.bySeq.delete(this.bySeq.keys().next().value!);
+    this.bySeq.set(entry.seq, { frame, made: now });
+    return frame;
+  }
+}
+
+const framesByDocument = new WeakMap<DocumentNode, Map<string, Frames>>();
+const selectionVariables = new WeakMap<OperationDefinitionNode, string[]>();
+
+/**
+ * The variables an operation's events depend on: those its selection uses, not those only the
+ * root field's arguments take (`after`, `types` differ from one subscriber to the next, the
+ * events do not).
+ */
+function variablesOfSelection(operation: OperationDefinitionNode): string[] {
+  let names = selectionVariables.get(operation);
+  if (!names) {
+    const used = new Set<string>();
+    for (const root of operation.selectionSet.selections)
+      if (root.kind === Kind.FIELD && root.selectionSet)
+        visit(root.selectionSet, { Variable: (node) => void used.add(node.name.value) });
+    selectionVariables.set(operation, (names = [...used].sort()));
+  }
+  return names;
+}
+
+function framesFor(operations: OperationPipeline, args: ExecutionArgs, operation: OperationDefinitionNode): Frames {
+  let byKey = framesByDocument.get(args.document);
+  if (!byKey) framesByDocument.set(args.document, (byKey = new Map()));
+  const variables = args.variableValues ?? {};
+  const key = JSON.stringify([
+    args.operationName ?? null,
+    variablesOfSelection(operation).map((name) => variables[name] ?? null),
+  ]);
+  let frames = byKey.get(key);
+  if (!frames) {
+    // Bounded like the parse cache: a client varying its selection's variables makes a new key each time.
+    if (byKey.size >= OPERATIONS_KEPT) byKey.delete(byKey.keys().next().value!);
+    byKey.set(key, (frames = new Frames(operations, args)));
+  }
+  return frames;
+}
+
+/** The SSE answer of a running change subscription. */
+export function changeEventResponse(
+  operations: OperationPipeline,
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  stream: ChangeStream,
+): Response {
+  const frames = framesFor(operations, args, operation);
+  let ping: NodeJS.Timeout | undefined;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(PING);
+        ping = setInterval(() => {
+          if (controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(PING);
+        }, PING_MS);
+      },
+      async pull(controller) {
+        const batch = await stream.nextBatch();
+        if (!batch) {
+          clearInterval(ping);
+          controller.enqueue(COMPLETE);
+          controller.close();
+        } else if ('end' in batch) {
+          // The reason, as the result of running the operation for it (masked like any error).
+          controller.enqueue(event(await operations.runEvent(args, batch)));
+        } else {
+          const parts = await Promise.all(batch.entries.map((entry) => frames.of(entry)));
+          controller.enqueue(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+        }
+      },
+      async cancel() {
+        clearInterval(ping);
+        await stream.return();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
