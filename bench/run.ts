@@ -9,8 +9,10 @@
  *    each target, is read back from the database.
  * 4. Counts SQL statements per request exactly (sequential requests, counter delta).
  * 5. Times: warm-up for every target, then rounds A B A B ..., autocannon with 10 connections.
- * 6. Prints a table (and, for W5, our change-log entries against the writes answered) and writes
- *    results/latest.json and results/latest.svg.
+ * 6. The fan-out case (FANOUT, lib/fanout.ts): our server alone on pg20 with 1,000 SSE
+ *    subscribers while REST writes arrive at 100/s; delivery delay, completeness, memory and CPU.
+ * 7. Prints a table (and, for W5, our change-log entries against the writes answered; the fan-out
+ *    case in its own section) and writes results/latest.json and results/latest.svg.
  *
  * Run `tsx bench/run.ts --help` for the options.
  */
@@ -30,9 +32,18 @@ import {
   type Dataset,
   type SqlReader,
 } from './lib/databases.ts';
+import { FANOUT_SUBSCRIPTION, fanoutServerEnv, runFanout, type FanoutOptions } from './lib/fanout.ts';
 import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './lib/load.ts';
 import { canonicalDecimal, census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
-import { formatTable, renderSvg, type Goal, type Measurement, type Report } from './lib/report.ts';
+import {
+  formatFanout,
+  formatTable,
+  renderSvg,
+  type FanoutReport,
+  type Goal,
+  type Measurement,
+  type Report,
+} from './lib/report.ts';
 import { counterValue, startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
 import { defaultTargets, TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
 import { OUR_UPDATE, OURS } from './ours.ts';
@@ -58,7 +69,8 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4,W5 (default: all; W5 writes, and runs after the reads)
+  --workloads LIST     W0,W1,W2,W3,W4,W5,FANOUT (default: all; W5 writes, and runs after the reads;
+                       FANOUT, SSE subscribers of our server while writes arrive, runs last, on pg20)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
   --duration S         seconds per timed run (default 5)
   --warmup S           seconds of warm-up per target and case (default 2)
@@ -66,6 +78,10 @@ const USAGE = `usage: tsx bench/run.ts [options]
   --connections N      autocannon connections (default 10)
   --pool-size N        database pool of the PostGraphile peer (default 10, as ours)
   --probe N            sequential requests for the statement count (default 10)
+  --fanout-subscribers N   FANOUT: SSE subscriptions (default 1000)
+  --fanout-rate N          FANOUT: writes per second (default 100)
+  --fanout-duration S      FANOUT: seconds of writes (default 20)
+  --fanout-workers N       FANOUT: worker threads the subscribers are spread over (default 4)
   --postgres-url URL   a PostgreSQL URL whose user may create databases
                        (default $BENCH_POSTGRES_URL or postgresql://postgres@127.0.0.1:5432/postgres)
   --out DIR            results directory (default bench/results)
@@ -86,6 +102,10 @@ function parseCli() {
       connections: { type: 'string', default: '10' },
       'pool-size': { type: 'string', default: '10' },
       probe: { type: 'string', default: '10' },
+      'fanout-subscribers': { type: 'string', default: '1000' },
+      'fanout-rate': { type: 'string', default: '100' },
+      'fanout-duration': { type: 'string', default: '20' },
+      'fanout-workers': { type: 'string', default: '4' },
       'postgres-url': {
         type: 'string',
         default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
@@ -121,11 +141,24 @@ function parseCli() {
     }) ?? defaultTargets(values.baseline !== undefined);
   if (targets.some((t) => t.server === 'baseline') && values.baseline === undefined)
     throw new Error('the @base targets need --baseline DIR');
-  const workloads = list(values.workloads)?.map((w) => workloadCase(w).workload.name);
+  // FANOUT is a case of its own (lib/fanout.ts), not a workload of the table.
+  const named = list(values.workloads);
+  const isFanout = (w: string) => w.toUpperCase() === 'FANOUT';
+  const workloads = named?.filter((w) => !isFanout(w)).map((w) => workloadCase(w).workload.name);
+  const fanout: FanoutOptions = {
+    subscribers: count('fanout-subscribers', values['fanout-subscribers'], 1),
+    rate: count('fanout-rate', values['fanout-rate'], 1),
+    duration: count('fanout-duration', values['fanout-duration'], 1),
+    workers: count('fanout-workers', values['fanout-workers'], 1),
+    openConcurrency: 25,
+    warmupWrites: 50,
+    drainTimeout: 60,
+  };
   return {
     targets,
     datasetIds: list(values.datasets),
     workloads,
+    fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
     growth: !values['no-growth'],
     duration: count('duration', values.duration, 1),
     warmup: count('warmup', values.warmup, 0),
@@ -181,6 +214,68 @@ function plan(options: Options): Plan[] {
     plans.push({ dataset, cases: keys.map(workloadCase), targets });
   }
   return plans;
+}
+
+/** The fan-out case's dataset (pg20, with our server), or undefined when the options leave it out. */
+function fanoutDataset(options: Options): Dataset | undefined {
+  if (!options.fanout) return undefined;
+  if (options.datasetIds && !options.datasetIds.includes('pg20')) {
+    console.log('note: FANOUT left out: it runs on pg20, which --datasets leaves out');
+    return undefined;
+  }
+  if (!options.targets.some((t) => t.server === 'ours')) {
+    console.log('note: FANOUT left out: it measures our server (targets graphql or rest)');
+    return undefined;
+  }
+  return datasetFor('pg20', options.postgresUrl);
+}
+
+/**
+ * The fan-out case on its own server process (a fresh one, so that its memory is the case's),
+ * started as the others are, with the subscription limits raised to admit every subscriber of the
+ * run's one API client. Its writes are W5's updates, found anew (prices above every price W5 left),
+ * sent as REST PATCHes.
+ */
+async function runFanoutCase(dataset: Dataset, options: Options, servers: Set<RunningServer>): Promise<FanoutReport> {
+  const fanout = options.fanout!;
+  const reader = await openReader(dataset);
+  let server: RunningServer | undefined;
+  try {
+    const [w5] = await resolveCases(reader, [workloadCase('W5')]);
+    const env = fanoutServerEnv(fanout.subscribers);
+    log(
+      `${dataset.id} FANOUT: starting ours (${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')})`,
+    );
+    server = await startServer('ours', {
+      dataset,
+      logDir: join(options.out, 'logs'),
+      poolSize: options.poolSize,
+      env,
+      label: 'ours-fanout',
+    });
+    servers.add(server);
+    const running = server;
+    const result = await runFanout(
+      running,
+      w5!.params as UpdateParams,
+      (u) => TARGETS.rest.update(u, running),
+      reader,
+      fanout,
+      log,
+    );
+    return { status: 'measured', ...result };
+  } catch (error) {
+    log(`  FANOUT: FAILED ${(error as Error).message}`);
+    return { status: 'failed', reason: (error as Error).message };
+  } finally {
+    if (server) {
+      await server.stop();
+      servers.delete(server);
+    }
+    await reader.close();
+  }
 }
 
 function log(line: string): void {
@@ -505,15 +600,29 @@ async function main(): Promise<void> {
     return;
   }
   const plans = plan(options);
-  if (plans.length === 0) throw new Error('nothing to run: no chosen target runs on a chosen dataset');
+  const fanout = fanoutDataset(options);
+  if (plans.length === 0 && !fanout) throw new Error('nothing to run: no chosen target runs on a chosen dataset');
   const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
-  const seconds = runs * (options.warmup + options.rounds * options.duration + 1.5);
+  const seconds =
+    runs * (options.warmup + options.rounds * options.duration + 1.5) + (fanout ? options.fanout!.duration + 60 : 0);
   log(
-    `plan: ${plans.map((p) => `${p.dataset.id} [${p.cases.map((c) => c.key).join(' ')}] x [${p.targets.map((t) => t.name).join(' ')}]`).join('; ')}`,
+    `plan: ${[
+      ...plans.map(
+        (p) => `${p.dataset.id} [${p.cases.map((c) => c.key).join(' ')}] x [${p.targets.map((t) => t.name).join(' ')}]`,
+      ),
+      ...(fanout
+        ? [`pg20 FANOUT (${options.fanout!.subscribers} SSE subscribers, ${options.fanout!.rate} writes/s)`]
+        : []),
+    ].join('; ')}`,
   );
 
   for (const p of plans) await prepareDataset(p.dataset, options.postgresUrl, log);
-  if (options.printQueries) return printQueries(plans);
+  if (fanout && !plans.some((p) => p.dataset.id === fanout.id)) await prepareDataset(fanout, options.postgresUrl, log);
+  if (options.printQueries) {
+    if (fanout)
+      console.log(`# FANOUT: each SSE subscriber (POST /graphql, Accept: text/event-stream): ${FANOUT_SUBSCRIPTION}\n`);
+    return printQueries(plans);
+  }
   if (!options.verifyOnly)
     log(`timing: about ${Math.ceil(seconds / 60)} min for ${runs} target x case pairs (plus server starts)`);
 
@@ -530,6 +639,7 @@ async function main(): Promise<void> {
   const measurements: Measurement[] = [];
   const report: Report = { meta: {}, datasets: [], measurements };
   for (const p of plans) await runDataset(p, options, measurements, report, servers);
+  if (fanout && !options.verifyOnly) report.fanout = await runFanoutCase(fanout, options, servers);
 
   const cpu = cpus();
   const machine = `${cpu.length} x ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux ${release()}`;
@@ -550,19 +660,22 @@ async function main(): Promise<void> {
       connections: options.connections,
       poolSize: options.poolSize,
       probe: options.probe,
+      fanout: options.fanout,
     },
     notes: [
       'req/s, mean, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
       'stmts/req: sequential requests, db_statements_total delta / requests (exact); summary.statementsPerRequestUnderLoad is the same over the timed runs.',
       'vs peer: our median req/s over PostGraphile median req/s on the same dataset and case.',
       'W5 writes; changeLog (ours): change-log entries appended over all W5 requests of the target, against the writes the server answered with success by its own count: equal when every write is logged.',
+      "fanout: one server of ours on pg20, SSE subscribers of subscription { changes }, REST PATCH writes on an open-loop schedule; delays are arrival at a subscriber minus the write's answer (delayFromAck) or its send (delayFromSend), ms, over every (subscriber, write) pair received; server cpuCores, postgresCpuCores and loadGenerator.cpuCores are CPU seconds per wall second from the first write to the last answer; busy is event-loop utilisation per thread.",
     ],
   };
 
   const table = formatTable(measurements);
   console.log(`\n${table}\n`);
+  if (report.fanout) console.log(`${formatFanout(report.fanout)}\n`);
   const unlogged = reportChangeLog(measurements);
-  report.goals = goals(measurements);
+  report.goals = goals(measurements, report.fanout);
   console.log(
     `Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`,
   );
@@ -586,6 +699,34 @@ async function main(): Promise<void> {
     console.error(`${unlogged} of our W5 targets wrote a change-log entry count other than their writes answered`);
     process.exitCode = 1;
   }
+  const fanoutFault = fanoutFaults(report.fanout);
+  if (fanoutFault) {
+    console.error(`FANOUT: ${fanoutFault}`);
+    process.exitCode = 1;
+  }
+}
+
+/** What the fan-out case's contract checks found wrong, if anything (the delay goal is apart). */
+function fanoutFaults(fanout: FanoutReport | undefined): string | undefined {
+  if (!fanout) return undefined;
+  if (fanout.status === 'failed') return `failed: ${fanout.reason}`;
+  const { subscribers: s, writes: w, delivery: d } = fanout;
+  const faults = [
+    s.open < s.requested && `${s.requested - s.open} of ${s.requested} subscriptions did not open`,
+    Object.keys(s.endedEarly).length > 0 && `streams ended while running (${JSON.stringify(s.endedEarly)})`,
+    w.errors > 0 && `${w.errors} writes failed`,
+    w.unanswered > 0 && `${w.unanswered} writes unanswered`,
+    w.answeredLate > 0 && `${w.answeredLate} writes answered only after the log was read back`,
+    w.committedDespiteError > 0 && `${w.committedDespiteError} writes answered with an error are in the log`,
+    w.ackedNotLogged > 0 && `${w.ackedNotLogged} acknowledged writes are not in the log`,
+    d.missing > 0 && `${d.missing} of ${d.expected} deliveries missing`,
+    d.duplicates > 0 && `${d.duplicates} duplicate deliveries`,
+    d.outOfOrder > 0 && `${d.outOfOrder} deliveries out of order`,
+    d.mismatched > 0 && `${d.mismatched} deliveries unlike the log's entry at their cursor`,
+    d.unknown > 0 && `${d.unknown} deliveries with cursors outside the writes' entries`,
+    !d.caughtUp && 'not every open stream reached the last entry',
+  ].filter(Boolean);
+  return faults.length ? faults.join('; ') : undefined;
 }
 
 /**
@@ -607,7 +748,7 @@ function reportChangeLog(measurements: Measurement[]): number {
  * The benchmark issue's targets, checked on this run's numbers (pg20 unless said): where a case or
  * target was not run, the goal says so instead of passing.
  */
-function goals(measurements: Measurement[]): Goal[] {
+function goals(measurements: Measurement[], fanout?: FanoutReport): Goal[] {
   const find = (dataset: string, key: string, target: string) =>
     measurements.find((m) => m.dataset === dataset && m.case === key && m.target === target && m.summary);
   const main = ['W0', 'W1', 'W2', 'W3', 'W4'];
@@ -671,7 +812,29 @@ function goals(measurements: Measurement[]): Goal[] {
         ? 'not run'
         : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
   });
+  result.push(fanoutGoal(fanout));
   return result;
+}
+
+/**
+ * Fan-out: p99 of the delay from a write's answer to its arrival at a subscriber, over every
+ * (subscriber, write) pair, under 500 ms; met only with the case's full load (1,000 subscribers
+ * open throughout, 100 writes a second sent) and every pair delivered, since a p99 over what
+ * arrived says nothing of what did not.
+ */
+function fanoutGoal(fanout: FanoutReport | undefined): Goal {
+  const goal = 'fan-out p99 delay under 500 ms with 1,000 subscribers at 100 writes/s';
+  if (!fanout) return { goal, met: false, detail: 'not run' };
+  if (fanout.status === 'failed') return { goal, met: false, detail: `failed: ${fanout.reason}` };
+  const { delayFromAck: delay, delivery: d, subscribers: s, writes: w, options: o } = fanout;
+  const full = s.open >= 1000 && o.rate >= 100 && w.sendRate >= 0.98 * o.rate;
+  const complete = d.expected > 0 && d.missing === 0 && w.errors === 0 && w.unanswered === 0 && w.answeredLate === 0;
+  const p99 = Number.isNaN(delay.p99) ? '-' : `${delay.p99.toFixed(1)} ms`;
+  return {
+    goal,
+    met: full && complete && delay.p99 < 500,
+    detail: `p99 ${p99} (p50 ${delay.p50.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms) with ${s.open} subscribers open, ${w.sendRate.toFixed(1)} writes/s sent; ${d.delivered.toLocaleString('en-US')} of ${d.expected.toLocaleString('en-US')} deliveries; ${w.acked} of ${w.sent} writes acknowledged${full ? '' : '; not the full load'}`,
+  };
 }
 
 main().catch((error: unknown) => {

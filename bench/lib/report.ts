@@ -3,6 +3,7 @@
  * and drawn as an SVG chart (hand-written: one row of bars per case, each row scaled to its own
  * fastest target, since W0 and W2 differ by two orders of magnitude).
  */
+import type { Distribution, FanoutResult } from './fanout.ts';
 import type { RunResult } from './load.ts';
 import type { TargetName } from './targets.ts';
 
@@ -61,7 +62,11 @@ export interface Report {
     cases: { key: string; title: string; params: unknown }[];
   }[];
   measurements: Measurement[];
+  /** The fan-out case (SSE subscribers while writes arrive), when it ran or failed. */
+  fanout?: FanoutReport;
 }
+
+export type FanoutReport = ({ status: 'measured' } & FanoutResult) | { status: 'failed'; reason: string };
 
 const fmt = (value: number | undefined, digits = 0) =>
   value === undefined || Number.isNaN(value)
@@ -193,4 +198,63 @@ export function renderSvg(report: Report, subtitle: string): string {
     ...parts,
     '</svg>',
   ].join('\n');
+}
+
+const ms = (value: number) => (Number.isNaN(value) ? '-' : Math.abs(value) < 10 ? value.toFixed(1) : fmt(value));
+const spread = (d: Distribution) => `p50 ${ms(d.p50)} ms, p99 ${ms(d.p99)} ms, max ${ms(d.max)} ms`;
+const counts = (record: Record<string, number>) =>
+  Object.entries(record)
+    .map(([reason, n]) => `${fmt(n)} ${reason}`)
+    .join(', ') || 'none';
+
+/** The fan-out case as a few labelled lines. */
+export function formatFanout(report: FanoutReport): string {
+  if (report.status === 'failed') return `Fan-out (SSE): FAILED ${report.reason}`;
+  const { subscribers: s, writes: w, delivery: d, server, loadGenerator: g, machine, options: o } = report;
+  const mb = (v: number | undefined) => (v === undefined ? '-' : `${fmt(v)} MB`);
+  const cores = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
+  const pct = (v: number) => `${Math.round(v * 100)}%`;
+  const rows: [string, string][] = [
+    [
+      'subscribers',
+      `${fmt(s.open)} of ${fmt(s.requested)} open in ${s.openSeconds.toFixed(1)} s over ${o.workers} worker threads; not open: ${counts(s.notOpen)}; ended while running: ${counts(s.endedEarly)}`,
+    ],
+    [
+      'writes',
+      `${fmt(w.sent)} sent (${w.sendRate.toFixed(1)}/s, the latest ${ms(w.maxSendLagMs)} ms after its slot): ${fmt(w.acked)} acknowledged before the log was read back (${fmt(w.answeredLate)} after it), ${fmt(w.errors)} errors (${counts(w.errorKinds)}; ${fmt(w.committedDespiteError)} of them in the log all the same), ${fmt(w.unanswered)} unanswered (${fmt(w.committedUnanswered)} in the log); acknowledged but not in the log: ${fmt(w.ackedNotLogged)}`,
+    ],
+    ['write answers', spread(w.ack)],
+    [
+      'delivered',
+      `${fmt(d.delivered)} of ${fmt(d.expected)} (subscriber, log entry) pairs (${fmt(d.logEntries)} entries); missing ${fmt(d.missing)} (${fmt(d.missingOnEndedStreams)} on streams that ended); subscribers with every entry ${fmt(d.subscribersComplete)}; duplicates ${fmt(d.duplicates)}, out of order ${fmt(d.outOfOrder)}, unlike the log ${fmt(d.mismatched)}, unknown cursors ${fmt(d.unknown)}, after the last entry read ${fmt(d.afterLastEntry)}; ${d.caughtUp ? 'every open stream reached the last entry' : 'NOT every open stream reached the last entry'}, the last delivery ${d.drainSeconds.toFixed(2)} s after the last answer`,
+    ],
+    ['delay from ack', `${spread(report.delayFromAck)}, min ${ms(report.delayFromAck.min)} ms`],
+    ['delay from send', spread(report.delayFromSend)],
+    [
+      'p99 by second',
+      `${report.delayBySecond.map((b) => ms(b.p99)).join(' ')} ms (from ack, by the second each write was sent in)`,
+    ],
+    [
+      'server',
+      `RSS ${mb(server.rssBeforeMb)} before subscribers, ${mb(server.rssOpenMb)} with them open, ${mb(server.rssAfterWritesMb)} after the writes, peak ${mb(server.peakRssMb)}; V8 heap in use ${mb(server.heapUsedMb.before)} / ${mb(server.heapUsedMb.open)} / ${mb(server.heapUsedMb.afterWrites)}; CPU ${cores(server.cpuCores)} cores over the ${report.writeSeconds.toFixed(1)} s from the first write to the last answer, ${server.cpuMicrosPerDelivery === undefined ? '-' : fmt(server.cpuMicrosPerDelivery)} µs per delivery (${server.openCpuSeconds?.toFixed(1) ?? '-'} s to open the streams)`,
+    ],
+    ['PostgreSQL', `${cores(report.postgresCpuCores)} cores (this database's backends)`],
+    [
+      'load generator',
+      `${cores(g.cpuCores)} cores; busy: main thread ${pct(g.mainThreadBusy)}, workers ${g.workerBusy.map(pct).join(' / ')}`,
+    ],
+    [
+      'machine',
+      `${cores(machine.busyCores)} of ${machine.cores} cores busy, ${cores(machine.otherCores)} of them other processes'; load average ${machine.loadAverage.before[0]?.toFixed(2)} before, ${machine.loadAverage.after[0]?.toFixed(2)} after`,
+    ],
+  ];
+  if (s.firstEnd)
+    rows.push([
+      'first end',
+      `subscriber ${s.firstEnd.subscriber} at ${s.firstEnd.atS.toFixed(1)} s: ${s.firstEnd.code ?? s.firstEnd.end}${s.firstEnd.message ? ` (${s.firstEnd.message})` : ''}`,
+    ]);
+  if (w.errorSamples.length) rows.push(['write errors', w.errorSamples.join(' | ')]);
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const head = `Fan-out (SSE): ${report.dataset}, ${fmt(o.subscribers)} subscribers of \`${report.subscription}\`, REST PATCH writes at ${fmt(o.rate)}/s for ${fmt(o.duration)} s (open-loop)`;
+  return [head, ...rows.map(([label, text]) => `  ${label.padEnd(width)}  ${text}`)].join('\n');
 }

@@ -3,7 +3,7 @@
  * the PostGraphile peer (peer/postgraphile.mjs) and our server (src/main.ts, as production runs
  * it). Both expose `db_statements_total` on GET /metrics; memory is read from /proc/<pid>.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -31,6 +31,10 @@ export interface StartOptions {
   poolSize: number;
   /** The checkout the `baseline` server runs from. */
   baselineDir?: string;
+  /** Ours: more environment for the server (the fan-out case raises the subscription limits). */
+  env?: Record<string, string>;
+  /** Ours: the log file's name is `<dataset>-<label>.log` (default: the kind). */
+  label?: string;
 }
 
 /** A free TCP port on 127.0.0.1 (asked of the OS, then released for the child to take). */
@@ -156,7 +160,7 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
  * server stops.
  */
 export async function startOurs(
-  { dataset, logDir }: StartOptions,
+  { dataset, logDir, env: extraEnv, label }: StartOptions,
   checkout = ROOT_DIR,
   kind: 'ours' | 'baseline' = 'ours',
 ): Promise<RunningServer> {
@@ -170,6 +174,7 @@ export async function startOurs(
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     SEED_DEMO_DATA: 'false',
+    ...extraEnv,
   };
   const created = JSON.parse(
     await runCli(
@@ -182,7 +187,7 @@ export async function startOurs(
     client_secret: string;
   };
   const revoke = () => runCli('src/auth/cli.ts', ['revoke', created.client_id], env).then(() => undefined);
-  const logFile = join(logDir, `${dataset.id}-${kind}.log`);
+  const logFile = join(logDir, `${dataset.id}-${label ?? kind}.log`);
   let launched: Awaited<ReturnType<typeof launch>>;
   try {
     const ready = async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok;
@@ -288,6 +293,30 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of a process now, MB; undefined where /proc cannot be read. */
+export function rssMb(pid: number): number | undefined {
+  const kb = statusKb(pid, 'VmRSS');
+  return kb === undefined ? undefined : kb / 1024;
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU time a process has used so far (user + system, all its threads), seconds, from
+ * /proc/<pid>/stat; undefined where it cannot be read.
+ */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
   } catch {
     return undefined;
   }
