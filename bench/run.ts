@@ -44,7 +44,14 @@ import {
   type Measurement,
   type Report,
 } from './lib/report.ts';
-import { counterValue, startServer, type RunningServer, type ServerKind } from './lib/servers.ts';
+import {
+  counterValue,
+  type IdleMemory,
+  measureIdle,
+  startServer,
+  type RunningServer,
+  type ServerKind,
+} from './lib/servers.ts';
 import { defaultTargets, TARGETS, type CaseBinding, type Target, type TargetName } from './lib/targets.ts';
 import { OUR_UPDATE, OURS } from './ours.ts';
 import { peerRequest, peerUpdate } from './peer/queries.ts';
@@ -640,6 +647,13 @@ async function main(): Promise<void> {
   const report: Report = { meta: {}, datasets: [], measurements };
   for (const p of plans) await runDataset(p, options, measurements, report, servers);
   if (fanout && !options.verifyOnly) report.fanout = await runFanoutCase(fanout, options, servers);
+  if (!options.verifyOnly) {
+    log('idle: our compiled server on the embedded default (SQLite, demo data), at rest 10 and 30 s');
+    report.idle = await measureIdle(join(options.out, 'logs'));
+    log(
+      `  idle: ready in ${report.idle.startMs.toFixed(0)} ms; RSS ${report.idle.rss10sMb.toFixed(0)} MB at 10 s, ${report.idle.rss30sMb.toFixed(0)} MB at 30 s`,
+    );
+  }
 
   const cpu = cpus();
   const machine = `${cpu.length} x ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux ${release()}`;
@@ -675,7 +689,7 @@ async function main(): Promise<void> {
   console.log(`\n${table}\n`);
   if (report.fanout) console.log(`${formatFanout(report.fanout)}\n`);
   const unlogged = reportChangeLog(measurements);
-  report.goals = goals(measurements, report.fanout);
+  report.goals = goals(measurements, report.fanout, report.idle);
   console.log(
     `Goals (issue "Benchmarks", done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`,
   );
@@ -748,7 +762,7 @@ function reportChangeLog(measurements: Measurement[]): number {
  * The benchmark issue's targets, checked on this run's numbers (pg20 unless said): where a case or
  * target was not run, the goal says so instead of passing.
  */
-function goals(measurements: Measurement[], fanout?: FanoutReport): Goal[] {
+function goals(measurements: Measurement[], fanout?: FanoutReport, idle?: IdleMemory): Goal[] {
   const find = (dataset: string, key: string, target: string) =>
     measurements.find((m) => m.dataset === dataset && m.case === key && m.target === target && m.summary);
   const main = ['W0', 'W1', 'W2', 'W3', 'W4'];
@@ -813,6 +827,28 @@ function goals(measurements: Measurement[], fanout?: FanoutReport): Goal[] {
         : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
   });
   result.push(fanoutGoal(fanout));
+
+  // Memory: on each PostgreSQL case both ran, our peak against the peer's.
+  const heavier = measurements
+    .filter((m) => m.target !== 'postgraphile' && m.summary?.peakRssMb !== undefined)
+    .flatMap((m) => {
+      const peer = find(m.dataset, m.case, 'postgraphile')?.summary?.peakRssMb;
+      return peer !== undefined && m.summary!.peakRssMb! > peer
+        ? [`${m.dataset} ${m.case} ${m.target} ${m.summary!.peakRssMb!.toFixed(0)} > ${peer.toFixed(0)} MB`]
+        : [];
+    });
+  result.push({
+    goal: 'our peak RSS at most PostGraphile’s on every case',
+    met: heavier.length === 0 && measurements.some((m) => m.target === 'postgraphile'),
+    detail: heavier.length ? `above on ${heavier.length}: ${heavier.join('; ')}` : 'at most on every case',
+  });
+  result.push({
+    goal: 'idle RSS of npm start on the embedded default at most 150 MB',
+    met: idle !== undefined && idle.rss10sMb <= 150,
+    detail: idle
+      ? `${idle.rss10sMb.toFixed(0)} MB 10 s after ready (${idle.rss30sMb.toFixed(0)} MB at 30 s; start-up peak ${idle.peakMb.toFixed(0)} MB, ready in ${idle.startMs.toFixed(0)} ms)`
+      : 'not run',
+  });
   return result;
 }
 

@@ -74,7 +74,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'mdg-bench-token-'));
   const target = parseDatabaseUrl(`file:${join(dir, 'bench.db')}`);
   await migrate(target);
-  const db = createDatabase(target);
+  const db = await createDatabase(target);
   const client = await createClient(db.prisma, 'bench', ['read', 'write']);
   await db.close();
 

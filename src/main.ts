@@ -15,7 +15,7 @@ import { createDatabase, type PrismaDb } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { trackConnections } from './http/drain.ts';
 import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
-import { seedIfEmpty } from './seed/write.ts';
+import { seedIfEmpty } from './seed/first-start.ts';
 import { withTimeout } from './timeout.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
@@ -73,7 +73,7 @@ async function start(): Promise<void> {
   } catch (error) {
     fail(`DATABASE_URL: cannot prepare the ${config.database.provider} database: ${firstLine(error)}`);
   }
-  const db = createDatabase(config.database, config.databaseTimeouts);
+  const db = await createDatabase(config.database, config.databaseTimeouts);
   let demoClient: CreatedClient | undefined;
   if (config.seedDemoData) {
     try {

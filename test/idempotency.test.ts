@@ -213,7 +213,7 @@ describe.each(providers)('Idempotency-Key across a restart of the server process
     const env = { DATABASE_URL: database.target.url, SEED_DEMO_DATA: 'false' };
     let service = await startService(env);
     try {
-      const db = createDatabase(database.target);
+      const db = await createDatabase(database.target);
       const client = await createClient(db.prisma, 'erp', ['read', 'write']);
       await db.close();
       const tokenAnswer = await fetch(`${service.baseUrl}/oauth/token.php`, {

@@ -45,7 +45,7 @@ describe.each(providers)('migrations on %s', (provider) => {
   beforeAll(async () => {
     database = await emptyDatabase(provider);
     applied = await migrate(database.target);
-    db = createDatabase(database.target);
+    db = await createDatabase(database.target);
   });
   afterAll(async () => {
     await db?.close();

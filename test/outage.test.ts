@@ -50,7 +50,7 @@ describe.skipIf(!providers.includes('postgresql'))('a PostgreSQL server that sto
   it('requests answer 503 with Retry-After within the configured timeouts; readiness logs each change once', async () => {
     const client = await createClient(database.db.prisma, 'erp', ['read']);
     const target = parseDatabaseUrl(proxy.url);
-    const db = createDatabase(target, TIMEOUTS);
+    const db = await createDatabase(target, TIMEOUTS);
     const t = testApp({ ...database, target, db });
     try {
       expect((await t.request('/readyz')).status).toBe(200);
@@ -171,7 +171,7 @@ describe.skipIf(!providers.includes('postgresql'))('a PostgreSQL server that sto
 describe('an SQLite lock held by another process', () => {
   it('a write that cannot get the lock within the busy timeout answers 503, and the lock holder is untouched', async () => {
     const database = await migratedDatabase('sqlite');
-    const db = createDatabase(database.target, { connectMs: 500, statementMs: 300 });
+    const db = await createDatabase(database.target, { connectMs: 500, statementMs: 300 });
     const other = new Sqlite(database.target.sqliteFile!);
     try {
       const client = await createClient(db.prisma, 'erp', ['read']);

@@ -7,7 +7,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsByIds } from '../src/data/load.ts';
-import { NamedStatements, postgresReads, type DataSource } from '../src/db/reads.ts';
+import { NamedStatements } from '../src/db/named-statements.ts';
+import { postgresReads } from '../src/db/postgresql.ts';
+import type { DataSource } from '../src/db/reads.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
 
 describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => {

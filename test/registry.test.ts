@@ -85,9 +85,10 @@ describe('registry against the spec', () => {
   });
 });
 
+// Building a client reads the data model; no query is sent.
+const db = await createDatabase(parseDatabaseUrl('file:./data/never-opened.db'));
+
 describe('registry against the Prisma model', () => {
-  // Building a client reads the data model; no query is sent.
-  const db = createDatabase(parseDatabaseUrl('file:./data/never-opened.db'));
   const models = (
     db.prisma as unknown as {
       _runtimeDataModel: {

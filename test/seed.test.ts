@@ -3,7 +3,8 @@
  * of material are acyclic and multi-level, decimals are exact, and the generator is deterministic.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Prisma, type Database } from '../src/db/client.ts';
+import { Decimal } from '@prisma/client/runtime/client';
+import type { Database } from '../src/db/client.ts';
 import { resources, resourceByType } from '../src/resources/registry.ts';
 import { generateSeed } from '../src/seed/generate.ts';
 import { SeedRefusedError, seedDatabase } from '../src/seed/write.ts';
@@ -118,7 +119,7 @@ describe.each(providers)('seeded %s database', (provider) => {
     for (const value of ['0.1', '0.3', '1234567.8901', '99999999.99']) {
       const after = await db.prisma.customer.update({
         where: { id: 1 },
-        data: { credit_limit_used: new Prisma.Decimal(value) },
+        data: { credit_limit_used: new Decimal(value) },
       });
       expect(after.credit_limit_used!.toString()).toBe(value);
     }

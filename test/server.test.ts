@@ -69,7 +69,7 @@ describe.each(providers)('the service on %s', (provider) => {
     } finally {
       expect((await service.stop()).code).toBe(0);
     }
-    const db = createDatabase(database.target);
+    const db = await createDatabase(database.target);
     try {
       for (const resource of resources) {
         const rows = await db.prisma.$queryRawUnsafe<{ n: unknown }[]>(`SELECT COUNT(*) AS n FROM "${resource.type}"`);
@@ -91,7 +91,7 @@ describe.each(providers)('the service on %s', (provider) => {
     const database = await emptyDatabase(provider);
     databases.push(database);
     await migrate(database.target);
-    const db = createDatabase(database.target);
+    const db = await createDatabase(database.target);
     try {
       const client = await createClient(db.prisma, 'purge', ['read']);
       const { id } = await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: client.client_id } });

@@ -5,6 +5,7 @@
  */
 import type { Distribution, FanoutResult } from './fanout.ts';
 import type { RunResult } from './load.ts';
+import type { IdleMemory } from './servers.ts';
 import type { TargetName } from './targets.ts';
 
 export interface Measurement {
@@ -64,6 +65,8 @@ export interface Report {
   measurements: Measurement[];
   /** The fan-out case (SSE subscribers while writes arrive), when it ran or failed. */
   fanout?: FanoutReport;
+  /** Our compiled server at rest on the embedded default. */
+  idle?: IdleMemory;
 }
 
 export type FanoutReport = ({ status: 'measured' } & FanoutResult) | { status: 'failed'; reason: string };

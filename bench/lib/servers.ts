@@ -4,8 +4,19 @@
  * it). Both expose `db_statements_total` on GET /metrics; memory is read from /proc/<pid>.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Dataset } from './databases.ts';
 
@@ -153,6 +164,18 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
 }
 
 /**
+ * Our server as `npm start` runs it: the compiled build (dist/main.js, built by `npm ci` and
+ * rebuilt here from the checkout's sources, in well under a second). A checkout from before the
+ * build existed (a baseline) runs its sources through tsx, as it did then.
+ */
+function serverCommand(checkout: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  if (!pkg.scripts.build) return ['--import', 'tsx', 'src/main.ts'];
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: checkout, stdio: 'inherit' });
+  return ['dist/main.js'];
+}
+
+/**
  * Our server as production runs it: `node --import tsx src/main.ts` (what `npm start` runs, without
  * the tsx wrapper process, so that the measured pid is the server), auth on with a real token from
  * the token endpoint (scopes read and write: W5 writes), logs at info (to a file), metrics on, no
@@ -191,7 +214,7 @@ export async function startOurs(
   let launched: Awaited<ReturnType<typeof launch>>;
   try {
     const ready = async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok;
-    launched = await launch(`${kind} server`, ['--import', 'tsx', 'src/main.ts'], env, logFile, ready, checkout);
+    launched = await launch(`${kind} server`, serverCommand(checkout), env, logFile, ready, checkout);
   } catch (error) {
     await revoke().catch(() => undefined);
     throw error;
@@ -346,4 +369,53 @@ export function watchMemory(pid: number): { stop(): number | undefined } {
       return peak > 0 ? peak / 1024 : undefined;
     },
   };
+}
+
+/** Our server at rest, as a fresh clone's `npm start` runs it. */
+export interface IdleMemory {
+  /** From spawn to the first ready answer, ms. */
+  startMs: number;
+  /** RSS 10 s and 30 s after it was ready, with no request in between, MB. */
+  rss10sMb: number;
+  rss30sMb: number;
+  /** The kernel's high-water mark at 30 s (start-up included), MB. */
+  peakMb: number;
+}
+
+/**
+ * Starts our compiled server (what `npm start` execs) on the embedded default: an SQLite file,
+ * demo data on. The first start seeds it and is stopped; the second is the one measured, idle.
+ */
+export async function measureIdle(logDir: string): Promise<IdleMemory> {
+  const dir = mkdtempSync(join(tmpdir(), 'mdg-idle-'));
+  try {
+    const command = serverCommand(ROOT_DIR);
+    const start = async (label: string) => {
+      const port = await freePort();
+      const env = {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${join(dir, 'master-data.db')}`,
+      };
+      const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+      const began = performance.now();
+      const launched = await launch(label, command, env, join(logDir, `idle-${label}.log`), ready);
+      return { ...launched, startMs: performance.now() - began };
+    };
+    await (await start('first-start')).stop();
+    const server = await start('idle');
+    try {
+      const pid = server.child.pid!;
+      await new Promise((r) => setTimeout(r, 10_000));
+      const rss10sMb = rssMb(pid)!;
+      await new Promise((r) => setTimeout(r, 20_000));
+      return { startMs: server.startMs, rss10sMb, rss30sMb: rssMb(pid)!, peakMb: statusKb(pid, 'VmHWM')! / 1024 };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     `client: using the ${describeDatabase(config.database)}${process.env.DATABASE_URL ? '' : ' (DATABASE_URL is not set)'}`,
   );
   await migrate(config.database, config.databaseTimeouts);
-  const db = createDatabase(config.database, config.databaseTimeouts);
+  const db = await createDatabase(config.database, config.databaseTimeouts);
   try {
     if (command === 'create') {
       const client = await createClient(

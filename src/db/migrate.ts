@@ -12,9 +12,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Sqlite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   DEFAULT_DATABASE_TIMEOUTS,
   ensureSqliteDirectory,
@@ -22,6 +20,7 @@ import {
   type DatabaseTimeouts,
   type Provider,
 } from './url.ts';
+import { projectPath } from '../project.ts';
 import { withTimeout } from '../timeout.ts';
 
 const PRISMA_ADVISORY_LOCK_KEY = 72707369;
@@ -33,7 +32,7 @@ export interface Migration {
 }
 
 export function migrationsDirectory(provider: Provider): string {
-  return fileURLToPath(new URL(`../../prisma/${provider}/migrations`, import.meta.url));
+  return projectPath('prisma', provider, 'migrations');
 }
 
 export function readMigrations(provider: Provider): Migration[] {
@@ -87,7 +86,7 @@ export async function migrate(
   const migrations = readMigrations(target.provider);
   try {
     return target.provider === 'sqlite'
-      ? migrateSqlite(target, migrations, timeouts)
+      ? await migrateSqlite(target, migrations, timeouts)
       : await migratePostgres(target.url, migrations, timeouts);
   } catch (error) {
     throw notWritable(error, target.provider) ?? error;
@@ -118,7 +117,9 @@ export class DatabaseNotWritableError extends Error {
   override name = 'DatabaseNotWritableError';
 }
 
-function migrateSqlite(target: DatabaseTarget, migrations: Migration[], timeouts: DatabaseTimeouts): string[] {
+/** The drivers are loaded for the provider that is migrated (a process loads one of them). */
+async function migrateSqlite(target: DatabaseTarget, migrations: Migration[], timeouts: DatabaseTimeouts) {
+  const { default: Sqlite } = await import('better-sqlite3');
   ensureSqliteDirectory(target);
   const db = new Sqlite(target.sqliteFile!, { timeout: Math.max(timeouts.statementMs, 10_000) });
   try {
@@ -179,6 +180,7 @@ const MIGRATION_TIMEOUT_MS = 10 * 60 * 1000;
 async function migratePostgres(url: string, migrations: Migration[], timeouts: DatabaseTimeouts): Promise<string[]> {
   // Another replica may be migrating: wait for its lock, but not forever.
   const lockWaitMs = Math.max(timeouts.statementMs, 30_000);
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: timeouts.connectMs,

@@ -7,7 +7,7 @@
  *
  * A direct connection: LISTEN does not work through a pooler in transaction mode.
  */
-import pg from 'pg';
+import type pg from 'pg';
 
 export interface ListenerHandlers {
   onNotification(): void;
@@ -47,6 +47,8 @@ export function listen(url: string, channel: string, handlers: ListenerHandlers,
   };
 
   async function connect(): Promise<void> {
+    // Loaded here: a process on SQLite never loads the PostgreSQL driver.
+    const { default: pg } = await import('pg');
     if (closed) return;
     const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs, keepAlive: true });
     client = next;

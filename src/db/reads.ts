@@ -1,7 +1,7 @@
 /**
  * How the data layer's reads reach the database: registry-generated, parameterised SQL sent
- * straight to the driver that Prisma's adapter runs on, on the same pool (PostgreSQL) or the
- * same connection (SQLite). Writes go through Prisma's client, in transactions.
+ * straight to the driver that Prisma's adapter runs on, on the same pool (PostgreSQL, whose reads
+ * are in ./postgresql.ts with its driver) or the same connection (SQLite).
  *
  * Why not Prisma's `$queryRawUnsafe` for reads: measured here, a one-row statement costs about
  * 0.21 ms of CPU through it on PostgreSQL against 0.06 ms on the pool, and 0.10 ms against
@@ -10,7 +10,6 @@
  * booleans, integers as numbers, date-times as ISO 8601 strings in UTC (`...T01:02:03.004Z`).
  */
 import type Sqlite from 'better-sqlite3';
-import pg from 'pg';
 import type { Provider } from './url.ts';
 
 /** A statement: its text with placeholders and the values they stand for (see src/data/sql.ts). */
@@ -31,92 +30,6 @@ export function prismaReads(
   prisma: { $queryRawUnsafe<T>(sql: string, ...values: unknown[]): Promise<T> },
 ): DataSource {
   return { provider, query: <T>(s: Statement) => prisma.$queryRawUnsafe<T[]>(s.toString(), ...s.values) };
-}
-
-const TIMESTAMP_OID = 1114;
-
-/** PostgreSQL `timestamp(3)` (Prisma stores UTC without a zone) as an ISO string in UTC. */
-function timestampToIso(text: string): string {
-  const [date, time = '00:00:00'] = text.split(' ');
-  const [clock, fraction = ''] = time.split('.');
-  return `${date}T${clock}.${fraction.padEnd(3, '0').slice(0, 3)}Z`;
-}
-
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID
-      ? timestampToIso
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
-
-/**
- * How many statement texts are sent as named (prepared) statements. Each connection keeps the
- * ones it has run, parsed and planned, for its life; texts beyond this many go unnamed, so that
- * GraphQL selections (each a column list of its own) cannot grow that memory without bound.
- */
-const MAX_NAMED_STATEMENTS = 500;
-
-/**
- * Statement texts as named (prepared) statements: PostgreSQL parses and plans a text once per
- * connection instead of on every execution (measured: a 50-id lookup 0.18 -> 0.10 ms of the
- * database's CPU). Id lists are one array parameter (Sql.in), so a loader's text is the same for
- * every batch. One set of names per pool: reads and writes (./transactions.ts) share it.
- *
- * A migration that changes a column's type (run by another replica, during a rolling deploy)
- * makes a statement prepared before it fail with "cached plan must not change result type".
- * Then every name is given up for new ones (prepared afresh on each connection) and the
- * statement is sent again.
- */
-export class NamedStatements {
-  private readonly names = new Map<string, string>();
-  private generation = 0;
-
-  private nameOf(text: string): string | undefined {
-    let name = this.names.get(text);
-    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS)
-      this.names.set(text, (name = `mdg_${this.generation}_${this.names.size + 1}`));
-    return name;
-  }
-
-  /** Runs a statement on a pool or a connection, as a named statement where it can. */
-  async run(on: pg.Pool | pg.PoolClient, s: Statement): Promise<pg.QueryResult> {
-    const text = s.toString();
-    const values = (s.values as unknown[]).map(postgresValue);
-    try {
-      return await on.query({ name: this.nameOf(text), text, values, types: pgTypes });
-    } catch (error) {
-      if (!isStalePlan(error)) throw error;
-      this.names.clear();
-      this.generation++;
-      return on.query({ name: this.nameOf(text), text, values, types: pgTypes });
-    }
-  }
-}
-
-/**
- * PostgreSQL parameters: dates as the UTC wall time Prisma stores in `timestamp(3)` columns
- * (node-postgres would send a Date in the process's time zone).
- */
-function postgresValue(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString().replace('Z', '') : value;
-}
-
-/** Reads on the pool, as named statements (NamedStatements). */
-export function postgresReads(pool: pg.Pool, names: NamedStatements, onStatement: () => void): DataSource {
-  return {
-    provider: 'postgresql',
-    async query<T>(s: Statement): Promise<T[]> {
-      onStatement();
-      return (await names.run(pool, s)).rows as T[];
-    },
-  };
-}
-
-function isStalePlan(error: unknown): boolean {
-  return (
-    (error as { code?: string }).code === '0A000' &&
-    /cached plan must not change result type/.test((error as Error).message)
-  );
 }
 
 /** Statements prepared once per text; texts differ only by the length of their IN lists. */

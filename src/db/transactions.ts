@@ -9,7 +9,8 @@
  */
 import type Sqlite from 'better-sqlite3';
 import type pg from 'pg';
-import type { DataSource, NamedStatements, SqliteStatements, Statement } from './reads.ts';
+import type { NamedStatements } from './named-statements.ts';
+import type { DataSource, SqliteStatements, Statement } from './reads.ts';
 
 /** A transaction in progress: reads (`query`, also for writes with RETURNING) and writes. */
 export interface WriteTx extends DataSource {

@@ -24,6 +24,7 @@ import { ERROR_RESPONSES, errorSchemas, RESPONSE_HEADERS } from './openapi/respo
 import { resourceSchemas, valueSchemas } from './openapi/schemas.ts';
 import { SECURITY, SECURITY_SCHEMES } from './openapi/security.ts';
 import { REST_ROUTES } from './routes.ts';
+import { projectPath } from '../project.ts';
 
 export const API_TITLE = 'Master data REST API';
 
@@ -33,7 +34,7 @@ export function openApiPath(honoPath: string): string {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const seed = positiveInteger('seed', values.seed);
   const config = loadConfig();
   await migrate(config.database);
-  const db = createDatabase(config.database);
+  const db = await createDatabase(config.database);
   const bar = new cliProgress.SingleBar(
     {
       format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {duration}s',

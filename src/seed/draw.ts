@@ -3,10 +3,10 @@
  * satisfies their foreign keys (Tables), plus the column helpers every step uses.
  */
 import { Faker, base, de, en, fr, fr_BE, nl, nl_BE } from '@faker-js/faker';
-import { Prisma } from '../db/client.ts';
+import { Decimal as PrismaDecimal } from '@prisma/client/runtime/client';
 import type { Names } from './catalog.ts';
 
-export const Decimal = Prisma.Decimal;
+export const Decimal = PrismaDecimal;
 export type Row = Record<string, unknown>;
 
 /** Rows of one Prisma model, in an order that satisfies foreign keys when written in sequence. */

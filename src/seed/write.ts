@@ -114,14 +114,3 @@ export async function seedDatabase(db: Database, options: SeedOptions): Promise<
   await db.prisma.$executeRawUnsafe('ANALYZE');
   return { rows, tables: tables.map((t) => ({ model: t.model, rows: t.rows.length })) };
 }
-
-/** First start: seeds the demo data (scale 1) when no master data exists. Returns whether it did. */
-export async function seedIfEmpty(db: Database): Promise<boolean> {
-  try {
-    await seedDatabase(db, { scale: 1 });
-    return true;
-  } catch (error) {
-    if (error instanceof SeedRefusedError) return false;
-    throw error;
-  }
-}

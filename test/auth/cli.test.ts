@@ -31,7 +31,7 @@ describe('client command line', () => {
     expect(Object.keys(created)).toEqual(['client_id', 'client_secret']);
     // Which database it wrote to goes to stderr, so --json output stays machine-readable.
     expect(result.stderr).toContain(`client: using the SQLite file ${database.target.sqliteFile}`);
-    const db = createDatabase(database.target);
+    const db = await createDatabase(database.target);
     try {
       const row = await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: created.client_id } });
       expect(row.scopes).toBe('read write');

@@ -33,7 +33,7 @@ describe.each(providers)('the change log on %s', (provider) => {
   beforeAll(async () => {
     actor = (await api.prisma.apiClient.findFirst({ where: { name: 'erp' } })).client_id;
     // A connection of its own, as another process's reader would have.
-    reader = createDatabase(api.env.database.target);
+    reader = await createDatabase(api.env.database.target);
   });
   afterAll(async () => reader?.prisma.$disconnect());
 

@@ -101,7 +101,7 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
       expect(failures.slice(0, 5), `${failures.length} writes failed`).toEqual([]);
       expect(service.output()).not.toMatch(/database is locked|SQLITE_BUSY|"level":(40|50)/);
 
-      const db = createDatabase(database.target);
+      const db = await createDatabase(database.target);
       try {
         const units = await db.prisma.unit.findMany({
           where: { reference: { startsWith: 'u-' } },

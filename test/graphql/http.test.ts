@@ -111,7 +111,7 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
     url = `${service.baseUrl}/graphql`;
     token = await accessToken(service.baseUrl, await printedDemoClient(service));
     // A read-only client in the service's own database file (WAL: a second connection is fine).
-    const db = createDatabase(database.target);
+    const db = await createDatabase(database.target);
     try {
       readToken = await accessToken(service.baseUrl, await createClient(db.prisma, 'bi', ['read']));
     } finally {

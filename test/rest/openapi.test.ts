@@ -986,7 +986,7 @@ describe('the API reference in a browser', () => {
       expect(service.baseUrl).toMatch(/\/masterdata$/);
 
       // A client of our own, written beside the running service, and a token from its endpoint.
-      const db = createDatabase(database.target);
+      const db = await createDatabase(database.target);
       const client = await createClient(db.prisma, 'docs', ['read']).finally(() => db.close());
       const tokenResponse = await fetch(`${service.baseUrl}/oauth/token.php`, {
         method: 'POST',

@@ -60,7 +60,7 @@ export interface MigratedDatabase extends TestDatabase {
 export async function migratedDatabase(provider: Provider): Promise<MigratedDatabase> {
   const empty = await emptyDatabase(provider);
   await migrate(empty.target);
-  const db = createDatabase(empty.target);
+  const db = await createDatabase(empty.target);
   return {
     ...empty,
     db,

@@ -1,8 +1,13 @@
 /**
- * Says loudly which databases the suite runs against. Without TEST_POSTGRES_URL the PostgreSQL
- * half is skipped with a warning; under CI it is an error, so CI never passes on SQLite alone.
+ * Builds the compiled server (dist/) from the sources as they are, for the tests that run it as
+ * `npm start` does; then says loudly which databases the suite runs against. Without
+ * TEST_POSTGRES_URL the PostgreSQL half is skipped with a warning; under CI it is an error, so CI
+ * never passes on SQLite alone.
  */
+import { execFileSync } from 'node:child_process';
+
 export default function setup(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   if (process.env.TEST_POSTGRES_URL) {
     console.log(`\n[databases] SQLite and PostgreSQL (${redact(process.env.TEST_POSTGRES_URL)})\n`);
     return;

@@ -52,18 +52,18 @@ export interface RunningService {
 }
 
 /**
- * Starts the service on a free port and resolves once it logs that it listens: `src/main.ts`
- * directly, or with `viaNpm` through `npm start`, the README's run command (signals then go to npm).
+ * Starts the service on a free port and resolves once it logs that it listens: the compiled
+ * `dist/main.js` directly, or with `viaNpm` through `npm start`, the README's run command (signals
+ * then go to npm).
  */
 export function startService(
   env: Record<string, string>,
   { timeoutMs = 60_000, viaNpm = false } = {},
 ): Promise<RunningService> {
   return new Promise((resolve, reject) => {
-    // As `npm start` runs it: node with tsx's loader, one process. (tsx's CLI would put a process
-    // of its own in between, which SIGKILLs the service when it does not confirm a relayed
-    // signal within 60 ms: a busy machine then sees exit code 143 instead of a drain.)
-    const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+    // As `npm start` runs it: the compiled build (test/support/global-setup.ts builds it from the
+    // sources before the suite), one process.
+    const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--enable-source-maps', 'dist/main.js']];
     const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
     let stdout = '';
     let stderr = '';

@@ -1,0 +1,74 @@
+/**
+ * The PostgreSQL provider: one node-postgres pool under Prisma's adapter and the data layer's
+ * reads and transactions (./reads.ts, ./transactions.ts). Loaded only when DATABASE_URL names
+ * PostgreSQL.
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/postgresql/client.ts';
+import { countingFactory, type OpenedDatabase, type PrismaDb } from './provider.ts';
+import { NamedStatements } from './named-statements.ts';
+import type { DataSource, Statement } from './reads.ts';
+import { postgresTransactions } from './transactions.ts';
+import type { DatabaseTarget, DatabaseTimeouts } from './url.ts';
+
+/** Connections per replica to PostgreSQL. */
+const POOL_SIZE = 10;
+
+/**
+ * PostgreSQL pool settings that bound every wait: connecting and waiting for a pooled
+ * connection, the server-side statement timeout, and a client-side read timeout a little longer
+ * than it, which only fires when the server itself stops answering.
+ */
+export function postgresPoolOptions(timeouts: DatabaseTimeouts) {
+  return {
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + 1000,
+    idle_in_transaction_session_timeout: timeouts.statementMs * 2,
+    keepAlive: true,
+  };
+}
+
+/** Reads on the pool, as named statements (NamedStatements). */
+export function postgresReads(pool: pg.Pool, names: NamedStatements, onStatement: () => void): DataSource {
+  return {
+    provider: 'postgresql',
+    async query<T>(s: Statement): Promise<T[]> {
+      onStatement();
+      return (await names.run(pool, s)).rows as T[];
+    },
+  };
+}
+
+export function openPostgres(
+  target: DatabaseTarget,
+  timeouts: DatabaseTimeouts,
+  onStatement: () => void,
+): OpenedDatabase {
+  // One pool for Prisma and the data layer's reads: one connection budget per replica.
+  const pool = new pg.Pool({ connectionString: target.url, max: POOL_SIZE, ...postgresPoolOptions(timeouts) });
+  // An idle connection that the server ends (a restart, a failover, pg_terminate_backend) is
+  // dropped from the pool by pg, and the next request opens a new one. pg re-emits the error on
+  // the pool, where an unheard 'error' is an uncaught exception that ends the process. Prisma's
+  // adapter listens only while connected: between its $disconnect and the end of pool.end()
+  // (connections closing during shutdown) nobody else would.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({
+    adapter: countingFactory(new PrismaPg(pool), onStatement),
+    // Waiting to start an interactive transaction is waiting for a connection.
+    transactionOptions: { maxWait: timeouts.connectMs },
+  }) as unknown as PrismaDb;
+  const names = new NamedStatements();
+  const reads = postgresReads(pool, names, onStatement);
+  return {
+    prisma,
+    reads,
+    transaction: postgresTransactions(pool, names, onStatement),
+    primary: reads,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

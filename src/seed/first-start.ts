@@ -1,0 +1,31 @@
+/**
+ * The demo data of a first start: seeded (scale 1) when the database holds no master data. The
+ * check comes first and costs one query per resource type at most; the generator and its Faker
+ * locales (./generate.ts, some 15 MB of a process's memory) are loaded only when there is
+ * something to seed.
+ */
+import type { Database } from '../db/client.ts';
+import { resources } from '../resources/registry.ts';
+
+/** Whether any resource type has a row. */
+async function holdsMasterData(db: Database): Promise<boolean> {
+  for (const { model } of resources) {
+    const rows = await (db.prisma as unknown as Record<string, { count(): Promise<number> }>)[model]!.count();
+    if (rows > 0) return true;
+  }
+  return false;
+}
+
+/** Seeds the demo data (scale 1) when no master data exists. Returns whether it did. */
+export async function seedIfEmpty(db: Database): Promise<boolean> {
+  if (await holdsMasterData(db)) return false;
+  const { seedDatabase, SeedRefusedError } = await import('./write.ts');
+  try {
+    await seedDatabase(db, { scale: 1 });
+    return true;
+  } catch (error) {
+    // Another replica seeded it meanwhile (seeding checks again under its lock).
+    if (error instanceof SeedRefusedError) return false;
+    throw error;
+  }
+}
