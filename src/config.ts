@@ -50,6 +50,11 @@ export interface Config {
   metrics: boolean;
   /** Order in which localized text falls back to another language. */
   localeFallback: Locale[];
+  /**
+   * On SIGTERM, how long /readyz answers 503 (requests still served) before the listener closes:
+   * the time a load balancer's health checks need to take this replica out.
+   */
+  drainDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -129,6 +134,11 @@ const schema = z.object({
     .regex(/^\d+$/, 'must be the number of trusted reverse proxies (0 for none)')
     .transform(Number)
     .default(0),
+  DRAIN_DELAY_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds (0: close at once)')
+    .transform(Number)
+    .default(0),
   GRAPHQL_INTROSPECTION: boolean.default(true),
   METRICS: boolean.default(true),
   LOCALE_FALLBACK: z
@@ -178,5 +188,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlIntrospection: v.GRAPHQL_INTROSPECTION,
     metrics: v.METRICS,
     localeFallback: v.LOCALE_FALLBACK as Locale[],
+    drainDelayMs: v.DRAIN_DELAY_MS,
   };
 }

@@ -132,6 +132,8 @@ async function start(): Promise<void> {
     logger.info({ signal }, 'draining in-flight requests');
     clearInterval(purge);
     app.startDraining();
+    // The balancer takes this replica out on its health checks; until then it is served as ever.
+    if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
     // Subscriptions end with a reason and their clients resume elsewhere; streams would hold the drain.
     await app.close();
     const drained = await connections.drain(DRAIN_TIMEOUT_MS);

@@ -152,6 +152,41 @@ describe.each(providers)('the service on %s', (provider) => {
     }
   });
 
+  it('with DRAIN_DELAY_MS, answers /readyz 503 and still serves requests for that long after SIGTERM, then exits', async () => {
+    if (provider !== 'sqlite') return;
+    const dir = mkdtempSync(join(tmpdir(), 'mdg-drain-'));
+    const service = await startService({
+      DATABASE_URL: `file:${join(dir, 'db.sqlite')}`,
+      SEED_DEMO_DATA: 'false',
+      DRAIN_DELAY_MS: '1500',
+    });
+    try {
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
+      const stopped = service.stop('SIGTERM');
+      const signalled = Date.now();
+      // What a balancer's health check sees, and what a request sent meanwhile gets.
+      let readiness = 0;
+      for (let i = 0; i < 50 && readiness !== 503; i++) {
+        readiness = (await fetch(`${service.baseUrl}/readyz`)).status;
+        if (readiness !== 503) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(readiness).toBe(503);
+      await new Promise((r) => setTimeout(r, 500));
+      const during = await fetch(`${service.baseUrl}/healthz`);
+      expect(during.status).toBe(200);
+      expect(during.headers.get('connection')).toBe('close');
+      expect(Date.now() - signalled).toBeLessThan(1500);
+      const { code, ms } = await stopped;
+      expect(code).toBe(0);
+      expect(ms).toBeGreaterThanOrEqual(1500);
+      // The listener is closed now.
+      await expect(fetch(`${service.baseUrl}/healthz`)).rejects.toThrow();
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('closes an idle keep-alive connection on SIGTERM instead of waiting for it', async () => {
     if (provider !== 'sqlite') return;
     const dir = mkdtempSync(join(tmpdir(), 'mdg-drain-'));

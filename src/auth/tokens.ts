@@ -60,8 +60,13 @@ export const REVOCATION_CHECK_MS = 500;
 
 export type AccessCheck = { ok: true; auth: BearerAuth } | { ok: false; reason: string };
 
-/** How long a validated access token is trusted without asking the database again. */
-export const VALIDATION_CACHE_MS = 5000;
+/**
+ * How long a validated access token (or an API client) is trusted without asking the database
+ * again. Short, so that a revocation anywhere (another replica, the CLI) is refused everywhere
+ * within a second, with no channel between replicas to lose: a client sending a stream of
+ * requests costs each replica one statement every half second for its token.
+ */
+export const VALIDATION_CACHE_MS = 500;
 const VALIDATION_CACHE_SIZE = 10_000;
 
 interface CachedToken {
