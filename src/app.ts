@@ -15,6 +15,7 @@ import { withTimeout } from './timeout.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
+import { sessionUrl } from './db/url.ts';
 import { DomainError } from './data/errors.ts';
 import { ChangeFeed } from './data/change-feed.ts';
 import { asActor } from './data/write-hooks.ts';
@@ -142,7 +143,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     // Notifications wake the feed on PostgreSQL; the poll is the safety net, and on SQLite what
     // brings the writes of other processes (the CLI).
     pollMs: db.provider === 'postgresql' ? 5000 : 1000,
-    listenUrl: db.provider === 'postgresql' ? config.database.url : undefined,
+    listenUrl: db.provider === 'postgresql' ? sessionUrl(config.database) : undefined,
     onError: (error, what) => logger.warn({ err: error.message }, what),
   });
   const subscriptions = new SubscriptionLimits({

@@ -122,6 +122,23 @@ const schema = z.object({
   SUBSCRIPTIONS_MAX: count.default(2000),
   SUBSCRIPTIONS_PER_CLIENT: count.default(200),
   SUBSCRIPTION_MAX_BACKLOG: count.default(1000),
+  DATABASE_POOL_MODE: z
+    .enum(['session', 'transaction'], {
+      message:
+        'must be session (a direct connection, or a pooler in session mode) or transaction (PgBouncer pool_mode = transaction)',
+    })
+    .default('session'),
+  DATABASE_DIRECT_URL: z
+    .string()
+    .optional()
+    .transform((url, ctx) => {
+      if (url === undefined) return undefined;
+      if (!/^postgres(ql)?:\/\//.test(url)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a postgresql:// URL (a direct connection to the database)' });
+        return z.NEVER;
+      }
+      return url;
+    }),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
   MAX_BODY_BYTES: z
@@ -170,7 +187,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: v.PORT,
     host: v.HOST,
-    database: v.DATABASE_URL,
+    database: {
+      ...v.DATABASE_URL,
+      ...(v.DATABASE_URL.provider === 'postgresql' && v.DATABASE_POOL_MODE === 'transaction'
+        ? { transactionPooler: true }
+        : {}),
+      ...(v.DATABASE_URL.provider === 'postgresql' && v.DATABASE_DIRECT_URL
+        ? { directUrl: v.DATABASE_DIRECT_URL }
+        : {}),
+    },
     basePath: v.BASE_PATH,
     logLevel: v.LOG_LEVEL,
     seedDemoData: v.SEED_DEMO_DATA,

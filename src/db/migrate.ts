@@ -19,6 +19,7 @@ import {
   type DatabaseTarget,
   type DatabaseTimeouts,
   type Provider,
+  sessionUrl,
 } from './url.ts';
 import { projectPath } from '../project.ts';
 import { withTimeout } from '../timeout.ts';
@@ -87,7 +88,7 @@ export async function migrate(
   try {
     return target.provider === 'sqlite'
       ? await migrateSqlite(target, migrations, timeouts)
-      : await migratePostgres(target.url, migrations, timeouts);
+      : await migratePostgres(sessionUrl(target), migrations, timeouts);
   } catch (error) {
     throw notWritable(error, target.provider) ?? error;
   }

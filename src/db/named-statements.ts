@@ -40,12 +40,15 @@ const MAX_NAMED_STATEMENTS = 500;
  * statement is sent again.
  */
 export class NamedStatements {
+  /** `limit` 0: every statement unnamed, as a pooler in transaction mode needs (a name lives on one server connection). */
+  constructor(private readonly limit = MAX_NAMED_STATEMENTS) {}
+
   private readonly names = new Map<string, string>();
   private generation = 0;
 
   private nameOf(text: string): string | undefined {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS)
+    if (name === undefined && this.names.size < this.limit)
       this.names.set(text, (name = `mdg_${this.generation}_${this.names.size + 1}`));
     return name;
   }

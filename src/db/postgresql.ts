@@ -20,13 +20,19 @@ const POOL_SIZE = 10;
  * connection, the server-side statement timeout, and a client-side read timeout a little longer
  * than it, which only fires when the server itself stops answering.
  */
-export function postgresPoolOptions(timeouts: DatabaseTimeouts) {
-  return {
+export function postgresPoolOptions(timeouts: DatabaseTimeouts, { transactionPooler = false } = {}) {
+  const bounds = {
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.statementMs + 1000,
-    idle_in_transaction_session_timeout: timeouts.statementMs * 2,
     keepAlive: true,
+  };
+  // Sent as start-up parameters, which PgBouncer refuses ("unsupported startup parameter"): behind
+  // it the server-side bounds are set on the role or in its connect_query (README, "PgBouncer").
+  if (transactionPooler) return bounds;
+  return {
+    ...bounds,
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: timeouts.statementMs * 2,
   };
 }
 
@@ -47,7 +53,11 @@ export function openPostgres(
   onStatement: () => void,
 ): OpenedDatabase {
   // One pool for Prisma and the data layer's reads: one connection budget per replica.
-  const pool = new pg.Pool({ connectionString: target.url, max: POOL_SIZE, ...postgresPoolOptions(timeouts) });
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: POOL_SIZE,
+    ...postgresPoolOptions(timeouts, { transactionPooler: target.transactionPooler }),
+  });
   // An idle connection that the server ends (a restart, a failover, pg_terminate_backend) is
   // dropped from the pool by pg, and the next request opens a new one. pg re-emits the error on
   // the pool, where an unheard 'error' is an uncaught exception that ends the process. Prisma's
@@ -59,7 +69,9 @@ export function openPostgres(
     // Waiting to start an interactive transaction is waiting for a connection.
     transactionOptions: { maxWait: timeouts.connectMs },
   }) as unknown as PrismaDb;
-  const names = new NamedStatements();
+  // Behind a pooler in transaction mode a name would be prepared on one server connection and
+  // used on another: every statement goes unnamed (parsed and planned each time).
+  const names = new NamedStatements(target.transactionPooler ? 0 : undefined);
   const reads = postgresReads(pool, names, onStatement);
   return {
     prisma,

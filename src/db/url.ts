@@ -19,6 +19,19 @@ export interface DatabaseTarget {
   url: string;
   /** Absolute path of the SQLite database file (SQLite only). */
   sqliteFile?: string;
+  /**
+   * PostgreSQL: `url` goes through a pooler in transaction mode (PgBouncer's `pool_mode =
+   * transaction`): each transaction may run on another server connection, so statements are not
+   * prepared under names, and no session settings are sent when connecting.
+   */
+  transactionPooler?: boolean;
+  /** PostgreSQL: a direct connection, for what needs a session of its own (migrations, LISTEN); `url` when unset. */
+  directUrl?: string;
+}
+
+/** The URL of a session of its own on the target: the direct one when the main one goes through a pooler. */
+export function sessionUrl(target: DatabaseTarget): string {
+  return target.directUrl ?? target.url;
 }
 
 /**

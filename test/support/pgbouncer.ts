@@ -1,0 +1,98 @@
+/**
+ * A real PgBouncer (Debian's package) in transaction pooling in front of the test PostgreSQL, on
+ * a free loopback port, started for a test and stopped after it. PgBouncer refuses to run as
+ * root: under root it runs as the `postgres` user. Missing binary: skipped with a warning, an
+ * error under CI (`.ci/run` installs it).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './ports.ts';
+
+export const PGBOUNCER = '/usr/sbin/pgbouncer';
+
+/** Whether the tests that need PgBouncer are skipped here (never under CI). */
+export function skipWithoutPgBouncer(what: string): boolean {
+  if (existsSync(PGBOUNCER)) return false;
+  const message = `${PGBOUNCER} is missing: ${what} is SKIPPED. Install PgBouncer (apt-get install pgbouncer)`;
+  if (process.env.CI) throw new Error(`${message}; under CI this is an error`);
+  console.warn(`\x1b[33m${message}\x1b[0m`);
+  return true;
+}
+
+export interface RunningPgBouncer {
+  /** `upstream` with its host and port replaced by PgBouncer's. */
+  url(upstream: string): string;
+  stop(): Promise<void>;
+}
+
+export async function startPgBouncer(upstream: string, { poolSize = 5 } = {}): Promise<RunningPgBouncer> {
+  const target = new URL(upstream);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'mdg-pgbouncer-'));
+  chmodSync(dir, 0o777);
+  const user = decodeURIComponent(target.username) || 'postgres';
+  writeFileSync(join(dir, 'userlist.txt'), `"${user}" "${decodeURIComponent(target.password)}"\n`);
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${target.hostname} port=${target.port || 5432}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'userlist.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${poolSize}`,
+      'max_client_conn = 200',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+    ].join('\n'),
+  );
+  for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);
+  const asPostgres =
+    process.getuid?.() === 0
+      ? {
+          uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+          gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+        }
+      : {};
+  const child: ChildProcess = spawn(PGBOUNCER, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...asPostgres });
+  await waitForPort(port, child);
+  return {
+    url(upstreamUrl) {
+      const url = new URL(upstreamUrl);
+      url.hostname = '127.0.0.1';
+      url.port = String(port);
+      return url.toString();
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGINT');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ port, host: '127.0.0.1' }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error('pgbouncer did not listen within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,13 @@
+/** A free TCP port on 127.0.0.1, for a server a test starts (asked of the OS, then released for it). */
+import { createServer } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
