@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The cluster test runs on its own: `npm run test:cluster` (vitest.cluster.config.ts).
+    exclude: ['test/cluster/**', '**/node_modules/**'],
     // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel.
     testTimeout: 30_000,
     hookTimeout: 60_000,
