@@ -26,7 +26,7 @@ import { graphqlRoutes } from './graphql/http.ts';
 import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
 import { apiDocs } from './rest/docs.ts';
-import { observeRequests } from './http/observe.ts';
+import { observeRequests, traceRequests } from './http/observe.ts';
 import type { Logger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 
@@ -103,6 +103,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   let draining = false;
   const app = new Hono().basePath(config.basePath || '/');
 
+  app.use('*', traceRequests());
   app.use('*', observeRequests(logger, metrics));
   app.use('*', async (c, next) => {
     await next();

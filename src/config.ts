@@ -50,6 +50,10 @@ export interface Config {
   metrics: boolean;
   /** Order in which localized text falls back to another language. */
   localeFallback: Locale[];
+  /** OTLP/HTTP endpoint that spans are exported to; tracing is off when unset. */
+  otlpEndpoint: string | undefined;
+  /** The `service.name` of the spans. */
+  serviceName: string;
   /**
    * On SIGTERM, how long /readyz answers 503 (requests still served) before the listener closes:
    * the time a load balancer's health checks need to take this replica out.
@@ -151,6 +155,11 @@ const schema = z.object({
     .regex(/^\d+$/, 'must be the number of trusted reverse proxies (0 for none)')
     .transform(Number)
     .default(0),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL, e.g. http://collector:4318')
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1, 'must not be empty').default('master-data-gateway'),
   DRAIN_DELAY_MS: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of milliseconds (0: close at once)')
@@ -214,5 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: v.METRICS,
     localeFallback: v.LOCALE_FALLBACK as Locale[],
     drainDelayMs: v.DRAIN_DELAY_MS,
+    otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: v.OTEL_SERVICE_NAME,
   };
 }

@@ -17,6 +17,7 @@ import { trackConnections } from './http/drain.ts';
 import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
 import { seedIfEmpty } from './seed/first-start.ts';
 import { withTimeout } from './timeout.ts';
+import { startTracing, stopTracing } from './observability/tracing.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
 const DRAIN_TIMEOUT_MS = 8000;
@@ -86,6 +87,7 @@ async function start(): Promise<void> {
     }
   }
 
+  if (config.otlpEndpoint) await startTracing(config.otlpEndpoint, config.serviceName, logger);
   const app = createApp({ config, db, logger });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
@@ -139,6 +141,9 @@ async function start(): Promise<void> {
     const drained = await connections.drain(DRAIN_TIMEOUT_MS);
     if (!drained) logger.warn('drain timeout: remaining connections were closed');
     await withTimeout(db.close(), DATABASE_CLOSE_TIMEOUT_MS, 'the database did not close in time').catch(
+      (error: Error) => logger.warn(error.message),
+    );
+    await withTimeout(stopTracing(), DATABASE_CLOSE_TIMEOUT_MS, 'the last spans were not exported in time').catch(
       (error: Error) => logger.warn(error.message),
     );
     logger.info('stopped');

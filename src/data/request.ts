@@ -8,6 +8,7 @@
 import DataLoader from 'dataloader';
 import { allFields, columnsOf, definition, relationshipIdColumns, type Column } from './columns.ts';
 import { rowsByIds, type DataSource, type Row } from './load.ts';
+import { tracedBatch } from '../observability/tracing.ts';
 
 /** DataLoaders by key, each made on first use: one request's batching and caching. */
 export class LoaderMap {
@@ -15,7 +16,11 @@ export class LoaderMap {
 
   get<V>(key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
     let loader = this.loaders.get(key);
-    if (!loader) this.loaders.set(key, (loader = new DataLoader<number, V>(batch) as DataLoader<number, unknown>));
+    if (!loader)
+      this.loaders.set(
+        key,
+        (loader = new DataLoader<number, V>(tracedBatch(key, batch)) as DataLoader<number, unknown>),
+      );
     return loader as DataLoader<number, V>;
   }
 }

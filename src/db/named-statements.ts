@@ -3,6 +3,7 @@
  * cross node-postgres the way the data layer expects them (see ./reads.ts).
  */
 import pg from 'pg';
+import { tracedStatement } from '../observability/tracing.ts';
 import type { Statement } from './reads.ts';
 
 const TIMESTAMP_OID = 1114;
@@ -58,7 +59,9 @@ export class NamedStatements {
     const text = s.toString();
     const values = (s.values as unknown[]).map(postgresValue);
     try {
-      return await on.query({ name: this.nameOf(text), text, values, types: pgTypes });
+      return await tracedStatement('postgresql', text, () =>
+        on.query({ name: this.nameOf(text), text, values, types: pgTypes }),
+      );
     } catch (error) {
       if (!isStalePlan(error)) throw error;
       this.names.clear();

@@ -5,6 +5,7 @@
  */
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts';
+import { tracedStatement, tracingOn } from '../observability/tracing.ts';
 import type { DataSource } from './reads.ts';
 import type { Transact } from './transactions.ts';
 
@@ -42,7 +43,11 @@ export function countStatements<T extends object>(target: T, onStatement: () => 
       if (COUNTED_METHODS.has(property)) {
         return (...args: unknown[]) => {
           onStatement();
-          return value.apply(object, args);
+          if (!tracingOn()) return value.apply(object, args);
+          // Prisma's statements (tokens, idempotency keys, seeding): the text, not the values.
+          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { sql: string }).sql;
+          const system = (object as { provider?: string }).provider === 'sqlite' ? 'sqlite' : 'postgresql';
+          return tracedStatement(system, text, () => value.apply(object, args) as Promise<unknown>);
         };
       }
       if (property === 'startTransaction') {

@@ -10,6 +10,7 @@
  * booleans, integers as numbers, date-times as ISO 8601 strings in UTC (`...T01:02:03.004Z`).
  */
 import type Sqlite from 'better-sqlite3';
+import { tracedSync } from '../observability/tracing.ts';
 import type { Provider } from './url.ts';
 
 /** A statement: its text with placeholders and the values they stand for (see src/data/sql.ts). */
@@ -78,8 +79,11 @@ export class SqliteStatements {
 
   /** Rows of a statement that returns some (a SELECT, or a write with RETURNING). */
   all<T>(db: Sqlite.Database, s: Statement): T[] {
-    const { statement, converters } = this.prepare(db, s.toString());
-    const rows = statement.all(...s.values.map(sqliteValue)) as Record<string, unknown>[];
+    const text = s.toString();
+    const { statement, converters } = this.prepare(db, text);
+    const rows = tracedSync('db.query', { 'db.system': 'sqlite', 'db.statement': text }, () =>
+      statement.all(...s.values.map(sqliteValue)),
+    ) as Record<string, unknown>[];
     if (converters.length > 0) {
       for (const row of rows) for (const [name, convert] of converters) row[name] = convert(row[name]);
     }
@@ -88,7 +92,11 @@ export class SqliteStatements {
 
   /** Rows changed by a statement that returns none. */
   run(db: Sqlite.Database, s: Statement): number {
-    return this.prepare(db, s.toString()).statement.run(...s.values.map(sqliteValue)).changes;
+    const text = s.toString();
+    const { statement } = this.prepare(db, text);
+    return tracedSync('db.query', { 'db.system': 'sqlite', 'db.statement': text }, () =>
+      statement.run(...s.values.map(sqliteValue)),
+    ).changes;
   }
 
   /** Whether the statement returns rows. */

@@ -21,6 +21,7 @@ import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput } from './errors.ts';
 import { refOf } from './objects.ts';
+import { tracedBatch } from '../observability/tracing.ts';
 
 export const DEFAULT_CHANGES = 100;
 export const MAX_CHANGES = 500;
@@ -182,18 +183,21 @@ for (const resource of resources) {
       description: `Extension (not in the master-data spec): this resource's entries in the change log, newest first (as long as the log keeps them), ${DEFAULT_HISTORY} at a time unless \`first\` says otherwise (at most ${MAX_HISTORY}); \`after\` an entry's cursor gives the older ones.`,
       args: { first: t.arg.int(), after: t.arg.string() },
       complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_HISTORY }),
-      load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
-        const first = pageSize(args.first, DEFAULT_HISTORY, MAX_HISTORY, 'first');
-        const before = cursorArgument(args.after, 'after');
-        const pages = await historiesOf(context.source, resource.type, ids, { before, limit: first });
-        return pages.map(
-          (page): ChangePage => ({
-            entries: page.entries,
-            hasNextPage: page.hasMore,
-            endCursor: page.entries.length > 0 ? formatCursor(page.entries.at(-1)!.seq) : null,
-          }),
-        );
-      },
+      load: tracedBatch(
+        `${resource.type}.history`,
+        async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+          const first = pageSize(args.first, DEFAULT_HISTORY, MAX_HISTORY, 'first');
+          const before = cursorArgument(args.after, 'after');
+          const pages = await historiesOf(context.source, resource.type, ids, { before, limit: first });
+          return pages.map(
+            (page): ChangePage => ({
+              entries: page.entries,
+              hasNextPage: page.hasMore,
+              endCursor: page.entries.length > 0 ? formatCursor(page.entries.at(-1)!.seq) : null,
+            }),
+          );
+        },
+      ),
       resolve: (row) => row.id,
     }),
   );

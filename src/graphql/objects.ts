@@ -16,6 +16,7 @@ import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { fieldSources, type FieldSource } from './plan.ts';
 import { requestLoader } from './request-loaders.ts';
+import { tracedBatch } from '../observability/tracing.ts';
 
 /** A resource's object type: fields may return a row, or an id that its loader turns into one. */
 
@@ -74,8 +75,11 @@ export const objectRefs = new Map<string, RowRef>();
 for (const resource of resources) {
   const ref = builder.loadableObjectRef<Row, number>(typeName(resource.type), {
     // A missing id loads as null: `product(id: 999)` is null, not an error.
-    load: (ids, context: GraphQLContext) =>
-      rowsByIds(context.source, resource.type, ids, context.plan.columns(resource.type)) as Promise<Row[]>,
+    load: tracedBatch(
+      resource.type,
+      (ids: number[], context: GraphQLContext) =>
+        rowsByIds(context.source, resource.type, ids, context.plan.columns(resource.type)) as Promise<Row[]>,
+    ),
   });
   objectRefs.set(resource.type, ref);
 }
@@ -189,8 +193,9 @@ function addRelationshipFields(
         type: target,
         nullable: true,
         description,
-        load: (ids: number[], context: GraphQLContext) =>
+        load: tracedBatch(`${resource.type}.${name}`, (ids: number[], context: GraphQLContext) =>
           targetsOf(storage.targetColumn, ids, context).then((groups) => groups.map((rows) => rows[0] ?? null)),
+        ),
         resolve: (row) => row.id,
       });
     } else if (storage.kind === 'join') {
@@ -208,7 +213,9 @@ function addRelationshipFields(
         type: target,
         nullable: false,
         description,
-        load: (ids: number[], context: GraphQLContext) => targetsOf(storage.targetColumn, ids, context),
+        load: tracedBatch(`${resource.type}.${name}`, (ids: number[], context: GraphQLContext) =>
+          targetsOf(storage.targetColumn, ids, context),
+        ),
         resolve: (row) => row.id,
       });
     }
@@ -250,27 +257,30 @@ function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fie
         after: t.arg.string(),
       },
       complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
-      load: async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
-        const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
-        const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
-        const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
-          first,
-          offset,
-        });
-        return pages.map(
-          (page, i): ConnectionShape => ({
-            rows: page.rows,
+      load: tracedBatch(
+        `${resource.type}.${name}`,
+        async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+          const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
+          const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
+          const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
+            first,
             offset,
-            byId: false,
-            hasNextPage: page.hasMore,
-            hasPreviousPage: offset > 0,
-            count: (ctx) =>
-              requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
-                countByColumn(ctx.source, link.type, column, keys),
-              ).load(ids[i]!),
-          }),
-        );
-      },
+          });
+          return pages.map(
+            (page, i): ConnectionShape => ({
+              rows: page.rows,
+              offset,
+              byId: false,
+              hasNextPage: page.hasMore,
+              hasPreviousPage: offset > 0,
+              count: (ctx) =>
+                requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
+                  countByColumn(ctx.source, link.type, column, keys),
+                ).load(ids[i]!),
+            }),
+          );
+        },
+      ),
       resolve: (row) => row.id,
     });
   }

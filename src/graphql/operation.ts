@@ -38,6 +38,7 @@ import type { Database } from '../db/client.ts';
 import { unstorableText } from '../db/text.ts';
 import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { traced, tracedSync } from '../observability/tracing.ts';
 import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, maskError } from './errors.ts';
@@ -185,7 +186,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     } as unknown as GraphQLContext & Record<string, unknown>);
     let document: DocumentNode;
     try {
-      document = parse(params.query);
+      document = tracedSync('graphql.parse', {}, () => parse(params.query));
     } catch (error) {
       if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
       throw error;
@@ -194,7 +195,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     if (unstorable) return [unstorable];
     const errors = (() => {
       try {
-        return validate(enveloped, document);
+        return tracedSync('graphql.validate', {}, () => validate(enveloped, document));
       } catch (error) {
         // A validation rule may throw its finding instead of reporting it.
         if (error instanceof GraphQLError) return [error];
@@ -246,7 +247,10 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
 
   return {
     prepare,
-    execute: (args) => executors.get(args.contextValue as object)!.execute(args) as Promise<ExecutionResult>,
+    execute: (args) =>
+      traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () =>
+        executors.get(args.contextValue as object)!.execute(args),
+      ) as Promise<ExecutionResult>,
     subscribe: (args) => executors.get(args.contextValue as object)!.subscribe(args),
     // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
     // when the operation is one). Errors are masked as Yoga masks those of every other result.
