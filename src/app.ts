@@ -99,7 +99,8 @@ function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
 
 export function createApp({ config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE }: AppOptions): App {
   const metrics = createMetrics(db);
-  const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl);
+  const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl, db.provider);
+  const revocations = followRevocations(db, config, tokens, logger);
   let draining = false;
   const app = new Hono().basePath(config.basePath || '/');
 
@@ -183,6 +184,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     fetch: (request, env) => app.fetch(request, env),
     handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
     close: async () => {
+      await revocations?.close();
       changeFeed.close();
       // Each subscription sends SERVER_SHUTTING_DOWN before its socket closes.
       await subscriptions.whenNoneOpen(SUBSCRIPTIONS_CLOSE_MS);
@@ -194,6 +196,14 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       draining = true;
     },
   };
+}
+
+/** PostgreSQL: revocations anywhere reach this replica's trusted tokens at once (NOTIFY). */
+function followRevocations(db: Database, config: Config, tokens: TokenService, logger: Logger) {
+  if (db.provider !== 'postgresql') return undefined;
+  return tokens.followRevocations(sessionUrl(config.database), (error) =>
+    logger.warn({ err: error.message }, 'the revocations listener was lost; reconnecting'),
+  );
 }
 
 /** The routes operators and orchestrators call: liveness, readiness (503 while draining) and metrics. */

@@ -74,7 +74,8 @@ async function main(): Promise<number> {
     } else {
       const clientId = rest[0];
       if (!clientId) throw new ClientInputError('revoke needs a CLIENT_ID');
-      if (!(await revokeClient(db.prisma, clientId, systemClock))) throw new ClientInputError(`no client ${clientId}`);
+      if (!(await revokeClient(db.prisma, clientId, systemClock, db.provider)))
+        throw new ClientInputError(`no client ${clientId}`);
       console.log(`client ${clientId} revoked, with all its tokens`);
     }
     return 0;

@@ -2,8 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { PrismaDb } from '../db/client.ts';
+import type { Provider } from '../db/url.ts';
 import { formatScopes, isScope } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
+import { announceRevocation } from './tokens.ts';
 
 export interface CreatedClient {
   client_id: string;
@@ -38,7 +40,12 @@ export async function listClients(prisma: PrismaDb) {
 }
 
 /** Revokes a client and every token it holds. Returns false when there is no such client. */
-export async function revokeClient(prisma: PrismaDb, clientId: string, clock: Clock): Promise<boolean> {
+export async function revokeClient(
+  prisma: PrismaDb,
+  clientId: string,
+  clock: Clock,
+  provider: Provider = 'sqlite',
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     const client = await tx.apiClient.findUnique({ where: { client_id: clientId } });
     if (!client) return false;
@@ -47,6 +54,8 @@ export async function revokeClient(prisma: PrismaDb, clientId: string, clock: Cl
       where: { api_client_id: client.id, revoked_at: null },
       data: { revoked_at: clock.now() },
     });
+    // Every replica forgets what it trusted of this client when the revocation commits.
+    if (provider === 'postgresql') await announceRevocation(tx);
     return true;
   });
 }

@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { PrismaDb, PrismaTx } from '../db/client.ts';
+import { listen, type Listener } from '../db/notifications.ts';
+import type { Provider } from '../db/url.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import { digest, hashSecret, newSecret, verifySecret } from './secrets.ts';
 
@@ -62,11 +64,23 @@ export type AccessCheck = { ok: true; auth: BearerAuth } | { ok: false; reason: 
 
 /**
  * How long a validated access token (or an API client) is trusted without asking the database
- * again. Short, so that a revocation anywhere (another replica, the CLI) is refused everywhere
- * within a second, with no channel between replicas to lose: a client sending a stream of
- * requests costs each replica one statement every half second for its token.
+ * again. On PostgreSQL every revocation is announced (NOTIFY on REVOCATIONS_CHANNEL) and every
+ * replica forgets what it trusted at once, so this bounds only what SQLite's other processes
+ * (the client CLI) revoke.
  */
-export const VALIDATION_CACHE_MS = 500;
+export const VALIDATION_CACHE_MS = 5000;
+/**
+ * The same on PostgreSQL while this replica does not hear the announcements (its listening
+ * connection is down or not up yet): a revocation elsewhere is then refused here within a second.
+ */
+export const UNANNOUNCED_CACHE_MS = 500;
+/** The channel revocations are announced on (PostgreSQL). */
+export const REVOCATIONS_CHANNEL = 'mdg_revocations';
+
+/** Announces a revocation to every replica, at the commit of the transaction it runs in (PostgreSQL). */
+export async function announceRevocation(prisma: Pick<PrismaDb, '$executeRawUnsafe'>): Promise<void> {
+  await prisma.$executeRawUnsafe(`SELECT pg_notify('${REVOCATIONS_CHANNEL}', '')`);
+}
 const VALIDATION_CACHE_SIZE = 10_000;
 
 interface CachedToken {
@@ -89,12 +103,46 @@ export class TokenService {
   /** API clients seen in the last VALIDATION_CACHE_MS, by client_id: a token request then costs one statement. */
   private readonly clients = new Map<string, CachedClient>();
 
+  /** PostgreSQL: whether this replica hears revocations announced elsewhere (see followRevocations). */
+  private hearing = false;
+
   constructor(
     private readonly prisma: PrismaDb,
     private readonly clock: Clock,
     private readonly accessTtlSeconds: number,
     private readonly refreshTtlSeconds: number,
+    private readonly provider: Provider = 'sqlite',
   ) {}
+
+  /** How long what was validated is trusted (see VALIDATION_CACHE_MS). */
+  private get trustMs(): number {
+    return this.provider === 'postgresql' && !this.hearing ? UNANNOUNCED_CACHE_MS : VALIDATION_CACHE_MS;
+  }
+
+  /**
+   * PostgreSQL: listens for revocations announced by any replica or the CLI, on a connection of
+   * its own to `url` (direct, not through a transaction pooler), and forgets every token and
+   * client it trusted when one comes, or when the connection comes back (it may have missed one).
+   */
+  followRevocations(url: string, onError: (error: Error) => void): Listener {
+    return listen(url, REVOCATIONS_CHANNEL, {
+      onNotification: () => this.forgetTrusted(),
+      onConnected: () => {
+        this.forgetTrusted();
+        this.hearing = true;
+      },
+      onError: (error) => {
+        this.hearing = false;
+        onError(error);
+      },
+    });
+  }
+
+  private forgetTrusted(): void {
+    this.cache.clear();
+    this.clients.clear();
+    void this.checkRevocations();
+  }
 
   /**
    * An API client by client_id, from memory when seen in the last few seconds: revoking a client
@@ -103,7 +151,7 @@ export class TokenService {
   private async findClient(clientId: string): Promise<CachedClient['row'] | null> {
     const now = this.clock.now().getTime();
     const cached = this.clients.get(clientId);
-    if (cached && now - cached.cachedAt < VALIDATION_CACHE_MS) return cached.row;
+    if (cached && now - cached.cachedAt < this.trustMs) return cached.row;
     const row = await this.prisma.apiClient.findUnique({
       where: { client_id: clientId },
       select: { id: true, client_id: true, secret_hash: true, scopes: true, revoked: true },
@@ -226,6 +274,7 @@ export class TokenService {
       where: { family, revoked_at: null },
       data: { revoked_at: this.clock.now() },
     });
+    if (this.provider === 'postgresql') await announceRevocation(this.prisma);
     for (const [key, entry] of this.cache) if (entry.family === family) this.cache.delete(key);
     // Streams on this replica learn at once, not at the next check.
     void this.checkRevocations();
@@ -245,6 +294,7 @@ export class TokenService {
         where: { id: row.id, revoked_at: null },
         data: { revoked_at: this.clock.now() },
       });
+      if (this.provider === 'postgresql') await announceRevocation(this.prisma);
       this.cache.delete(key);
       void this.checkRevocations();
     }
@@ -316,7 +366,7 @@ export class TokenService {
     const key = digest(token);
     const now = this.clock.now().getTime();
     const cached = this.cache.get(key);
-    if (cached && now - cached.cachedAt < VALIDATION_CACHE_MS) {
+    if (cached && now - cached.cachedAt < this.trustMs) {
       if (cached.expiresAt <= now) return { ok: false, reason: 'the access token has expired' };
       return { ok: true, auth: cached.auth };
     }
