@@ -8,6 +8,7 @@
  * A direct connection: LISTEN does not work through a pooler in transaction mode.
  */
 import type pg from 'pg';
+import { withTimeout } from '../timeout.ts';
 
 export interface ListenerHandlers {
   onNotification(): void;
@@ -25,6 +26,7 @@ const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 /** How often the idle connection proves it is alive (a dead peer would otherwise go unnoticed for hours). */
 const KEEPALIVE_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 1000;
 
 export function listen(url: string, channel: string, handlers: ListenerHandlers, connectMs = 5000): Listener {
   let closed = false;
@@ -82,7 +84,11 @@ export function listen(url: string, channel: string, handlers: ListenerHandlers,
       if (last) {
         last.removeAllListeners();
         last.on('error', () => undefined);
-        await last.end().catch(() => undefined);
+        // A server that stopped answering never acknowledges the end: the socket is cut after a
+        // second, so that a drain does not wait on it.
+        await withTimeout(last.end(), CLOSE_TIMEOUT_MS, 'the listening connection did not close').catch(() =>
+          (last as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy(),
+        );
       }
     },
   };
