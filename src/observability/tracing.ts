@@ -50,6 +50,13 @@ export async function stopTracing(): Promise<void> {
   tracing = undefined;
 }
 
+/** Marks `span` as failed with `error`, which goes on up. */
+function failed(span: Span, error: unknown, api: Tracing['api']): never {
+  span.recordException(error as Error);
+  span.setStatus({ code: api.SpanStatusCode.ERROR });
+  throw error;
+}
+
 /** Runs `work` in a span named `name` (a child of the active one) when tracing is on; as it is otherwise. */
 export function traced<T>(name: string, attributes: Attributes, work: (span?: Span) => Promise<T>): Promise<T> {
   if (!tracing) return work();
@@ -58,9 +65,7 @@ export function traced<T>(name: string, attributes: Attributes, work: (span?: Sp
     try {
       return await work(span);
     } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: api.SpanStatusCode.ERROR });
-      throw error;
+      failed(span, error, api);
     } finally {
       span.end();
     }
@@ -118,9 +123,7 @@ export function tracedSync<T>(name: string, attributes: Attributes, work: () => 
     try {
       return work();
     } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: api.SpanStatusCode.ERROR });
-      throw error;
+      failed(span, error, api);
     } finally {
       span.end();
     }
