@@ -165,15 +165,22 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
 
 /**
  * Our server as `npm start` runs it: the compiled build (dist/main.js, built by `npm ci` and
- * rebuilt here from the checkout's sources, in well under a second). A checkout from before the
+ * rebuilt here from the checkout's sources once per run, in well under a second). A checkout from before the
  * build existed (a baseline) runs its sources through tsx, as it did then.
  */
 function serverCommand(checkout: string): string[] {
   const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   if (!pkg.scripts.build) return ['--import', 'tsx', 'src/main.ts'];
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: checkout, stdio: 'inherit' });
+  // Once per checkout and run: every server of the run starts from the same sources.
+  if (!built.has(checkout)) {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: checkout, stdio: 'inherit' });
+    built.add(checkout);
+  }
   return ['dist/main.js'];
 }
+
+/** The checkouts built in this run (serverCommand). */
+const built = new Set<string>();
 
 /**
  * Our server as production runs it: `node --import tsx src/main.ts` (what `npm start` runs, without

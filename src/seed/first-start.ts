@@ -5,20 +5,11 @@
  * something to seed.
  */
 import type { Database } from '../db/client.ts';
-import { resources } from '../resources/registry.ts';
-
-/** Whether any resource type has a row. */
-async function holdsMasterData(db: Database): Promise<boolean> {
-  for (const { model } of resources) {
-    const rows = await (db.prisma as unknown as Record<string, { count(): Promise<number> }>)[model]!.count();
-    if (rows > 0) return true;
-  }
-  return false;
-}
+import { holdsMasterData } from './master-data.ts';
 
 /** Seeds the demo data (scale 1) when no master data exists. Returns whether it did. */
 export async function seedIfEmpty(db: Database): Promise<boolean> {
-  if (await holdsMasterData(db)) return false;
+  if (await holdsMasterData(db.prisma)) return false;
   const { seedDatabase, SeedRefusedError } = await import('./write.ts');
   try {
     await seedDatabase(db, { scale: 1 });

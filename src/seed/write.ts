@@ -6,11 +6,11 @@ import type { Database, PrismaTx as Tx } from '../db/client.ts';
 import { restartChangeLog } from '../data/changes.ts';
 import { resources } from '../resources/registry.ts';
 import { generateSeed, type SeedTable } from './generate.ts';
+import { holdsMasterData } from './master-data.ts';
 
 interface Delegate {
   createMany(args: { data: unknown[] }): Promise<{ count: number }>;
   deleteMany(args?: object): Promise<{ count: number }>;
-  count(args?: object): Promise<number>;
 }
 function delegate(tx: Tx, model: string): Delegate {
   return (tx as unknown as Record<string, Delegate>)[model]!;
@@ -40,13 +40,6 @@ const SEED_LOCK_KEY = 4_201_001;
 
 async function lockForSeeding(db: Database, tx: Tx): Promise<void> {
   if (db.provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
-}
-
-/** Master data rows present, counted over the tables a seed writes to. */
-async function masterDataRows(tx: Tx, tables: SeedTable[]): Promise<number> {
-  let total = 0;
-  for (const { model } of tables) total += await delegate(tx, model).count();
-  return total;
 }
 
 /** Models whose resources carry a modified_date. */
@@ -104,7 +97,7 @@ export async function seedDatabase(db: Database, options: SeedOptions): Promise<
       for (const { model } of [...tables].reverse()) await delegate(tx, model).deleteMany();
       // Followers of the log must learn that everything changed: their cursors expire.
       await restartChangeLog(tx, db.provider);
-    } else if ((await masterDataRows(tx, tables)) > 0) {
+    } else if (await holdsMasterData(tx)) {
       throw new SeedRefusedError('the database already holds master data; pass --replace to delete it and seed anew');
     }
     return writeTables(db, tx, tables, options.onProgress);

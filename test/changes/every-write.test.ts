@@ -18,6 +18,7 @@
 import { getNamedType, type GraphQLField, type GraphQLInputObjectType, isInputObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
+import type { ChangeEntry, ChangeOp } from '../../src/data/changes.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { attributeField, camel, singular, typeName } from '../../src/resources/names.ts';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
@@ -35,21 +36,11 @@ import {
   restSuite,
 } from '../rest/support.ts';
 
-type Op = 'created' | 'updated' | 'deleted';
+type Op = ChangeOp;
 type Ref = readonly [type: string, id: number];
 
-interface Entry {
-  seq: number;
-  type: string;
-  id: number;
-  op: Op;
-  version: number;
-  changed: string[];
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  actor: string;
-  at: string;
-}
+/** An entry as `GET /changes` gives it. */
+type Entry = ChangeEntry;
 
 /** A resource as GET shows it: its version and its fields (attributes and relationship data). */
 interface Doc {
@@ -439,6 +430,29 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
   }
 
   /** The refusals every write on a member route has: the owner missing, a stale If-Match, a malformed body. */
+  /**
+   * A change of one owner's to-many link: one entry for the owner; refused as every member write
+   * is (and as `more` adds), and a repeat afterwards (`again`) that changes nothing.
+   */
+  function linkCase(route: RestRoute, id: number, body: unknown, again: string, more: Quiet[] = []): WriteCase {
+    return {
+      what: routeName(route),
+      watch: [[route.type, id]],
+      run: async () => {
+        expectStatus(await send(route, id, body), 200, routeName(route));
+        return [];
+      },
+      leaves: [[route.type, 'updated']],
+      refused: [...memberRefusals(route, id, body), ...more],
+      after: [
+        {
+          what: `${routeName(route)} ${again}`,
+          run: async () => expectStatus(await send(route, id, body), 200, 'again'),
+        },
+      ],
+    };
+  }
+
   function memberRefusals(route: RestRoute, id: number, body: unknown): Quiet[] {
     return [
       {
@@ -670,34 +684,18 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
       const added = Number((await api.create(rel.target)).id);
       const body = { data: [identifier(rel.target, added)] };
       return [
-        {
-          what: routeName(route),
-          watch: [[type, id]],
-          run: async () => {
-            expectStatus(await send(route, id, body), 200, routeName(route));
-            return [];
+        linkCase(route, id, body, 'of one already linked', [
+          {
+            what: `${routeName(route)} of a missing ${rel.target} beside an existing one: 404`,
+            run: async () =>
+              expectRefused(
+                await send(route, id, { data: [identifier(rel.target, added), identifier(rel.target, MISSING_ID)] }),
+                404,
+                undefined,
+                'missing target',
+              ),
           },
-          leaves: [[type, 'updated']],
-          refused: [
-            ...memberRefusals(route, id, body),
-            {
-              what: `${routeName(route)} of a missing ${rel.target} beside an existing one: 404`,
-              run: async () =>
-                expectRefused(
-                  await send(route, id, { data: [identifier(rel.target, added), identifier(rel.target, MISSING_ID)] }),
-                  404,
-                  undefined,
-                  'missing target',
-                ),
-            },
-          ],
-          after: [
-            {
-              what: `${routeName(route)} of one already linked`,
-              run: async () => expectStatus(await send(route, id, body), 200, 'again'),
-            },
-          ],
-        },
+        ]),
       ];
     },
 
@@ -743,24 +741,7 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
       const id = Number(owner.id);
       const added = Number((await api.create(rel.target)).id);
       const body = { data: [identifier(rel.target, added)] };
-      return [
-        {
-          what: routeName(route),
-          watch: [[type, id]],
-          run: async () => {
-            expectStatus(await send(route, id, body), 200, routeName(route));
-            return [];
-          },
-          leaves: [[type, 'updated']],
-          refused: memberRefusals(route, id, body),
-          after: [
-            {
-              what: `${routeName(route)} with the set it has`,
-              run: async () => expectStatus(await send(route, id, body), 200, 'again'),
-            },
-          ],
-        },
-      ];
+      return [linkCase(route, id, body, 'with the set it has')];
     },
 
     'rel-remove': async (route) => {
@@ -796,24 +777,7 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
       const [first] = dataIds(owner.relationships[route.relationship!].data);
       expect(first, `${type} is created with ${route.relationship}`).toBeDefined();
       const body = { data: [identifier(rel.target, first!)] };
-      return [
-        {
-          what: routeName(route),
-          watch: [[type, id]],
-          run: async () => {
-            expectStatus(await send(route, id, body), 200, routeName(route));
-            return [];
-          },
-          leaves: [[type, 'updated']],
-          refused: memberRefusals(route, id, body),
-          after: [
-            {
-              what: `${routeName(route)} of one not linked`,
-              run: async () => expectStatus(await send(route, id, body), 200, 'again'),
-            },
-          ],
-        },
-      ];
+      return [linkCase(route, id, body, 'of one not linked')];
     },
 
     'add-structure': async (route) => {
