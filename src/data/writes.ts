@@ -89,11 +89,7 @@ export class Writer {
         await hooks?.beforeCommit(tx);
         return result;
       });
-      if (logged) {
-        // Numbered before the answer, so that a client that wrote finds its write in the log.
-        await numberChanges(this.db);
-        changesCommitted(this.db);
-      }
+      if (logged) await this.announce();
       return result;
     } catch (error) {
       throw uniqueViolation(error, type) ?? error;
@@ -163,9 +159,17 @@ export class Writer {
     } catch (error) {
       throw uniqueViolation(error, resource.type) ?? error;
     }
+    await this.announce();
+    return now;
+  }
+
+  /**
+   * After a write that logged entries committed: they are numbered before the answer (a client
+   * that wrote finds its write in the log), and this process's followers are woken.
+   */
+  private async announce(): Promise<void> {
     await numberChanges(this.db);
     changesCommitted(this.db);
-    return now;
   }
 
   /** The update in a transaction, under the row's lock. */
