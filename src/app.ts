@@ -124,6 +124,9 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     const auth = c.get('auth');
     return auth ? asActor(auth.clientId, next) : next();
   });
+  // With a read replica, a request's reads go to it unless its client's last write is not there yet.
+  const { replica } = db;
+  if (replica) app.use('*', (c, next) => replica.scope(c.get('auth')?.clientId, next));
   app.use(
     '*',
     idempotentPosts({

@@ -143,6 +143,18 @@ const schema = z.object({
       }
       return url;
     }),
+  DATABASE_REPLICA_URL: z
+    .string()
+    .optional()
+    .transform((url, ctx) => {
+      if (url === undefined) return undefined;
+      if (!/^postgres(ql)?:\/\//.test(url)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a postgresql:// URL (a streaming replica of the database)' });
+        return z.NEVER;
+      }
+      return url;
+    }),
+  DATABASE_REPLICA_MAX_LAG_MS: milliseconds.default(5000),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
   MAX_BODY_BYTES: z
@@ -188,8 +200,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
     const value = env[variable];
-    // A database URL may carry a password: never echo it.
-    const shown = variable === 'DATABASE_URL' || value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+    // A database URL (the main, direct or replica one) may carry a password: never echo it.
+    const shown =
+      /^DATABASE_(\w+_)?URL$/.test(variable) || value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
     throw new ConfigError(`${variable} ${issue.message}${shown}`);
   }
   const v = parsed.data;
@@ -203,6 +216,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : {}),
       ...(v.DATABASE_URL.provider === 'postgresql' && v.DATABASE_DIRECT_URL
         ? { directUrl: v.DATABASE_DIRECT_URL }
+        : {}),
+      ...(v.DATABASE_URL.provider === 'postgresql' && v.DATABASE_REPLICA_URL
+        ? { replica: { url: v.DATABASE_REPLICA_URL, maxLagMs: v.DATABASE_REPLICA_MAX_LAG_MS } }
         : {}),
     },
     basePath: v.BASE_PATH,

@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase, type PrismaDb } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
+import { describeDatabase } from './db/url.ts';
 import { trackConnections } from './http/drain.ts';
 import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
 import { seedIfEmpty } from './seed/first-start.ts';
@@ -93,7 +94,15 @@ async function start(): Promise<void> {
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
     // Credentials first: whoever waits for the `listening` line finds them already printed.
     if (demoClient) printDemoClient(demoClient, url);
-    logger.info({ url, database: db.provider }, 'listening');
+    const { replica } = config.database;
+    logger.info(
+      {
+        url,
+        database: db.provider,
+        ...(replica && { readReplica: describeDatabase({ provider: 'postgresql', url: replica.url }) }),
+      },
+      'listening',
+    );
     logger.flush();
   });
   server.on('error', (error: NodeJS.ErrnoException) => {

@@ -31,6 +31,8 @@ describe('configuration', () => {
     ['BASE_PATH', 'api'],
     ['LOG_LEVEL', 'loud'],
     ['SEED_DEMO_DATA', 'maybe'],
+    ['DATABASE_REPLICA_URL', 'file:./replica.db'],
+    ['DATABASE_REPLICA_MAX_LAG_MS', '0'],
   ])('rejects %s=%s with a one-line message naming it', (variable, value) => {
     let error: unknown;
     try {
@@ -44,8 +46,28 @@ describe('configuration', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('never echoes a DATABASE_URL, which may hold a password', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:s3cret@host/db' })).toThrow(/^DATABASE_URL (?!.*s3cret)/);
+  it.each(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL'])(
+    'never echoes %s, which may hold a password',
+    (variable) => {
+      expect(() => loadConfig({ [variable]: 'mysql://user:s3cret@host/db' })).toThrow(
+        new RegExp(`^${variable} (?!.*s3cret)`),
+      );
+    },
+  );
+
+  it('takes a read replica only with PostgreSQL, with its lag bound', () => {
+    const replica = 'postgresql://reader@standby:5432/md';
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgresql://u@db/md',
+        DATABASE_REPLICA_URL: replica,
+        DATABASE_REPLICA_MAX_LAG_MS: '2000',
+      }).database.replica,
+    ).toEqual({ url: replica, maxLagMs: 2000 });
+    expect(
+      loadConfig({ DATABASE_URL: 'postgresql://u@db/md', DATABASE_REPLICA_URL: replica }).database.replica?.maxLagMs,
+    ).toBe(5000);
+    expect(loadConfig({ DATABASE_REPLICA_URL: replica }).database.replica).toBeUndefined();
   });
 });
 

@@ -20,8 +20,8 @@
  * `maxBacklog` wait for it; it resumes from its last cursor.
  */
 import type { Database } from '../db/client.ts';
-import { listen, type Listener } from '../db/notifications.ts';
-import { CHANGES_CHANNEL, numberChanges, onChangesCommitted } from './change-log.ts';
+import { CHANGES_CHANNEL, listen, type Listener } from '../db/notifications.ts';
+import { numberChanges, onChangesCommitted } from './change-log.ts';
 import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './changes.ts';
 import { DomainError } from './errors.ts';
 
@@ -78,8 +78,8 @@ export class ChangeFeed {
    * undefined. cursor_expired (a DomainError) when `after` cannot be followed.
    */
   async follow(after: number | undefined, types?: readonly string[]): Promise<Follower> {
-    const start = after === undefined ? await logPosition(this.db.reads) : after;
-    if (after !== undefined) await checkCursor(this.db.reads, after);
+    const start = after === undefined ? await logPosition(this.db.primary) : after;
+    if (after !== undefined) await checkCursor(this.db.primary, after);
     const follower = new Follower(this, types ? new Set(types) : undefined, start);
     this.followers.add(follower);
     try {
@@ -98,7 +98,7 @@ export class ChangeFeed {
    */
   private async run(): Promise<void> {
     await numberChanges(this.db);
-    this.head = await logPosition(this.db.reads);
+    this.head = await logPosition(this.db.primary);
     const stops: (() => unknown)[] = [];
     if (this.db.provider === 'postgresql' && this.options.listenUrl) {
       const listener: Listener = listen(this.options.listenUrl, CHANGES_CHANNEL, {
@@ -203,7 +203,7 @@ export class ChangeFeed {
     if (this.followers.size === 0) return;
     try {
       for (;;) {
-        const page = await changesAfter(this.db.reads, this.head, { limit: PAGE });
+        const page = await changesAfter(this.db.primary, this.head, { limit: PAGE });
         for (const follower of this.live) follower.offer(page.entries);
         this.head = page.cursor;
         if (!page.hasMore) return;
@@ -213,7 +213,7 @@ export class ChangeFeed {
         // Entries the feed had not read yet were purged, or the data replaced: its followers
         // cannot be served without a gap. They end, to read afresh; the feed goes on from now.
         this.expireLive();
-        this.head = await logPosition(this.db.reads).catch(() => this.head);
+        this.head = await logPosition(this.db.primary).catch(() => this.head);
         this.readAgain = true;
         return;
       }
@@ -226,8 +226,9 @@ export class ChangeFeed {
     return this.options.maxBacklog;
   }
 
+  /** The primary, also with a read replica: live changes follow writes as they commit, not as a replica replays them. */
   get reads() {
-    return this.db.reads;
+    return this.db.primary;
   }
 }
 

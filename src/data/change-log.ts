@@ -32,13 +32,6 @@ import { Sql } from './sql.ts';
 import { currentActor } from './write-hooks.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 
-/**
- * The PostgreSQL channel a write notifies when it commits entries (the numbering trigger of the
- * change-log migration sends it; NOTIFY is delivered at commit, and only then): every replica
- * listening wakes its followers (./change-feed.ts).
- */
-export const CHANGES_CHANNEL = 'mdg_changes';
-
 type CommitListener = () => void;
 const commitListeners = new WeakMap<Database, Set<CommitListener>>();
 
@@ -64,8 +57,8 @@ const NUMBERING_BATCH = 5000;
 
 /** The numbering running in this process for a database, and the one queued behind it. */
 interface Numbering {
-  running?: Promise<void>;
-  queued?: Promise<void>;
+  running?: Promise<string | undefined>;
+  queued?: Promise<string | undefined>;
 }
 const numberings = new WeakMap<Database, Numbering>();
 
@@ -73,11 +66,13 @@ const numberings = new WeakMap<Database, Numbering>();
  * Numbers every committed entry without a number (PostgreSQL; SQLite numbers as it inserts), and
  * notifies the listeners of every replica once. Resolves when a numbering that started after this
  * call has ended, so that the entries of a write that committed before the call are numbered:
- * the calls of concurrent writes share one. Never rejects: entries it could not number wait for
- * the next numbering (the next write, a feed's poll).
+ * the calls of concurrent writes share one. Resolves with the primary's WAL position after that
+ * numbering (at or after the commit of every write numbered: read-your-writes on a read replica,
+ * src/db/read-replica.ts), undefined on SQLite or when it failed. Never rejects: entries it could
+ * not number wait for the next numbering (the next write, a feed's poll).
  */
-export function numberChanges(db: Database): Promise<void> {
-  if (db.provider !== 'postgresql') return Promise.resolve();
+export function numberChanges(db: Database): Promise<string | undefined> {
+  if (db.provider !== 'postgresql') return Promise.resolve(undefined);
   let state = numberings.get(db);
   if (!state) numberings.set(db, (state = {}));
   if (!state.running) return startNumbering(db, state);
@@ -90,8 +85,8 @@ export function numberChanges(db: Database): Promise<void> {
   return numbering.queued;
 }
 
-function startNumbering(db: Database, state: Numbering): Promise<void> {
-  const run: Promise<void> = numberPending(db)
+function startNumbering(db: Database, state: Numbering): Promise<string | undefined> {
+  const run: Promise<string | undefined> = numberPending(db)
     .catch(() => undefined)
     .finally(() => {
       if (state.running === run) state.running = undefined;
@@ -100,13 +95,16 @@ function startNumbering(db: Database, state: Numbering): Promise<void> {
   return run;
 }
 
-async function numberPending(db: Database): Promise<void> {
+async function numberPending(db: Database): Promise<string> {
   // The numbering function of the change-log migration: the lock, the numbers and the
   // notification in one statement, in a transaction of its own.
-  const batch = new Sql(db.provider).text('SELECT "changes_number"(').value(NUMBERING_BATCH).text(') AS "n"');
+  const batch = new Sql(db.provider)
+    .text('SELECT "changes_number"(')
+    .value(NUMBERING_BATCH)
+    .text(') AS "n", pg_current_wal_insert_lsn()::text AS "lsn"');
   for (;;) {
-    const [row] = await db.primary.query<{ n: number }>(batch);
-    if (Number(row!.n) < NUMBERING_BATCH) return;
+    const [row] = await db.primary.query<{ n: number; lsn: string }>(batch);
+    if (Number(row!.n) < NUMBERING_BATCH) return row!.lsn;
   }
 }
 

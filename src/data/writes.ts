@@ -33,7 +33,7 @@ import {
 } from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
-import { currentWriteHooks } from './write-hooks.ts';
+import { currentActor, currentWriteHooks } from './write-hooks.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
 export type ToManyChange = { set: readonly number[] } | { add?: readonly number[]; remove?: readonly number[] };
@@ -168,7 +168,9 @@ export class Writer {
    * that wrote finds its write in the log), and this process's followers are woken.
    */
   private async announce(): Promise<void> {
-    await numberChanges(this.db);
+    const position = await numberChanges(this.db);
+    // Where this client's reads may go next (a read replica that has replayed this far).
+    await this.db.replica?.wrote(currentActor(), position);
     changesCommitted(this.db);
   }
 

@@ -10,8 +10,17 @@
 import type pg from 'pg';
 import { withTimeout } from '../timeout.ts';
 
+/**
+ * The channel the change log's numbering notifies when it numbers committed entries (the
+ * `changes_number` function of the migrations; NOTIFY is delivered at commit, and only then):
+ * every process listening wakes its live-change followers (src/data/change-feed.ts), and learns
+ * where the writes stand for read-your-writes on a read replica (./read-replica.ts).
+ */
+export const CHANGES_CHANNEL = 'mdg_changes';
+
 export interface ListenerHandlers {
-  onNotification(): void;
+  /** `payload`: what the notification carried ('' when nothing). */
+  onNotification(payload: string): void;
   /** After the first connection and after every reconnection. */
   onConnected(): void;
   /** A lost connection or a failed attempt (the listener goes on trying). */
@@ -57,7 +66,7 @@ export function listen(url: string, channel: string, handlers: ListenerHandlers,
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next, new Error('the listening connection ended')));
     next.on('notification', (message) => {
-      if (message.channel === channel) handlers.onNotification();
+      if (message.channel === channel) handlers.onNotification(message.payload ?? '');
     });
     try {
       await next.connect();

@@ -6,11 +6,14 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/postgresql/client.ts';
+import { isDatabaseUnavailable } from './errors.ts';
 import { countingFactory, type OpenedDatabase, type PrismaDb } from './provider.ts';
 import { NamedStatements } from './named-statements.ts';
+import { CHANGES_CHANNEL, listen } from './notifications.ts';
+import { ReadReplica } from './read-replica.ts';
 import type { DataSource, Statement } from './reads.ts';
 import { postgresTransactions } from './transactions.ts';
-import type { DatabaseTarget, DatabaseTimeouts } from './url.ts';
+import { type DatabaseTarget, type DatabaseTimeouts, sessionUrl } from './url.ts';
 
 /** Connections per replica to PostgreSQL. */
 const POOL_SIZE = 10;
@@ -53,8 +56,34 @@ export function openPostgres(
   onStatement: () => void,
 ): OpenedDatabase {
   // One pool for Prisma and the data layer's reads: one connection budget per replica.
+  const pool = openPool(target.url, target, timeouts);
+  const prisma = new PrismaClient({
+    adapter: countingFactory(new PrismaPg(pool), onStatement),
+    // Waiting to start an interactive transaction is waiting for a connection.
+    transactionOptions: { maxWait: timeouts.connectMs },
+  }) as unknown as PrismaDb;
+  // Behind a pooler in transaction mode a name would be prepared on one server connection and
+  // used on another: every statement goes unnamed (parsed and planned each time).
+  const names = new NamedStatements(target.transactionPooler ? 0 : undefined);
+  const primary = postgresReads(pool, names, onStatement);
+  const replica = target.replica && openReplica(target, timeouts, pool, primary, names, onStatement);
+  return {
+    prisma,
+    reads: replica?.router.reads ?? primary,
+    transaction: postgresTransactions(pool, names, onStatement),
+    primary,
+    replica: replica?.router,
+    close: async () => {
+      await replica?.close();
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+function openPool(url: string, target: DatabaseTarget, timeouts: DatabaseTimeouts): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: target.url,
+    connectionString: url,
     max: POOL_SIZE,
     ...postgresPoolOptions(timeouts, { transactionPooler: target.transactionPooler }),
   });
@@ -64,23 +93,56 @@ export function openPostgres(
   // adapter listens only while connected: between its $disconnect and the end of pool.end()
   // (connections closing during shutdown) nobody else would.
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({
-    adapter: countingFactory(new PrismaPg(pool), onStatement),
-    // Waiting to start an interactive transaction is waiting for a connection.
-    transactionOptions: { maxWait: timeouts.connectMs },
-  }) as unknown as PrismaDb;
-  // Behind a pooler in transaction mode a name would be prepared on one server connection and
-  // used on another: every statement goes unnamed (parsed and planned each time).
-  const names = new NamedStatements(target.transactionPooler ? 0 : undefined);
-  const reads = postgresReads(pool, names, onStatement);
+  return pool;
+}
+
+/**
+ * The read replica: a pool of its own, the router that picks it or the primary per statement,
+ * its position poll, and a listening connection (direct URL) for the numbering's notifications.
+ */
+function openReplica(
+  target: DatabaseTarget,
+  timeouts: DatabaseTimeouts,
+  primaryPool: pg.Pool,
+  primary: ReturnType<typeof postgresReads>,
+  names: NamedStatements,
+  onStatement: () => void,
+) {
+  const { url, maxLagMs } = target.replica!;
+  const replicaPool = openPool(url, target, timeouts);
+  const position = async (on: pg.Pool, text: string) => (await on.query<{ lsn: string | null }>(text)).rows[0]!.lsn;
+  const router = new ReadReplica(
+    primary,
+    postgresReads(replicaPool, names, onStatement),
+    {
+      // A primary given as its own replica (not in recovery) has replayed everything it wrote.
+      replayPosition: () =>
+        position(
+          replicaPool,
+          'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text AS lsn',
+        ),
+      primaryPosition: async () => (await position(primaryPool, 'SELECT pg_current_wal_insert_lsn()::text AS lsn'))!,
+      unavailable: isDatabaseUnavailable,
+    },
+    maxLagMs,
+  );
+  const listener = listen(
+    sessionUrl(target),
+    CHANGES_CHANNEL,
+    {
+      onNotification: (payload) => router.notified(payload),
+      onConnected: () => void router.listening(),
+      onError: () => router.deaf(),
+    },
+    timeouts.connectMs,
+  );
+  router.start();
   return {
-    prisma,
-    reads,
-    transaction: postgresTransactions(pool, names, onStatement),
-    primary: reads,
+    router,
     close: async () => {
-      await prisma.$disconnect();
-      await pool.end();
+      router.stop();
+      await listener.close();
+      await replicaPool.end();
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts';
 import { tracedStatement, tracingOn } from '../observability/tracing.ts';
+import type { ReadReplica } from './read-replica.ts';
 import type { DataSource } from './reads.ts';
 import type { Transact } from './transactions.ts';
 
@@ -23,12 +24,17 @@ export type PrismaTx = Parameters<Parameters<PrismaDb['$transaction']>[0]>[0];
 export interface OpenedDatabase {
   /** Writes, transactions, and everything outside the data layer's hot reads. */
   prisma: PrismaDb;
-  /** The data layer's reads, on the same pool or connection as Prisma (see ./reads.ts). */
+  /**
+   * The data layer's reads, on the same pool or connection as Prisma (see ./reads.ts); with a
+   * read replica, routed between it and the primary (./read-replica.ts).
+   */
   reads: DataSource;
   /** A write transaction in SQL on the same pool or connection (see ./transactions.ts). */
   transaction: Transact;
   /** Statements each in a transaction of its own, on the database that takes writes. */
   primary: DataSource;
+  /** The read replica (PostgreSQL, DATABASE_REPLICA_URL), when one is configured. */
+  replica?: ReadReplica;
   close(): Promise<void>;
 }
 

@@ -27,6 +27,11 @@ export interface DatabaseTarget {
   transactionPooler?: boolean;
   /** PostgreSQL: a direct connection, for what needs a session of its own (migrations, LISTEN); `url` when unset. */
   directUrl?: string;
+  /**
+   * PostgreSQL: a streaming replica of the database (hot standby), for reads outside writes
+   * (src/db/read-replica.ts). Reached the way `url` is (the same pool mode).
+   */
+  replica?: { url: string; maxLagMs: number };
 }
 
 /** The URL of a session of its own on the target: the direct one when the main one goes through a pooler. */

@@ -235,6 +235,9 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     }
     const contextValue = (await contextFactory()) as GraphQLContext;
     contextValue.plan = planFor(enveloped, document);
+    // A subscription's events follow writes as they commit: they read where those are (the
+    // primary), not from a read replica that may not have replayed them yet.
+    if (operation?.operation === 'subscription') contextValue.source = db.primary;
     executors.set(contextValue, { execute: execute as Run, subscribe: subscribe as Run });
     return {
       schema: enveloped,

@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics of one app instance (a registry of its own, so tests can build many apps).
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/client.ts';
 
 export interface Metrics {
@@ -54,5 +54,33 @@ export function createMetrics(db: Database): Metrics {
       this.inc(db.statementCount);
     },
   });
+  const { replica } = db;
+  if (replica) {
+    new Counter({
+      name: 'db_replica_statements_total',
+      help: 'Of db_statements_total, those sent to the read replica (DATABASE_REPLICA_URL)',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(replica.state.statements);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_usable',
+      help: '1 while the read replica answers and lags no more than DATABASE_REPLICA_MAX_LAG_MS, else 0 (reads go to the primary)',
+      registers: [registry],
+      collect() {
+        this.set(replica.state.usable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'Age of the oldest write this process heard of that the read replica has not replayed',
+      registers: [registry],
+      collect() {
+        this.set(replica.state.lagMs / 1000);
+      },
+    });
+  }
   return { registry, httpRequests, httpDuration, graphqlOperations, graphqlDuration };
 }

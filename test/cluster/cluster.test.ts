@@ -5,9 +5,13 @@
  * migrations on the direct URL. Checks, in order: a token from one replica works on the others;
  * a revocation is refused by all three within 1 s; a subscriber on one replica receives a write
  * made through another; a rolling restart of all three under load through HAProxy fails no
- * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write.
- * The numbers measured are printed (README, "Running in production").
+ * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write;
+ * reads go to a streaming replica (pg_basebackup of the machine's PostgreSQL, replaying a second
+ * late on purpose), a client reads its own write at once all the same, and with the replica
+ * stopped reads come from the primary. The numbers measured are printed (README, "Running in
+ * production").
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
@@ -18,9 +22,15 @@ import { freePort } from '../support/ports.ts';
 import { type RunningService, startService } from '../support/process.ts';
 import { SseStream } from '../support/sse.ts';
 import { type RunningHaproxy, startHaproxy } from './haproxy.ts';
+import { type RunningStandby, startStandby } from './standby.ts';
 
 /** Long enough for HAProxy's checks (every 250 ms, down after one failure) to take a replica out. */
 const DRAIN_DELAY_MS = 1000;
+/**
+ * How late the streaming replica applies each commit: late enough that a read right after a
+ * write finds the replica without it, so that reading one's own write proves the routing.
+ */
+const REPLICA_APPLY_DELAY = '1s';
 
 const sendTo =
   (base: string): Send =>
@@ -33,6 +43,7 @@ skipWithoutPgBouncer('the cluster test');
 describe('three replicas behind HAProxy, through PgBouncer', () => {
   let direct: MigratedDatabase;
   let bouncer: RunningPgBouncer;
+  let standby: RunningStandby;
   let haproxy: RunningHaproxy;
   const replicas: RunningService[] = [];
   let ports: number[];
@@ -45,6 +56,8 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
       DATABASE_URL: bouncer.url(direct.target.url),
       DATABASE_POOL_MODE: 'transaction',
       DATABASE_DIRECT_URL: direct.target.url,
+      DATABASE_REPLICA_URL: standby.url(direct.target.url),
+      DATABASE_REPLICA_MAX_LAG_MS: '30000',
       SEED_DEMO_DATA: 'false',
       DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
     });
@@ -52,6 +65,7 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
   beforeAll(async () => {
     direct = await migratedDatabase('postgresql');
     bouncer = await startPgBouncer(direct.target.url, { poolSize: 12 });
+    standby = await startStandby(direct.target.url, { recovery_min_apply_delay: REPLICA_APPLY_DELAY });
     ports = await Promise.all([freePort(), freePort(), freePort()]);
     for (const port of ports) replicas.push(await startReplica(port));
     const frontPort = await freePort();
@@ -64,6 +78,7 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
     await haproxy?.stop();
     for (const replica of replicas) if (replica.child.exitCode === null) replica.child.kill('SIGKILL');
     await bouncer?.stop();
+    standby?.remove();
     await direct?.cleanup();
   });
 
@@ -153,6 +168,84 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
     await expectAcknowledgedWritesKept(result.acknowledged);
   }, 120_000);
 
+  it('reads go to the streaming replica; a client reads its own write at once; with the replica stopped, reads come from the primary', async () => {
+    const reader = await createClient(direct.db.prisma, 'cluster-reader', ['read']);
+    const [{ access_token: writing }, { access_token: reading }] = await Promise.all([
+      tokensOf(sendTo(front), client),
+      tokensOf(sendTo(front), reader),
+    ]);
+    const created = await brandCreate(front, writing, `CLUSTER-RYW-${Date.now()}`);
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: { id: string } }).data.id;
+    /** The brand's reference as a client reads it; undefined while not found (a replica without it yet). */
+    const referenceOf = async (token: string) => {
+      const res = await fetch(`${front}/brands/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+      if (res.status === 404) return undefined;
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { attributes: { reference: string } } }).data.attributes.reference;
+    };
+    const graphqlReferenceOf = async (token: string) => {
+      const res = await fetch(`${front}/graphql`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: `{ brand(id: ${id}) { reference } }` }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { brand: { reference: string } } }).data.brand.reference;
+    };
+    const replicaSql = new pg.Client({ connectionString: standby.url(direct.target.url) });
+    replicaSql.on('error', () => undefined); // the replica is stopped below
+    await replicaSql.connect();
+    const replicaTransactions = async () =>
+      Number(
+        (await replicaSql.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0]
+          .xact_commit,
+      );
+    try {
+      // Once the replica has replayed the brand, the reader's reads go there.
+      await until(async () => (await referenceOf(reading)) !== undefined, 'the replica has the brand');
+      const before = await replicaTransactions();
+      for (let i = 0; i < 30; i++) await referenceOf(reading);
+      // Statistics reach pg_stat_database when a connection is idle, within seconds.
+      await until(async () => (await replicaTransactions()) >= before + 30, 'the replica counts the reads', 20_000);
+      const replicaReads = (await replicaTransactions()) - before;
+
+      // The writer reads its own write at once, through whichever replica HAProxy picks; the
+      // reader, who did not write, reads from the replica, which replays a second late.
+      let staleForReader = 0;
+      let latest = '';
+      for (let i = 0; i < 10; i++) {
+        latest = `CLUSTER-RYW-${Date.now()}-${i}`;
+        const patched = await fetch(`${front}/brands/${id}`, {
+          method: 'PATCH',
+          headers: { Authorization: `Bearer ${writing}`, 'Content-Type': 'application/vnd.api+json' },
+          body: JSON.stringify({ data: { type: 'brands', id, attributes: { reference: latest } } }),
+        });
+        expect(patched.status).toBe(200);
+        expect(await referenceOf(writing)).toBe(latest);
+        expect(await graphqlReferenceOf(writing)).toBe(latest);
+        if ((await referenceOf(reading)) !== latest) staleForReader++;
+      }
+      console.info(
+        `[cluster] read replica: ${replicaReads} statements of 30 reads on the replica; the writer read its own write 20 of 20 times, the reader (no write) read the replica's older state ${staleForReader} of 10 times`,
+      );
+      // The routing is what made the writer's reads fresh: the replica itself was behind.
+      expect(staleForReader).toBeGreaterThan(0);
+
+      standby.stop();
+      const stoppedAt = performance.now();
+      const afterStop = await Promise.all(Array.from({ length: 20 }, () => referenceOf(reading)));
+      const graphqlAfterStop = await graphqlReferenceOf(reading);
+      console.info(
+        `[cluster] replica stopped: 20 of 20 REST reads and a GraphQL read answered from the primary in ${(performance.now() - stoppedAt).toFixed(0)} ms`,
+      );
+      expect(new Set(afterStop)).toEqual(new Set([latest]));
+      expect(graphqlAfterStop).toBe(latest);
+    } finally {
+      await replicaSql.end().catch(() => undefined);
+    }
+  });
+
   /** Every acknowledged write is in the database, with its one change-log entry: nothing lost or half-written. */
   async function expectAcknowledgedWritesKept(references: string[]) {
     const rows = await direct.db.prisma.brand.findMany({
@@ -166,6 +259,14 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
     expect(entries).toBe(rows.length);
   }
 });
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** Failures counted by kind: `3 x GET 502, 1 x POST fetch failed`. */
 function summary(failures: string[]): string {
