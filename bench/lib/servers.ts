@@ -165,8 +165,9 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
 
 /**
  * Our server as `npm start` runs it: the compiled build (dist/main.js, built by `npm ci` and
- * rebuilt here from the checkout's sources once per run, in well under a second). A checkout from before the
- * build existed (a baseline) runs its sources through tsx, as it did then.
+ * rebuilt here from the checkout's sources once per run, in well under a second), with the Node
+ * options of the checkout's start script. A checkout from before the build existed (a baseline)
+ * runs its sources through tsx, as it did then.
  */
 function serverCommand(checkout: string): string[] {
   const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -176,15 +177,16 @@ function serverCommand(checkout: string): string[] {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: checkout, stdio: 'inherit' });
     built.add(checkout);
   }
-  return ['dist/main.js'];
+  const options = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js/.exec(pkg.scripts.start ?? '')?.[1]?.trim();
+  return [...(options ? options.split(/\s+/) : []), 'dist/main.js'];
 }
 
 /** The checkouts built in this run (serverCommand). */
 const built = new Set<string>();
 
 /**
- * Our server as production runs it: `node --import tsx src/main.ts` (what `npm start` runs, without
- * the tsx wrapper process, so that the measured pid is the server), auth on with a real token from
+ * Our server as production runs it: `node <the start script's options> dist/main.js` (what `npm
+ * start` runs, without npm's process, so that the measured pid is the server), auth on with a real token from
  * the token endpoint (scopes read and write: W5 writes), logs at info (to a file), metrics on, no
  * demo data. The API client is created with the project's CLI for this run and revoked when the
  * server stops.
