@@ -1,7 +1,8 @@
 /**
  * JSON:API-style documents of the old interface (rest.md "Documents"): resource objects with
- * every attribute and every relationship (with links) and their version in `meta`, and
- * `included` resources, unique. Rows
+ * every attribute and every relationship as the spec shows it (`{data}`: the relationship
+ * endpoints and `links.self` carry the URLs), and their version in `meta`, and `included`
+ * resources, unique. Rows
  * come with the ids of all their relationships (RequestLoaders.columns), and the included
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
@@ -17,7 +18,7 @@ export interface ResourceObject {
   type: string;
   id: number;
   attributes: Record<string, unknown>;
-  relationships: Record<string, { data: RelationshipValue; links: { self: string; related: string } }>;
+  relationships: Record<string, { data: RelationshipValue }>;
   links: { self: string };
   /** `version`: the row's version (src/data/writes.ts), which conditional writes check. */
   meta: { version: number };
@@ -71,8 +72,7 @@ export class Documents {
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
-      for (let n = 0; n < names.length; n++)
-        relationships[names[n]!] = { data: data[n]![i]!, links: this.relationshipLinks(type, row.id, names[n]!) };
+      for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]! };
       return {
         type,
         id: row.id,

@@ -263,8 +263,9 @@ function readSchemas(resource: ResourceDefinition): Record<string, SchemaObject>
           name,
           {
             type: 'object',
-            required: ['data', 'links'],
-            properties: { data: relationshipData(rel), links: schemaRef('RelationshipLinks') },
+            required: ['data'],
+            additionalProperties: false,
+            properties: { data: relationshipData(rel) },
             ...(rel.deprecated ? { deprecated: true } : {}),
             ...described([extensionOf(rel), rel.deprecated && `Deprecated: use \`${rel.deprecated.replacedBy}\`.`]),
           } satisfies SchemaObject,
