@@ -79,6 +79,8 @@ const USAGE = `usage: tsx bench/run.ts [options]
   --workloads LIST     W0,W1,W2,W3,W4,W5,FANOUT (default: all; W5 writes, and runs after the reads;
                        FANOUT, SSE subscribers of our server while writes arrive, runs last, on pg20)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
+  --no-sweep           skip the concurrency sweep (W0 and W2 at 1 and 50 connections; 10 is the
+                       main case)
   --duration S         seconds per timed run (default 5)
   --warmup S           seconds of warm-up per target and case (default 2)
   --rounds N           timed rounds per target and case, alternating targets (default 3)
@@ -103,6 +105,7 @@ function parseCli() {
       datasets: { type: 'string' },
       workloads: { type: 'string' },
       'no-growth': { type: 'boolean', default: false },
+      'no-sweep': { type: 'boolean', default: false },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '3' },
@@ -167,6 +170,7 @@ function parseCli() {
     workloads,
     fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
     growth: !values['no-growth'],
+    sweep: !values['no-sweep'],
     duration: count('duration', values.duration, 1),
     warmup: count('warmup', values.warmup, 0),
     rounds: count('rounds', values.rounds, 1),
@@ -198,11 +202,17 @@ interface Plan {
  */
 const DATASETS = ['pg20', 'pg1', 'sqlite20'];
 
+/**
+ * The concurrency sweep on pg20: a lookup by id (W0) and the deepest list (W2) at 1 and 50
+ * connections besides the main cases' 10, to show where each server saturates.
+ */
+const SWEEP = ['W0@1', 'W0@50', 'W2@1', 'W2@50'];
+
 function plan(options: Options): Plan[] {
   const READS = ['W0', 'W1', 'W2', 'W3', 'W4'];
   const MAIN = [...READS, 'W5'];
   const byDataset: Record<string, string[]> = {
-    pg20: [...READS, ...(options.growth ? ['W2/10', 'W2/100'] : []), 'W5'],
+    pg20: [...READS, ...(options.growth ? ['W2/10', 'W2/100'] : []), ...(options.sweep ? SWEEP : []), 'W5'],
     pg1: options.growth ? ['W0', 'W2'] : [],
     sqlite20: MAIN,
   };
@@ -512,7 +522,7 @@ async function runDataset(
           timedRun({
             server: b.server,
             request: b.request,
-            connections: options.connections,
+            connections: c.connections ?? options.connections,
             duration,
             bodyOk: b.target.bodyOk,
           });

@@ -91,14 +91,24 @@ export interface WorkloadCase {
   key: string;
   workload: Workload;
   pageSize?: number;
+  /** Concurrent connections of the load for this case (the concurrency sweep); the run's own when unset. */
+  connections?: number;
 }
 
+/** A case by key: `W2` (its workload as defined), `W2/10` (another page size), `W0@1` (another number of connections). */
 export function workloadCase(key: string): WorkloadCase {
-  const [name, size] = key.split('/');
+  const [plain, connections] = key.split('@');
+  const [name, size] = plain!.split('/');
   const workload = WORKLOADS[name as WorkloadName];
   if (!workload) throw new Error(`unknown workload ${name} (known: ${Object.keys(WORKLOADS).join(', ')})`);
   if (size !== undefined && (workload.shape !== 'list' || !/^[1-9]\d*$/.test(size))) throw new Error(`bad case ${key}`);
-  return { key, workload, pageSize: workload.shape === 'list' ? Number(size ?? workload.pageSize) : undefined };
+  if (connections !== undefined && !/^[1-9]\d*$/.test(connections)) throw new Error(`bad case ${key}`);
+  return {
+    key,
+    workload,
+    pageSize: workload.shape === 'list' ? Number(size ?? workload.pageSize) : undefined,
+    ...(connections !== undefined ? { connections: Number(connections) } : {}),
+  };
 }
 
 /** Parameters of a case in one database, in terms every protocol can use. */

@@ -67,6 +67,18 @@ interface Bounds {
 const BOUNDS = `(SELECT COALESCE(MAX("seq"), 0) FROM "changes") AS "head",
   (SELECT COALESCE(MAX("horizon"), 0) FROM "change_log_horizon") AS "horizon"`;
 
+/**
+ * The log's position as two extra columns of another statement (a REST page or resource): read
+ * in the same statement, it is the position of the same snapshot as the rows, without a round
+ * trip of its own. `positionIn` reads it from any row of that statement.
+ */
+export const LOG_POSITION_COLUMNS = `(SELECT COALESCE(MAX("seq"), 0) FROM "changes") AS "__log_head",
+  (SELECT COALESCE(MAX("horizon"), 0) FROM "change_log_horizon") AS "__log_horizon"`;
+
+export function positionIn(row: Record<string, unknown>): number {
+  return boundsOf({ head: row.__log_head, horizon: row.__log_horizon }).head;
+}
+
 function boundsOf(row: { head: unknown; horizon: unknown }): Bounds {
   const horizon = Number(row.horizon);
   return { head: Math.max(Number(row.head), horizon), horizon };

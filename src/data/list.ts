@@ -6,6 +6,7 @@
 import type { Filter } from '../resources/types.ts';
 import { definition, selectList, type Column } from './columns.ts';
 import type { DataSource, Row } from './load.ts';
+import { LOG_POSITION_COLUMNS, logPosition, positionIn } from './changes.ts';
 import { Sql, countValue, id } from './sql.ts';
 
 export type Condition =
@@ -116,15 +117,24 @@ export async function listRows(
  * the end has no row to carry the total: then, and only then, it is counted apart. Rows keep the
  * total in a column of their own, which no document reads.
  */
+/**
+ * A page with its total, and the change log's position of the same snapshot (REST's
+ * `meta.changes_cursor`): one statement, unless the page is empty (then the total and the
+ * position are read apart).
+ */
 export async function listPage(
   db: DataSource,
   type: string,
   query: ListQuery,
   columns: readonly Column[],
-): Promise<{ rows: Row[]; total: number }> {
+): Promise<{ rows: Row[]; total: number; logPosition: number }> {
   const rows = await db.query<Row>(pageStatement(db, type, query, columns, true));
-  if (rows.length > 0) return { rows, total: Number(rows[0]![TOTAL]) };
-  return { rows, total: query.offset === 0 ? 0 : await countRows(db, type, query.conditions) };
+  if (rows.length > 0) return { rows, total: Number(rows[0]![TOTAL]), logPosition: positionIn(rows[0]!) };
+  const [total, position] = await Promise.all([
+    query.offset === 0 ? 0 : countRows(db, type, query.conditions),
+    logPosition(db),
+  ]);
+  return { rows, total, logPosition: position };
 }
 
 function pageStatement(
@@ -132,7 +142,7 @@ function pageStatement(
   type: string,
   query: ListQuery,
   columns: readonly Column[],
-  withTotal: boolean,
+  withTotalAndPosition: boolean,
 ): Sql {
   const order = [
     ...query.orderBy.filter((o) => o.column !== 'id'),
@@ -142,10 +152,10 @@ function pageStatement(
   const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
   const orderBy = ` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;
   const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')}`);
-  if (withTotal) {
+  if (withTotalAndPosition) {
     sql.text(`, (SELECT COUNT(*) FROM ${id(type)} t`);
     where(sql, type, query.conditions);
-    sql.text(`) AS ${id(TOTAL)}`);
+    sql.text(`) AS ${id(TOTAL)}, ${LOG_POSITION_COLUMNS}`);
   }
   // A page past the first is cut by ids alone, and only its rows are read (a deferred join).
   // PostgreSQL computes the select list for every row OFFSET skips, relationship subqueries

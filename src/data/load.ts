@@ -4,6 +4,7 @@
  * through these: GraphQL for every relationship, REST for `include`.
  */
 import type { DataSource } from '../db/reads.ts';
+import { LOG_POSITION_COLUMNS, positionIn } from './changes.ts';
 import { selectList, type Column } from './columns.ts';
 import { Sql, id } from './sql.ts';
 
@@ -36,6 +37,23 @@ export async function rowsByIds(
     .in(ids);
   const byId = new Map((await db.query<Row>(sql)).map((row) => [row.id, row]));
   return ids.map((key) => byId.get(key) ?? null);
+}
+
+/**
+ * One row of `type` (undefined when there is none) with the change log's position of the same
+ * snapshot (REST's `meta.changes_cursor` of a GET), in one statement.
+ */
+export async function rowWithLogPosition(
+  db: DataSource,
+  type: string,
+  rowId: number,
+  columns: readonly Column[],
+): Promise<{ row: Row; logPosition: number } | undefined> {
+  const sql = new Sql(db.provider)
+    .text(`SELECT ${selectList(db.provider, columns, 't')}, ${LOG_POSITION_COLUMNS} FROM ${id(type)} t WHERE t."id" = `)
+    .value(rowId);
+  const [row] = await db.query<Row>(sql);
+  return row && { row, logPosition: positionIn(row) };
 }
 
 /**

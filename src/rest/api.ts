@@ -5,10 +5,9 @@
  */
 import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
-import type { Row } from '../data/load.ts';
+import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
-import { logPosition } from '../data/changes.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
@@ -120,14 +119,17 @@ class RestHandlers {
   async list(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route);
     const { loaders, docs } = this.request(c);
-    const cursor = await logPosition(this.options.db.reads);
     const list = {
       conditions: query.conditions,
       orderBy: [],
       limit: query.perPage,
       offset: (query.page - 1) * query.perPage,
     };
-    const { rows, total } = await listPage(this.options.db.reads, route.type, list, RequestLoaders.columns(route.type));
+    const {
+      rows,
+      total,
+      logPosition: cursor,
+    } = await listPage(this.options.db.reads, route.type, list, RequestLoaders.columns(route.type));
     loaders.prime(route.type, rows);
     const [data, included] = await Promise.all([
       docs.resources(route.type, rows),
@@ -151,8 +153,10 @@ class RestHandlers {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
     const { loaders, docs } = this.request(c);
-    const cursor = await logPosition(this.options.db.reads);
-    const row = await this.existing(loaders, route.type, id);
+    const found = await rowWithLogPosition(this.options.db.reads, route.type, id, RequestLoaders.columns(route.type));
+    if (!found) throw notFound(route.type, id);
+    const { row, logPosition: cursor } = found;
+    loaders.prime(route.type, [row]);
     if (query.include.length > 0)
       return this.read(c, await this.single(docs, route.type, row, query), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.

@@ -37,6 +37,22 @@ describe.each(providers)('REST statement counts on %s', (provider) => {
     expect(large.statements).toBeLessThanOrEqual(16);
   });
 
+  it('a GET and a LIST without include are one statement each: the rows, the page total and the changes cursor together', async () => {
+    const get = await cost('/products/251');
+    expect(get.body.meta.changes_cursor).toMatch(/^\d+$/);
+    expect(get.statements).toBe(1);
+    for (const perPage of [10, 25, 50]) {
+      const list = await cost(`/products?per_page=${perPage}&page=2`);
+      expect(list.body.data).toHaveLength(perPage);
+      expect(list.body.meta.changes_cursor).toMatch(/^\d+$/);
+      expect(list.statements, `per_page=${perPage}`).toBe(1);
+    }
+    // A page past the end has no row to carry them: the total and the cursor are read apart.
+    const empty = await cost('/products?per_page=50&page=100000');
+    expect(empty.body.data).toEqual([]);
+    expect(empty.statements).toBe(3);
+  });
+
   it('a LIST of customers with every include costs the same for 5 and 50', async () => {
     const include =
       'include=customer_type,language,currency,account_manager,customer_service_manager,address,commercial_resolve_responsible_users,inform_on_complaint_users,inform_on_complaint_functions';
