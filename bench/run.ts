@@ -79,6 +79,8 @@ const USAGE = `usage: tsx bench/run.ts [options]
   --workloads LIST     W0,W1,W2,W3,W4,W5,FANOUT (default: all; W5 writes, and runs after the reads;
                        FANOUT, SSE subscribers of our server while writes arrive, runs last, on pg20)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
+  --cpu-prof DIR       our servers write a V8 CPU profile of their whole run into DIR when they
+                       stop (node --cpu-prof); \`tsx bench/flame.ts DIR\` draws flame graphs of them
   --no-sweep           skip the concurrency sweep (W0 and W2 at 1 and 50 connections; 10 is the
                        main case)
   --duration S         seconds per timed run (default 5)
@@ -106,6 +108,7 @@ function parseCli() {
       workloads: { type: 'string' },
       'no-growth': { type: 'boolean', default: false },
       'no-sweep': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '3' },
@@ -171,6 +174,7 @@ function parseCli() {
     fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
     growth: !values['no-growth'],
     sweep: !values['no-sweep'],
+    nodeOptions: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : undefined,
     duration: count('duration', values.duration, 1),
     warmup: count('warmup', values.warmup, 0),
     rounds: count('rounds', values.rounds, 1),
@@ -499,6 +503,7 @@ async function runDataset(
         logDir: join(options.out, 'logs'),
         poolSize: options.poolSize,
         baselineDir: options.baselineDir,
+        nodeOptions: options.nodeOptions,
       });
       servers.add(server);
       running.set(kind, server);

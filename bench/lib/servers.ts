@@ -46,6 +46,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Ours: the log file's name is `<dataset>-<label>.log` (default: the kind). */
   label?: string;
+  /** Ours and the baseline: Node options besides the start script's (`--cpu-prof`, for flame graphs). */
+  nodeOptions?: string[];
 }
 
 /** A free TCP port on 127.0.0.1 (asked of the OS, then released for the child to take). */
@@ -169,16 +171,16 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise
  * options of the checkout's start script. A checkout from before the build existed (a baseline)
  * runs its sources through tsx, as it did then.
  */
-function serverCommand(checkout: string): string[] {
+function serverCommand(checkout: string, extraOptions: string[] = []): string[] {
   const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  if (!pkg.scripts.build) return ['--import', 'tsx', 'src/main.ts'];
+  if (!pkg.scripts.build) return [...extraOptions, '--import', 'tsx', 'src/main.ts'];
   // Once per checkout and run: every server of the run starts from the same sources.
   if (!built.has(checkout)) {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: checkout, stdio: 'inherit' });
     built.add(checkout);
   }
   const options = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js/.exec(pkg.scripts.start ?? '')?.[1]?.trim();
-  return [...(options ? options.split(/\s+/) : []), 'dist/main.js'];
+  return [...(options ? options.split(/\s+/) : []), ...extraOptions, 'dist/main.js'];
 }
 
 /** The checkouts built in this run (serverCommand). */
@@ -192,7 +194,7 @@ const built = new Set<string>();
  * server stops.
  */
 export async function startOurs(
-  { dataset, logDir, env: extraEnv, label }: StartOptions,
+  { dataset, logDir, env: extraEnv, label, nodeOptions }: StartOptions,
   checkout = ROOT_DIR,
   kind: 'ours' | 'baseline' = 'ours',
 ): Promise<RunningServer> {
@@ -223,7 +225,7 @@ export async function startOurs(
   let launched: Awaited<ReturnType<typeof launch>>;
   try {
     const ready = async () => (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) })).ok;
-    launched = await launch(`${kind} server`, serverCommand(checkout), env, logFile, ready, checkout);
+    launched = await launch(`${kind} server`, serverCommand(checkout, nodeOptions), env, logFile, ready, checkout);
   } catch (error) {
     await revoke().catch(() => undefined);
     throw error;
