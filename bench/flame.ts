@@ -35,7 +35,8 @@ function folded(profile: CpuProfile): { lines: string[]; selfMs: Map<string, num
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const timeByNode = new Map<number, number>();
-  profile.samples.forEach((id, i) => timeByNode.set(id, (timeByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries())
+    timeByNode.set(id, (timeByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const lines: string[] = [];
   const selfMs = new Map<string, number>();
   let totalMs = 0;

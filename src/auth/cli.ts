@@ -10,7 +10,7 @@ import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
-import { describeDatabase } from '../db/url.ts';
+import { describeDatabase, withoutReplica } from '../db/url.ts';
 import { ClientInputError, createClient, listClients, revokeClient } from './clients.ts';
 
 const USAGE = `usage: npm run client -- create --name NAME --scopes read,write [--json]
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     `client: using the ${describeDatabase(config.database)}${process.env.DATABASE_URL ? '' : ' (DATABASE_URL is not set)'}`,
   );
   await migrate(config.database, config.databaseTimeouts);
-  const db = await createDatabase(config.database, config.databaseTimeouts);
+  const db = await createDatabase(withoutReplica(config.database), config.databaseTimeouts);
   try {
     if (command === 'create') {
       const client = await createClient(

@@ -66,9 +66,10 @@ const numberings = new WeakMap<Database, Numbering>();
  * Numbers every committed entry without a number (PostgreSQL; SQLite numbers as it inserts), and
  * notifies the listeners of every replica once. Resolves when a numbering that started after this
  * call has ended, so that the entries of a write that committed before the call are numbered:
- * the calls of concurrent writes share one. Resolves with the primary's WAL position after that
- * numbering (at or after the commit of every write numbered: read-your-writes on a read replica,
- * src/db/read-replica.ts), undefined on SQLite or when it failed. Never rejects: entries it could
+ * the calls of concurrent writes share one. Resolves with the primary's WAL position during that
+ * numbering: at or after the commit of every write it numbered (not of the numbering itself; a
+ * read replica at that position has the writes, src/db/read-replica.ts), undefined on SQLite or
+ * when it failed. Never rejects: entries it could
  * not number wait for the next numbering (the next write, a feed's poll).
  */
 export function numberChanges(db: Database): Promise<string | undefined> {

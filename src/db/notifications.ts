@@ -2,8 +2,11 @@
  * PostgreSQL LISTEN on a connection of its own, kept open: when it is lost (a restart, a failover,
  * pg_terminate_backend, a network cut) it is opened again, with a growing pause between attempts,
  * and `onConnected` runs after every (re)connection, so that the listener can read what it may
- * have missed meanwhile. Notifications are only a wake-up: what they announce is read from the
- * database, so a lost one costs a delay, never data.
+ * have missed meanwhile. For live changes notifications are only a wake-up: what they announce is
+ * read from the database, so a lost one costs a delay, never data. A read replica's routing
+ * (./read-replica.ts) relies on hearing them, so a connection that stops answering its keepalive
+ * within KEEPALIVE_TIMEOUT_MS counts as lost (a silent network cut would otherwise go unnoticed
+ * for the kernel's retransmission time, many minutes).
  *
  * A direct connection: LISTEN does not work through a pooler in transaction mode.
  */
@@ -35,6 +38,7 @@ const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 /** How often the idle connection proves it is alive (a dead peer would otherwise go unnoticed for hours). */
 const KEEPALIVE_MS = 10_000;
+const KEEPALIVE_TIMEOUT_MS = 5000;
 const CLOSE_TIMEOUT_MS = 1000;
 
 export function listen(url: string, channel: string, handlers: ListenerHandlers, connectMs = 5000): Listener {
@@ -77,7 +81,15 @@ export function listen(url: string, channel: string, handlers: ListenerHandlers,
     }
     if (closed || client !== next) return;
     retryMs = FIRST_RETRY_MS;
-    keepalive = setInterval(() => void next.query('SELECT 1').catch(() => undefined), KEEPALIVE_MS);
+    keepalive = setInterval(
+      () =>
+        void withTimeout(
+          next.query('SELECT 1'),
+          KEEPALIVE_TIMEOUT_MS,
+          'the listening connection stopped answering',
+        ).catch((error: Error) => lost(next, error)),
+      KEEPALIVE_MS,
+    );
     keepalive.unref();
     handlers.onConnected();
   }

@@ -122,7 +122,8 @@ function openReplica(
           'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text AS lsn',
         ),
       primaryPosition: async () => (await position(primaryPool, 'SELECT pg_current_wal_insert_lsn()::text AS lsn'))!,
-      unavailable: isDatabaseUnavailable,
+      // Not a statement timeout: the primary would take as long again.
+      unavailable: (error) => (error as { code?: string }).code !== '57014' && isDatabaseUnavailable(error),
     },
     maxLagMs,
   );

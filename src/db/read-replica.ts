@@ -89,6 +89,8 @@ export class ReadReplica {
   private listenerUp = false;
   /** Up, and the floor for what was said before it was set. */
   private hearing = false;
+  /** Counts the listener's ups and downs: a floor read before the latest of them does not make this process hearing. */
+  private listenerEpoch = 0;
   /** Every client's reads wait for this position (set on each (re)connection of the listener). */
   private floor = 0n;
   /** By API client: the position of its last write not yet known replayed. */
@@ -97,7 +99,6 @@ export class ReadReplica {
   private readonly unreplayed: { lsn: bigint; at: number }[] = [];
   private statementCount = 0;
   private timer: NodeJS.Timeout | undefined;
-  private polling = false;
   private stopped = false;
 
   /** The data layer's reads: on the replica when the request's client may read there, else on the primary. */
@@ -149,6 +150,7 @@ export class ReadReplica {
       position = lsnValue(lsn ?? (await this.links.primaryPosition()));
     } catch {
       this.hearing = false;
+      this.listenerEpoch++;
       return;
     }
     if (clientId !== undefined) this.raise(clientId, position);
@@ -167,6 +169,7 @@ export class ReadReplica {
   /** The listening connection is (again) up: whatever was written before now is a floor for everyone. */
   listening(): Promise<void> {
     this.listenerUp = true;
+    this.listenerEpoch++;
     return this.setFloor();
   }
 
@@ -174,14 +177,17 @@ export class ReadReplica {
   deaf(): void {
     this.listenerUp = false;
     this.hearing = false;
+    this.listenerEpoch++;
   }
 
   private async setFloor(): Promise<void> {
+    const epoch = this.listenerEpoch;
     try {
       const position = lsnValue(await this.links.primaryPosition());
       this.raiseFloor(position);
       this.heard(position);
-      this.hearing = this.listenerUp;
+      // Read before the listener went down (or up again): a later call sets the floor that counts.
+      if (epoch === this.listenerEpoch) this.hearing = this.listenerUp;
     } catch {
       // Tried again at the next poll.
     }
@@ -191,7 +197,7 @@ export class ReadReplica {
     const tick = async () => {
       if (this.stopped) return;
       await this.poll();
-      if (this.listenerUp && !this.hearing) await this.setFloor();
+      if (!this.stopped && this.listenerUp && !this.hearing) await this.setFloor();
       if (!this.stopped) {
         this.timer = setTimeout(tick, this.reachable ? POLL_MS : DOWN_POLL_MS);
         this.timer.unref();
@@ -205,21 +211,25 @@ export class ReadReplica {
     clearTimeout(this.timer);
   }
 
+  /** Reads the replica's position (one at a time: the next is scheduled when this one ends). */
   private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
     try {
       const text = await this.links.replayPosition();
       if (text === null) throw new Error('the replica has no replay position');
-      this.replayed = lsnValue(text);
+      const replayed = lsnValue(text);
+      // Behind what it had replayed (another standby behind the URL, a restart from an older
+      // state): positions dropped as replayed may not be; every client waits for a new floor.
+      if (replayed < this.replayed) {
+        this.hearing = false;
+        this.listenerEpoch++;
+      }
+      this.replayed = replayed;
       this.reachable = true;
       this.lastAnswerAt = Date.now();
       for (const [clientId, position] of this.positions) if (position <= this.replayed) this.positions.delete(clientId);
       while (this.unreplayed.length > 0 && this.unreplayed[0]!.lsn <= this.replayed) this.unreplayed.shift();
     } catch {
       this.reachable = false;
-    } finally {
-      this.polling = false;
     }
   }
 

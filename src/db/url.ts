@@ -34,6 +34,11 @@ export interface DatabaseTarget {
   replica?: { url: string; maxLagMs: number };
 }
 
+/** The target without its read replica: for a process that serves no HTTP reads (the CLIs). */
+export function withoutReplica({ replica: _replica, ...target }: DatabaseTarget): DatabaseTarget {
+  return target;
+}
+
 /** The URL of a session of its own on the target: the direct one when the main one goes through a pooler. */
 export function sessionUrl(target: DatabaseTarget): string {
   return target.directUrl ?? target.url;

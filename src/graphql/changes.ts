@@ -168,7 +168,8 @@ builder.queryField('changes', (t) =>
     resolve: async (_root, args, context: GraphQLContext): Promise<ChangePage> => {
       const first = pageSize(args.first, DEFAULT_CHANGES, MAX_CHANGES, 'first');
       const after = cursorArgument(args.after, 'after');
-      const page = await changesAfter(context.source, after, { types: args.types ?? undefined, limit: first });
+      // The primary, also with a read replica (as REST's /changes: a cursor from the primary is never past its head).
+      const page = await changesAfter(context.db.primary, after, { types: args.types ?? undefined, limit: first });
       return { entries: page.entries, hasNextPage: page.hasMore, endCursor: formatCursor(page.cursor) };
     },
   }),

@@ -58,7 +58,7 @@ export function createMetrics(db: Database): Metrics {
   if (replica) {
     new Counter({
       name: 'db_replica_statements_total',
-      help: 'Of db_statements_total, those sent to the read replica (DATABASE_REPLICA_URL)',
+      help: 'Of db_statements_total, those the read replica (DATABASE_REPLICA_URL) answered',
       registers: [registry],
       collect() {
         this.reset();

@@ -121,7 +121,9 @@ export function changesRoutes({
   app.get(CHANGES_PATH, async (c: Context) => {
     const url = new URL(c.req.url);
     const query = parseChangesQuery(url);
-    const page = await changesAfter(db.reads, query.after, { types: query.types, limit: query.perPage });
+    // The primary, also with a read replica: a cursor handed out by the primary (a LIST read there,
+    // a live change) is never past the head of the log this reads.
+    const page = await changesAfter(db.primary, query.after, { types: query.types, limit: query.perPage });
     const next = new URLSearchParams(url.searchParams);
     next.set('after', formatCursor(page.cursor));
     const here = `${apiBase(c, basePath, trustProxy)}${CHANGES_PATH}`;

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
+import { withoutReplica } from '../db/url.ts';
 import { migrate } from '../db/migrate.ts';
 import { SeedRefusedError, seedDatabase } from './write.ts';
 
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   const seed = positiveInteger('seed', values.seed);
   const config = loadConfig();
   await migrate(config.database);
-  const db = await createDatabase(config.database);
+  const db = await createDatabase(withoutReplica(config.database));
   const bar = new cliProgress.SingleBar(
     {
       format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {duration}s',

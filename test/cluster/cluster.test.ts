@@ -196,19 +196,35 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
     const replicaSql = new pg.Client({ connectionString: standby.url(direct.target.url) });
     replicaSql.on('error', () => undefined); // the replica is stopped below
     await replicaSql.connect();
-    const replicaTransactions = async () =>
+    // Scans of the brands table on the standby: only reads of brands move it (not the services'
+    // position polls, which read no table).
+    const replicaScans = async () =>
       Number(
-        (await replicaSql.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0]
-          .xact_commit,
+        (
+          await replicaSql.query(
+            "SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) AS scans FROM pg_stat_user_tables WHERE relname = 'brands'",
+          )
+        ).rows[0].scans,
       );
+    /** The services' own count of statements sent to the replica, over the three. */
+    const servedByReplica = async () => {
+      let sum = 0;
+      for (const i of [0, 1, 2]) {
+        const text = await (await fetch(`${replicaUrl(i)}/metrics`)).text();
+        sum += Number(/^db_replica_statements_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+      }
+      return sum;
+    };
     try {
       // Once the replica has replayed the brand, the reader's reads go there.
       await until(async () => (await referenceOf(reading)) !== undefined, 'the replica has the brand');
-      const before = await replicaTransactions();
+      const [scansBefore, servedBefore] = [await replicaScans(), await servedByReplica()];
       for (let i = 0; i < 30; i++) await referenceOf(reading);
-      // Statistics reach pg_stat_database when a connection is idle, within seconds.
-      await until(async () => (await replicaTransactions()) >= before + 30, 'the replica counts the reads', 20_000);
-      const replicaReads = (await replicaTransactions()) - before;
+      const served = (await servedByReplica()) - servedBefore;
+      expect(served).toBeGreaterThanOrEqual(30);
+      // Statistics reach pg_stat_user_tables when a connection is idle, within seconds.
+      await until(async () => (await replicaScans()) >= scansBefore + 30, 'the replica counts the reads', 20_000);
+      const replicaReads = (await replicaScans()) - scansBefore;
 
       // The writer reads its own write at once, through whichever replica HAProxy picks; the
       // reader, who did not write, reads from the replica, which replays a second late.
@@ -227,7 +243,7 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
         if ((await referenceOf(reading)) !== latest) staleForReader++;
       }
       console.info(
-        `[cluster] read replica: ${replicaReads} statements of 30 reads on the replica; the writer read its own write 20 of 20 times, the reader (no write) read the replica's older state ${staleForReader} of 10 times`,
+        `[cluster] read replica: 30 reads of a client that did not write: ${served} statements served by the replica (the services' count), ${replicaReads} scans of brands on the standby (its own); the writer read its own write 20 of 20 times, the reader (no write) read the replica's older state ${staleForReader} of 10 times`,
       );
       // The routing is what made the writer's reads fresh: the replica itself was behind.
       expect(staleForReader).toBeGreaterThan(0);

@@ -3,13 +3,14 @@
  * server into a temporary directory, and a second server (the same version's binaries) started on
  * it in hot standby on a free loopback port. Stopped and its directory removed after the test.
  *
- * What it needs from the primary: a `host replication` line in pg_hba.conf for loopback (added
- * and reloaded when missing: Debian's default has none) and `wal_level` replica (the default).
+ * What it needs from the primary: a `host replication all 127.0.0.1/32 trust` line in pg_hba.conf
+ * (put first and reloaded when missing; it stays, for the next run) and `wal_level` replica (the
+ * default).
  * PostgreSQL refuses to run as root: under root the standby runs as the `postgres` user, whose
  * binaries are found from the primary's version.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -50,14 +51,16 @@ function asPostgres(file: string, args: string[]): string {
  */
 export async function startStandby(primaryUrl: string, settings: Record<string, string> = {}): Promise<RunningStandby> {
   const { hba_file: hbaFile } = (await sql<{ hba_file: string }>(primaryUrl, 'SHOW hba_file'))[0]!;
-  if (
-    !readFileSync(hbaFile, 'utf8')
-      .split('\n')
-      .some((line) => line.trim().startsWith('host replication all 127.0.0.1/32'))
-  ) {
-    appendFileSync(hbaFile, `\n${REPLICATION_LINE}\n`);
+  const hba = readFileSync(hbaFile, 'utf8');
+  if (!/^\s*host\s+replication\s+all\s+127\.0\.0\.1\/32\s+trust\b/m.test(hba)) {
+    // First: the first line that matches decides, and a stock file may have one asking for a password.
+    writeFileSync(hbaFile, `${REPLICATION_LINE}\n${hba}`);
     await sql(primaryUrl, 'SELECT pg_reload_conf()');
   }
+  // A hot standby refuses to start with fewer connections than the primary allows.
+  const { max_connections: maxConnections } = (
+    await sql<{ max_connections: string }>(primaryUrl, 'SHOW max_connections')
+  )[0]!;
   const { server_version_num: versionNumber } = (
     await sql<{ server_version_num: string }>(primaryUrl, 'SHOW server_version_num')
   )[0]!;
@@ -96,7 +99,7 @@ export async function startStandby(primaryUrl: string, settings: Record<string, 
     "listen_addresses = '127.0.0.1'",
     `unix_socket_directories = '${dir}'`,
     'hot_standby = on',
-    'max_connections = 100',
+    `max_connections = ${maxConnections}`,
     "shared_buffers = '32MB'",
     ...Object.entries(settings).map(([name, value]) => `${name} = '${value}'`),
   ];
