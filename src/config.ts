@@ -86,6 +86,13 @@ const milliseconds = z
   .regex(/^[1-9]\d*$/, 'must be a whole number of milliseconds >= 1')
   .transform(Number);
 
+/** An optional PostgreSQL URL; `what` says in the error what it must name. */
+const optionalPostgresUrl = (what: string) =>
+  z
+    .string()
+    .optional()
+    .refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), `must be a postgresql:// URL (${what})`);
+
 const schema = z.object({
   PORT: z
     .string()
@@ -132,28 +139,8 @@ const schema = z.object({
         'must be session (a direct connection, or a pooler in session mode) or transaction (PgBouncer pool_mode = transaction)',
     })
     .default('session'),
-  DATABASE_DIRECT_URL: z
-    .string()
-    .optional()
-    .transform((url, ctx) => {
-      if (url === undefined) return undefined;
-      if (!/^postgres(ql)?:\/\//.test(url)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a postgresql:// URL (a direct connection to the database)' });
-        return z.NEVER;
-      }
-      return url;
-    }),
-  DATABASE_REPLICA_URL: z
-    .string()
-    .optional()
-    .transform((url, ctx) => {
-      if (url === undefined) return undefined;
-      if (!/^postgres(ql)?:\/\//.test(url)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a postgresql:// URL (a streaming replica of the database)' });
-        return z.NEVER;
-      }
-      return url;
-    }),
+  DATABASE_DIRECT_URL: optionalPostgresUrl('a direct connection to the database'),
+  DATABASE_REPLICA_URL: optionalPostgresUrl('a streaming replica of the database'),
   DATABASE_REPLICA_MAX_LAG_MS: milliseconds.default(5000),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(5000),
