@@ -5,9 +5,10 @@
  * test starts it on loopback ports; its configuration is the README's example.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopAndRemove } from '../support/servers.ts';
 
 export const HAPROXY = '/usr/sbin/haproxy';
 
@@ -62,14 +63,5 @@ export async function startHaproxy(port: number, replicas: number[]): Promise<Ru
     if (Date.now() > deadline) throw new Error(`haproxy did not answer within 10 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { stop: () => stopAndRemove(child, 'SIGTERM', dir) };
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../support/ports.ts';
+import { onLoopbackPort, postgresUserIds } from '../support/servers.ts';
 
 const REPLICATION_LINE = 'host replication all 127.0.0.1/32 trust';
 
@@ -69,13 +70,7 @@ export async function startStandby(primaryUrl: string, settings: Record<string, 
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mdg-standby-'));
   const data = join(dir, 'data');
-  const owner =
-    process.getuid?.() === 0
-      ? {
-          uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
-          gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
-        }
-      : undefined;
+  const owner = postgresUserIds();
   if (owner) chownSync(dir, owner.uid, owner.gid);
   chmodSync(dir, 0o700);
   asPostgres(`${bin}/pg_basebackup`, [
@@ -122,12 +117,7 @@ export async function startStandby(primaryUrl: string, settings: Record<string, 
   };
   return {
     port,
-    url(url) {
-      const standby = new URL(url);
-      standby.hostname = '127.0.0.1';
-      standby.port = String(port);
-      return standby.toString();
-    },
+    url: (url) => onLoopbackPort(url, port),
     stop,
     remove() {
       try {

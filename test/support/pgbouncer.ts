@@ -4,12 +4,13 @@
  * root: under root it runs as the `postgres` user. Missing binary: skipped with a warning, an
  * error under CI (`.ci/run` installs it).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
+import { onLoopbackPort, postgresUserIds, stopAndRemove } from './servers.ts';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -53,30 +54,14 @@ export async function startPgBouncer(upstream: string, { poolSize = 5 } = {}): P
     ].join('\n'),
   );
   for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);
-  const asPostgres =
-    process.getuid?.() === 0
-      ? {
-          uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
-          gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
-        }
-      : {};
-  const child: ChildProcess = spawn(PGBOUNCER, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...asPostgres });
+  const child: ChildProcess = spawn(PGBOUNCER, [join(dir, 'pgbouncer.ini')], {
+    stdio: 'ignore',
+    ...postgresUserIds(),
+  });
   await waitForPort(port, child);
   return {
-    url(upstreamUrl) {
-      const url = new URL(upstreamUrl);
-      url.hostname = '127.0.0.1';
-      url.port = String(port);
-      return url.toString();
-    },
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGINT');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    url: (upstreamUrl) => onLoopbackPort(upstreamUrl, port),
+    stop: () => stopAndRemove(child, 'SIGINT', dir),
   };
 }
 
