@@ -22,6 +22,7 @@ import { asActor } from './data/write-hooks.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
+import { limitConcurrency } from './http/concurrency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
 import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
@@ -58,6 +59,8 @@ export interface App {
 }
 
 const READINESS_TIMEOUT_MS = 2000;
+/** The routes of operators and orchestrators (operationalRoutes). */
+const OPERATOR_PATHS = ['/healthz', '/readyz', '/metrics'];
 /** How long a drain waits for subscriptions to send why they end. */
 const SUBSCRIPTIONS_CLOSE_MS = 1000;
 /**
@@ -127,6 +130,14 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   // With a read replica, a request's reads go to it unless its client's last write is not there yet.
   const { replica } = db;
   if (replica) app.use('*', (c, next) => replica.scope(c.get('auth')?.clientId, next));
+  // Operators' routes answer at once whatever the load: a health check must not queue.
+  app.use(
+    '*',
+    limitConcurrency(
+      config.maxConcurrentRequests,
+      OPERATOR_PATHS.map((path) => config.basePath + path),
+    ),
+  );
   app.use(
     '*',
     idempotentPosts({
@@ -143,14 +154,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }),
   );
   const demoToken = demoTokens(db.prisma, tokens, clock);
-  const changeFeed = new ChangeFeed(db, {
-    maxBacklog: config.subscriptions.maxBacklog,
-    // Notifications wake the feed on PostgreSQL; the poll is the safety net, and on SQLite what
-    // brings the writes of other processes (the CLI).
-    pollMs: db.provider === 'postgresql' ? 5000 : 1000,
-    listenUrl: db.provider === 'postgresql' ? sessionUrl(config.database) : undefined,
-    onError: (error, what) => logger.warn({ err: error.message }, what),
-  });
+  const changeFeed = changeFeedOf(db, config, logger);
   const subscriptions = new SubscriptionLimits({
     perReplica: config.subscriptions.max,
     perClient: config.subscriptions.perClient,
@@ -199,6 +203,18 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       draining = true;
     },
   };
+}
+
+/** The committed changes that subscriptions follow. */
+function changeFeedOf(db: Database, config: Config, logger: Logger): ChangeFeed {
+  return new ChangeFeed(db, {
+    maxBacklog: config.subscriptions.maxBacklog,
+    // Notifications wake the feed on PostgreSQL; the poll is the safety net, and on SQLite what
+    // brings the writes of other processes (the CLI).
+    pollMs: db.provider === 'postgresql' ? 5000 : 1000,
+    listenUrl: db.provider === 'postgresql' ? sessionUrl(config.database) : undefined,
+    onError: (error, what) => logger.warn({ err: error.message }, what),
+  });
 }
 
 /** PostgreSQL: revocations anywhere reach this replica's trusted tokens at once (NOTIFY). */

@@ -36,6 +36,8 @@ export interface Config {
   databaseTimeouts: DatabaseTimeouts;
   /** Largest request body accepted on any route, bytes (the token endpoints accept less). */
   maxBodyBytes: number;
+  /** API requests (GraphQL, REST) worked on at once; the others wait their turn (src/http/concurrency.ts). */
+  maxConcurrentRequests: number;
   /**
    * Reverse proxies in front of the service whose X-Forwarded-For entries are trusted. 0: the
    * client address is the socket's peer; 1: the last X-Forwarded-For entry (what the one proxy saw).
@@ -149,6 +151,11 @@ const schema = z.object({
     .regex(/^[1-9]\d*$/, 'must be a whole number of bytes >= 1')
     .transform(Number)
     .default(1024 * 1024),
+  MAX_CONCURRENT_REQUESTS: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a whole number of requests >= 1')
+    .transform(Number)
+    .default(10),
   TRUST_PROXY: z
     .string()
     .regex(/^\d+$/, 'must be the number of trusted reverse proxies (0 for none)')
@@ -221,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     databaseTimeouts: { connectMs: v.DATABASE_CONNECT_TIMEOUT_MS, statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS },
     maxBodyBytes: v.MAX_BODY_BYTES,
+    maxConcurrentRequests: v.MAX_CONCURRENT_REQUESTS,
     trustProxy: v.TRUST_PROXY,
     graphqlIntrospection: v.GRAPHQL_INTROSPECTION,
     metrics: v.METRICS,

@@ -19,6 +19,7 @@ import { createLogger, FLUSH_INTERVAL_MS } from './observability/logger.ts';
 import { seedIfEmpty } from './seed/first-start.ts';
 import { withTimeout } from './timeout.ts';
 import { startTracing, stopTracing } from './observability/tracing.ts';
+import { exposedGc, trimWhenIdle } from './observability/memory.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
 const DRAIN_TIMEOUT_MS = 8000;
@@ -26,8 +27,6 @@ const DRAIN_TIMEOUT_MS = 8000;
 const DATABASE_CLOSE_TIMEOUT_MS = 1000;
 /** Expired tokens and idempotency keys are deleted this often (each replica; the deletes are idempotent). */
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
-/** After start, when one full collection lets V8 shrink what start-up left (see where it runs). */
-const STARTUP_GC_DELAY_MS = 1000;
 
 function fail(message: string): never {
   console.error(message);
@@ -119,10 +118,9 @@ async function start(): Promise<void> {
   });
   const connections = trackConnections(server as Server);
   setInterval(() => logger.flush(), FLUSH_INTERVAL_MS).unref();
-  // Start-up (migrations, the seed check, the clients' set-up) leaves garbage that V8 would keep
-  // until its memory reducer happens to start: one full collection a second after start starts
-  // it (npm start gives --expose-gc), and it shrinks the heap once the server is quiet.
-  setTimeout(() => (globalThis as { gc?: () => void }).gc?.(), STARTUP_GC_DELAY_MS).unref();
+  // Memory back to the system once start-up is over and after each burst of requests.
+  const idleTrim = trimWhenIdle(exposedGc);
+  server.on('request', () => idleTrim.activity());
   const purges = [
     { purge: purgeTokens, what: 'expired and revoked tokens' },
     { purge: purgeIdempotencyKeys, what: 'idempotency keys older than 24 hours' },
@@ -148,6 +146,7 @@ async function start(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests');
     clearInterval(purge);
+    idleTrim.stop();
     app.startDraining();
     // The balancer takes this replica out on its health checks; until then it is served as ever.
     if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));

@@ -13,6 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { payloadTooLarge } from './errors.ts';
 
+const CLIENT_GONE = 'the client closed the connection before the end of the body';
+
 /** How long the rest of an oversized body is read and thrown away before the 413 is sent. */
 export const DISCARD_MS = 2000;
 
@@ -54,6 +56,8 @@ async function readOnce(c: Context, limit: number): Promise<Buffer> {
 /** The body of a Node request, by its events (leaving a for-await loop would destroy the socket). */
 function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
   if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // Gone before we began (it waited its turn, ./concurrency.ts): its 'close' has been and gone.
+  if (incoming.destroyed) return Promise.reject(new Error(CLIENT_GONE));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -82,7 +86,7 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
       reject(error);
     };
     // The client went away before the end: nobody is left to answer.
-    const onClose = () => onError(new Error('the client closed the connection before the end of the body'));
+    const onClose = () => onError(new Error(CLIENT_GONE));
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
