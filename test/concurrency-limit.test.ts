@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyDatabase, type TestDatabase } from './support/databases.ts';
-import { type RunningService, startService } from './support/process.ts';
+import { demoClientToken, type RunningService, startService } from './support/process.ts';
 
 const QUERY = JSON.stringify({ query: '{ units(first: 1) { nodes { id } } }' });
 
@@ -18,18 +18,7 @@ describe('MAX_CONCURRENT_REQUESTS=1', () => {
   beforeAll(async () => {
     database = await emptyDatabase('sqlite');
     service = await startService({ DATABASE_URL: database.target.url, MAX_CONCURRENT_REQUESTS: '1' });
-    const printed = service.output();
-    const id = printed.match(/client_id: +(\S+)/)![1]!;
-    const secret = printed.match(/client_secret: +(\S+)/)![1]!;
-    const answer = await fetch(`${service.baseUrl}/oauth/token.php`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-        'Content-Type': 'application/x-www-form-urlencoded',
-      },
-      body: 'grant_type=client_credentials',
-    });
-    token = ((await answer.json()) as { access_token: string }).access_token;
+    token = await demoClientToken(service);
   });
   afterAll(async () => {
     await service?.stop();

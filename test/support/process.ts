@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
+import { basic } from './oauth.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -98,4 +99,17 @@ export function startService(
       }
     });
   });
+}
+
+/** An access token of the demo client a first start printed, taken over HTTP as a newcomer would. */
+export async function demoClientToken(service: RunningService): Promise<string> {
+  const printed = service.output();
+  const id = printed.match(/client_id: +(\S+)/)![1]!;
+  const secret = printed.match(/client_secret: +(\S+)/)![1]!;
+  const answer = await fetch(`${service.baseUrl}/oauth/token.php`, {
+    method: 'POST',
+    headers: { Authorization: basic(id, secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  return ((await answer.json()) as { access_token: string }).access_token;
 }
