@@ -60,7 +60,7 @@ export interface App {
 
 const READINESS_TIMEOUT_MS = 2000;
 /** The routes of operators and orchestrators (operationalRoutes). */
-const OPERATOR_PATHS = ['/healthz', '/readyz', '/metrics'];
+const OPERATOR_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' };
 /** How long a drain waits for subscriptions to send why they end. */
 const SUBSCRIPTIONS_CLOSE_MS = 1000;
 /**
@@ -122,22 +122,10 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       introspection: config.graphqlIntrospection,
     }),
   );
-  // The change log names the API client behind every write (src/data/change-log.ts).
-  app.use('*', (c, next) => {
-    const auth = c.get('auth');
-    return auth ? asActor(auth.clientId, next) : next();
-  });
-  // With a read replica, a request's reads go to it unless its client's last write is not there yet.
-  const { replica } = db;
-  if (replica) app.use('*', (c, next) => replica.scope(c.get('auth')?.clientId, next));
+  scopeRequests(app, db);
   // Operators' routes answer at once whatever the load: a health check must not queue.
-  app.use(
-    '*',
-    limitConcurrency(
-      config.maxConcurrentRequests,
-      OPERATOR_PATHS.map((path) => config.basePath + path),
-    ),
-  );
+  const operatorPaths = Object.values(OPERATOR_PATHS).map((path) => config.basePath + path);
+  app.use('*', limitConcurrency(config.maxConcurrentRequests, operatorPaths));
   app.use(
     '*',
     idempotentPosts({
@@ -205,6 +193,18 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   };
 }
 
+/** Per request: the API client the change log names and, with a read replica, where its reads go. */
+function scopeRequests(app: Hono, db: Database): void {
+  // The change log names the API client behind every write (src/data/change-log.ts).
+  app.use('*', (c, next) => {
+    const auth = c.get('auth');
+    return auth ? asActor(auth.clientId, next) : next();
+  });
+  // With a read replica, a request's reads go to it unless its client's last write is not there yet.
+  const { replica } = db;
+  if (replica) app.use('*', (c, next) => replica.scope(c.get('auth')?.clientId, next));
+}
+
 /** The committed changes that subscriptions follow. */
 function changeFeedOf(db: Database, config: Config, logger: Logger): ChangeFeed {
   return new ChangeFeed(db, {
@@ -231,17 +231,17 @@ function operationalRoutes(
   options: { db: Database; logger: Logger; metrics: Metrics; metricsRoute: boolean; draining: () => boolean },
 ): void {
   const { db, logger, metrics, metricsRoute, draining } = options;
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get(OPERATOR_PATHS.health, (c) => c.json({ status: 'ok' }));
 
   const databaseReady = readinessProbe(db, logger);
-  app.get('/readyz', async (c) => {
+  app.get(OPERATOR_PATHS.ready, async (c) => {
     if (draining()) return c.json({ status: 'draining' }, 503);
     const ready = await databaseReady();
     return c.json({ status: ready ? 'ready' : 'unavailable', database: db.provider }, ready ? 200 : 503);
   });
 
   if (metricsRoute) {
-    app.get('/metrics', async (c) =>
+    app.get(OPERATOR_PATHS.metrics, async (c) =>
       c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
     );
   }

@@ -36,7 +36,7 @@ export interface Config {
   databaseTimeouts: DatabaseTimeouts;
   /** Largest request body accepted on any route, bytes (the token endpoints accept less). */
   maxBodyBytes: number;
-  /** API requests (GraphQL, REST) worked on at once; the others wait their turn (src/http/concurrency.ts). */
+  /** Requests (GraphQL, REST, tokens; not the operators' routes) worked on at once; the others wait their turn (src/http/concurrency.ts). */
   maxConcurrentRequests: number;
   /**
    * Reverse proxies in front of the service whose X-Forwarded-For entries are trusted. 0: the

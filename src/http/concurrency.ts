@@ -24,6 +24,7 @@ export function limitConcurrency(limit: number, exempt: readonly string[] = []):
     try {
       // A client that left while its request waited has nobody to answer: its turn is passed on
       // (499, nginx's "client closed request", for the log and the metrics).
+      // The socket, not the request: a request read whole is not destroyed when its socket is reset.
       if ((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.destroyed) {
         return c.body(null, 499 as 200);
       }
