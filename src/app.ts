@@ -18,7 +18,6 @@ import { isDatabaseUnavailable } from './db/errors.ts';
 import { sessionUrl } from './db/url.ts';
 import { DomainError } from './data/errors.ts';
 import { ChangeFeed } from './data/change-feed.ts';
-import { asActor } from './data/write-hooks.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -122,7 +121,6 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       introspection: config.graphqlIntrospection,
     }),
   );
-  scopeRequests(app, db);
   // Operators' routes answer at once whatever the load: a health check must not queue.
   const operatorPaths = Object.values(OPERATOR_PATHS).map((path) => config.basePath + path);
   app.use('*', limitConcurrency(config.maxConcurrentRequests, operatorPaths));
@@ -191,18 +189,6 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
       draining = true;
     },
   };
-}
-
-/** Per request: the API client the change log names and, with a read replica, where its reads go. */
-function scopeRequests(app: Hono, db: Database): void {
-  // The change log names the API client behind every write (src/data/change-log.ts).
-  app.use('*', (c, next) => {
-    const auth = c.get('auth');
-    return auth ? asActor(auth.clientId, next) : next();
-  });
-  // With a read replica, a request's reads go to it unless its client's last write is not there yet.
-  const { replica } = db;
-  if (replica) app.use('*', (c, next) => replica.scope(c.get('auth')?.clientId, next));
 }
 
 /** The committed changes that subscriptions follow. */

@@ -8,7 +8,6 @@ import { createClient } from '../src/auth/clients.ts';
 import { createDatabase } from '../src/db/client.ts';
 import { IDEMPOTENCY_TTL_MS, LEASE_MS, purgeIdempotencyKeys } from '../src/http/idempotency.ts';
 import { Writer } from '../src/data/writes.ts';
-import { withWriteHooks } from '../src/data/write-hooks.ts';
 import { emptyDatabase, migratedDatabase, providers } from './support/databases.ts';
 import { basic, getTokens, TestClock } from './support/oauth.ts';
 import { startService } from './support/process.ts';
@@ -259,14 +258,11 @@ describe.each(providers)('the idempotency marker and the write it marks on %s', 
   it('commit together: a failure in the marker rolls the write back, so a retry can never find a write without its marker', async () => {
     const database = await migratedDatabase(provider);
     try {
-      const writer = new Writer(database.db);
-      const failing = { beforeCommit: async () => Promise.reject(new Error('marker failed')) };
-      await expect(
-        withWriteHooks(failing, () => writer.create('units', { attributes: { reference: 'never' } })),
-      ).rejects.toThrow('marker failed');
+      const failing = new Writer(database.db, { beforeCommit: async () => Promise.reject(new Error('marker failed')) });
+      await expect(failing.create('units', { attributes: { reference: 'never' } })).rejects.toThrow('marker failed');
       expect(await database.db.prisma.unit.count()).toBe(0);
       let marked = 0;
-      const marking = {
+      const marking = new Writer(database.db, {
         beforeCommit: async (tx: WriteTx) => {
           // Inside the write's transaction: it sees the row the write made.
           const [row] = await tx.query<{ n: unknown }>(
@@ -274,8 +270,8 @@ describe.each(providers)('the idempotency marker and the write it marks on %s', 
           );
           marked = Number(row!.n);
         },
-      };
-      await withWriteHooks(marking, () => writer.create('units', { attributes: { reference: 'kept' } }));
+      });
+      await marking.create('units', { attributes: { reference: 'kept' } });
       expect(marked).toBe(1);
       expect(await database.db.prisma.unit.count()).toBe(1);
     } finally {

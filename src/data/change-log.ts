@@ -29,7 +29,6 @@ import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
 import { appendInsert, lockedRows } from './rows.ts';
 import { Sql } from './sql.ts';
-import { currentActor } from './write-hooks.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 
 type CommitListener = () => void;
@@ -129,6 +128,8 @@ export class ChangeRecorder {
   constructor(
     private readonly db: Database,
     private readonly tx: WriteTx,
+    /** The API client the entries name (./write-caller.ts); undefined: the CLI. */
+    private readonly apiClientId: number | undefined,
   ) {}
 
   /** Remembers how these resources are before the write changes them: rows read whole (RequestLoaders.columns). */
@@ -194,7 +195,7 @@ export class ChangeRecorder {
       sql.text(') ');
     } else if (last) await this.tx.execute(last(new Sql(this.tx.provider)));
     if (entries.length === 0) return false;
-    const actor = await actorName(this.db, this.tx);
+    const actor = await actorName(this.db, this.tx, this.apiClientId);
     appendInsert(
       sql,
       'changes',
@@ -256,8 +257,7 @@ function snapshotOf(resource: ResourceDefinition, row: Row): Snapshot {
 const clientIdsByDatabase = new WeakMap<Database, Map<number, string>>();
 
 /** Who the current write is for, as the log names it: the API client's client_id, or `cli` outside HTTP. */
-export async function actorName(db: Database, tx: DataSource): Promise<string> {
-  const apiClientId = currentActor();
+export async function actorName(db: Database, tx: DataSource, apiClientId: number | undefined): Promise<string> {
   if (apiClientId === undefined) return 'cli';
   let clientIds = clientIdsByDatabase.get(db);
   if (!clientIds) clientIdsByDatabase.set(db, (clientIds = new Map()));

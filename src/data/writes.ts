@@ -33,7 +33,7 @@ import {
 } from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
-import { currentActor, currentWriteHooks } from './write-hooks.ts';
+import type { WriteCaller } from './write-caller.ts';
 
 /** A to-many change: the whole new set, or links to add and remove. */
 export type ToManyChange = { set: readonly number[] } | { add?: readonly number[]; remove?: readonly number[] };
@@ -71,22 +71,26 @@ export class LinkTargets {
   }
 }
 
+/** Writes for one caller (./write-caller.ts): made per request by the surface that took it. */
 export class Writer {
-  constructor(protected readonly db: Database) {}
+  constructor(
+    protected readonly db: Database,
+    protected readonly caller: WriteCaller = {},
+  ) {}
 
   /**
    * Runs `work` in one transaction, then appends to the change log what it changed
-   * (./change-log.ts), then the caller's hooks (./write-hooks.ts); storage errors become domain errors.
+   * (./change-log.ts), then the caller's `beforeCommit`; storage errors become domain errors.
    */
   protected async transaction<T>(type: string, work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
-    const hooks = currentWriteHooks();
+    const { apiClientId, beforeCommit } = this.caller;
     let logged = false;
     try {
       const result = await this.db.transaction(async (tx) => {
-        const log = new ChangeRecorder(this.db, tx);
+        const log = new ChangeRecorder(this.db, tx, apiClientId);
         const result = await work(tx, log);
         logged = await log.append();
-        await hooks?.beforeCommit(tx);
+        await beforeCommit?.(tx);
         return result;
       });
       if (logged) await this.announce();
@@ -113,7 +117,7 @@ export class Writer {
    * Answers the resource as it now is, read whole (as RequestLoaders.columns reads it): what
    * was read, with what was written.
    *
-   * On PostgreSQL a change to the row alone (no links in join tables, no caller's hooks) is
+   * On PostgreSQL a change to the row alone (no links in join tables, nothing the caller runs before the commit) is
    * written without a transaction of its own: the row is read, then one statement writes it on
    * the condition that its version is still the one read, with its change-log entry (./rows.ts
    * `casUpdate`); a write that came in between makes it start over, and after a few the locking
@@ -123,7 +127,7 @@ export class Writer {
    */
   async update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
     const resource = definition(type);
-    if (this.db.provider === 'postgresql' && !currentWriteHooks() && !changesLinks(resource, input)) {
+    if (this.db.provider === 'postgresql' && !this.caller.beforeCommit && !changesLinks(resource, input)) {
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const written = await this.updateIfUnchanged(resource, resourceId, input, options);
         if (written) return written;
@@ -152,7 +156,7 @@ export class Writer {
     try {
       const applied = await casUpdate(source, resource.type, current, written, {
         ...entry,
-        actor: await actorName(this.db, source),
+        actor: await actorName(this.db, source, this.caller.apiClientId),
         at: new Date(),
       });
       if (!applied) return undefined;
@@ -170,7 +174,7 @@ export class Writer {
   private async announce(): Promise<void> {
     const position = await numberChanges(this.db);
     // Where this client's reads may go next (a read replica that has replayed this far).
-    await this.db.replica?.wrote(currentActor(), position);
+    await this.db.replica?.wrote(this.caller.apiClientId, position);
     changesCommitted(this.db);
   }
 

@@ -69,7 +69,7 @@ export function openPostgres(
   const replica = target.replica && openReplica(target, timeouts, pool, primary, names, onStatement);
   return {
     prisma,
-    reads: replica?.router.reads ?? primary,
+    readsFor: replica ? (apiClientId) => replica.router.readsFor(apiClientId) : () => primary,
     transaction: postgresTransactions(pool, names, onStatement),
     primary,
     replica: replica?.router,

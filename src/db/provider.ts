@@ -25,10 +25,12 @@ export interface OpenedDatabase {
   /** Writes, transactions, and everything outside the data layer's hot reads. */
   prisma: PrismaDb;
   /**
-   * The data layer's reads, on the same pool or connection as Prisma (see ./reads.ts); with a
-   * read replica, routed between it and the primary (./read-replica.ts).
+   * One request's reads by the data layer, for its API client (undefined: an open route), on the
+   * same pool or connection as Prisma (see ./reads.ts); with a read replica, routed between it and
+   * the primary for that client (./read-replica.ts). Made once per request: the routing remembers
+   * where the request's reads went.
    */
-  reads: DataSource;
+  readsFor(apiClientId: number | undefined): DataSource;
   /** A write transaction in SQL on the same pool or connection (see ./transactions.ts). */
   transaction: Transact;
   /** Statements each in a transaction of its own, on the database that takes writes. */

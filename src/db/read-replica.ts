@@ -25,7 +25,6 @@
  * millisecond later) could read from a replica that has not replayed the write. README,
  * "Read replicas".
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource, Statement } from './reads.ts';
 
 /** How often the replica's replay position is read (and its health checked). */
@@ -52,14 +51,6 @@ export function parseNotification(payload: string): { lsn: bigint; clients: numb
   const clients = match[2] === '*' ? 'all' : match[2]!.split(',').filter(Boolean).map(Number);
   return { lsn: lsnValue(match[1]!), clients };
 }
-
-interface ReadScope {
-  clientId: number | undefined;
-  /** Once a read of this request went to the primary, the rest do too. */
-  primary: boolean;
-}
-
-const scopes = new AsyncLocalStorage<ReadScope>();
 
 /** What the replica router needs of the two databases, outside the counted data layer. */
 export interface ReplicaLinks {
@@ -101,22 +92,27 @@ export class ReadReplica {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  /** The data layer's reads: on the replica when the request's client may read there, else on the primary. */
-  readonly reads: DataSource;
-
   constructor(
-    primary: DataSource,
-    replica: DataSource,
+    private readonly primary: DataSource,
+    private readonly replica: DataSource,
     private readonly links: ReplicaLinks,
     private readonly maxLagMs: number,
-  ) {
-    this.reads = {
-      provider: primary.provider,
+  ) {}
+
+  /**
+   * A request's reads, routed for `clientId` (undefined: no client, such as an open route): on
+   * the replica while it serves that client, else on the primary; once one of them went to the
+   * primary, the rest do too. A value made per request rather than AsyncLocalStorage: on Node 20
+   * that turns on promise hooks for every promise of the process (src/data/write-caller.ts).
+   */
+  readsFor(clientId: number | undefined): DataSource {
+    let onPrimary = false;
+    return {
+      provider: this.primary.provider,
       query: async <T>(statement: Statement): Promise<T[]> => {
-        const scope = scopes.getStore();
-        if (scope && !scope.primary && this.serves(scope.clientId)) {
+        if (!onPrimary && this.serves(clientId)) {
           try {
-            const rows = await replica.query<T>(statement);
+            const rows = await this.replica.query<T>(statement);
             this.statementCount++;
             return rows;
           } catch (error) {
@@ -124,15 +120,10 @@ export class ReadReplica {
             this.reachable = false;
           }
         }
-        if (scope) scope.primary = true;
-        return primary.query<T>(statement);
+        onPrimary = true;
+        return this.primary.query<T>(statement);
       },
     };
-  }
-
-  /** Runs a request's work so that its reads are routed for `clientId` (undefined: no client, such as an open route). */
-  scope<T>(clientId: number | undefined, work: () => Promise<T>): Promise<T> {
-    return scopes.run({ clientId, primary: false }, work);
   }
 
   get state(): ReplicaState {

@@ -143,7 +143,7 @@ export function openSqlite(
   const reads = sqliteReads(connected, statements, () => gate.whenIdle(), onStatement);
   return {
     prisma,
-    reads,
+    readsFor: () => reads,
     transaction: sqliteTransactions(connected, statements, (work) => gate.exclusive(work), onStatement),
     primary: reads,
     close: () => prisma.$disconnect(),

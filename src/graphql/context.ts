@@ -1,6 +1,7 @@
 /** What every resolver gets: where to read and write, what the operation selects, who asks. */
 import type { BearerAuth, TokenWatch } from '../auth/tokens.ts';
 import type { ChangeFeed } from '../data/change-feed.ts';
+import type { WriteCaller } from '../data/write-caller.ts';
 import type { Clock } from '../clock.ts';
 import type { Locale } from '../resources/types.ts';
 import type { DataSource } from '../data/load.ts';
@@ -15,6 +16,8 @@ export interface GraphQLContext {
   /** The columns each resource type needs in this operation (set when execution starts). */
   plan: ColumnPlan;
   auth: BearerAuth;
+  /** Who the operation's writes are for, and what runs before each commits (src/data/write-caller.ts). */
+  writeCaller: WriteCaller;
   /** Localized text without a `locale` argument, and after a missing translation, in this order. */
   localeChain: readonly Locale[];
   clock: Clock;

@@ -157,7 +157,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
     const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
     if (c.req.header('accept')?.includes('text/event-stream')) {
       const streamed = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
-      return sse(streamed, c.get('auth'));
+      return sse(streamed, { auth: c.get('auth'), beforeCommit: c.get('beforeCommit') });
     }
     // A JSON array of operations would multiply every per-request limit by its length.
     if (text?.trimStart().startsWith('[')) {
@@ -174,7 +174,12 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
       headers: { get: (name) => c.req.header(name) ?? null },
       body: text,
       raw,
-      context: { auth: c.get('auth'), startedAt: performance.now(), accept: c.req.header('accept') ?? null },
+      context: {
+        auth: c.get('auth'),
+        startedAt: performance.now(),
+        accept: c.req.header('accept') ?? null,
+        beforeCommit: c.get('beforeCommit'),
+      },
     };
     const [answer, init] = await handler(request);
     const body = init?.status === 400 && answer ? clarifyRequestErrors(answer) : answer;

@@ -201,11 +201,8 @@ builder.mutationType({
   description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.',
 });
 
-const writers = new WeakMap<GraphQLContext['db'], BomWriter>();
 function writer(context: GraphQLContext): BomWriter {
-  let w = writers.get(context.db);
-  if (!w) writers.set(context.db, (w = new BomWriter(context.db)));
-  return w;
+  return new BomWriter(context.db, context.writeCaller);
 }
 
 /** Whether a client can write anything of the type (supplier evaluation role users hold only server dates). */

@@ -34,6 +34,7 @@ import type { HandlerOptions } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
+import type { WriteCaller } from '../data/write-caller.ts';
 import type { Database } from '../db/client.ts';
 import { unstorableText } from '../db/text.ts';
 import { JSON_CONTENT_TYPE } from '../http/errors.ts';
@@ -52,6 +53,8 @@ export interface RequestContext {
   startedAt: number;
   /** The Accept header, which picks the media type of the answer. */
   accept: string | null;
+  /** What the idempotency layer runs in each write's transaction (src/http/idempotency.ts); HTTP only. */
+  beforeCommit?: WriteCaller['beforeCommit'];
 }
 
 type OnSubscribe = NonNullable<HandlerOptions<IncomingMessage | undefined, RequestContext>['onSubscribe']>;
@@ -158,7 +161,6 @@ function envelopOf(options: OperationOptions) {
 /** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
 export function operationPipeline(options: OperationOptions): OperationPipeline {
   const { db } = options;
-  const source = db.reads;
   const yoga = envelopOf(options);
   const mask = maskError(options.logger);
 
@@ -178,8 +180,9 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     } = yoga.getEnveloped({
       ...initContextCache(),
       db,
-      source,
+      source: db.readsFor(auth.clientId),
       auth,
+      writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
       localeChain: options.localeChain,
       clock: options.clock,
       ...options.live,

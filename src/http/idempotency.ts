@@ -8,7 +8,8 @@
  * Kept in the database (the `idempotency_keys` table), so it holds across replicas and restarts:
  * the key is claimed by inserting its row (the primary key decides between two requests sent at
  * once), and the write the request makes marks the row `committed` in its own transaction
- * (../data/write-hooks.ts). So a request whose process died is never run twice: if its write
+ * (../data/write-caller.ts: the surfaces hand each write `beforeCommit` from the request's
+ * context, below). So a request whose process died is never run twice: if its write
  * committed, a retry is told that its answer was lost; if not, a retry after LEASE_MS runs it.
  *
  * Applies to POSTs of authenticated clients: REST ADD, REL-ADD and the structure and item ADDs,
@@ -21,9 +22,16 @@ import type { Clock } from '../clock.ts';
 import type { PrismaDb } from '../db/client.ts';
 import { uniqueViolationFields } from '../db/errors.ts';
 import { Sql } from '../data/sql.ts';
-import { withWriteHooks } from '../data/write-hooks.ts';
+import type { WriteCaller } from '../data/write-caller.ts';
 import { readBody } from './body.ts';
 import { HttpError } from './errors.ts';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set for a request that holds an Idempotency-Key: runs in each of its writes' transactions. */
+    beforeCommit: WriteCaller['beforeCommit'];
+  }
+}
 
 /** How long an answer is kept, and a key bound to its request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -94,22 +102,19 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
     }
     let committed = false;
     const owner = { api_client_id: auth.clientId, key };
-    await withWriteHooks(
-      {
-        beforeCommit: async (tx) => {
-          if (committed) return;
-          await tx.execute(
-            new Sql(tx.provider)
-              .text(`UPDATE "idempotency_keys" SET "state" = 'committed' WHERE "api_client_id" = `)
-              .value(owner.api_client_id)
-              .text(' AND "key" = ')
-              .value(owner.key),
-          );
-          committed = true;
-        },
-      },
-      next,
-    );
+    // Every write the request makes records, in its transaction, that the key's write committed.
+    c.set('beforeCommit', async (tx) => {
+      if (committed) return;
+      await tx.execute(
+        new Sql(tx.provider)
+          .text(`UPDATE "idempotency_keys" SET "state" = 'committed' WHERE "api_client_id" = `)
+          .value(owner.api_client_id)
+          .text(' AND "key" = ')
+          .value(owner.key),
+      );
+      committed = true;
+    });
+    await next();
     await keys.settle(owner, claim.createdAt, committed, c);
   };
 }

@@ -48,11 +48,9 @@ function notFound(type: string, id: string | number): HttpError {
  * write expects.
  */
 class RestHandlers {
-  private readonly writer: BomWriter;
   private readonly tags: EntityTags;
 
   constructor(private readonly options: RestOptions) {
-    this.writer = new BomWriter(options.db);
     this.tags = new EntityTags(options.basePath);
   }
 
@@ -76,10 +74,19 @@ class RestHandlers {
     return { expectedVersion: this.tags.expectedVersions(c, route.type) };
   }
 
-  /** The state a handler works with: the request's loaders and document builder. */
+  /** The state a handler works with: the request's reads (routed for its client), loaders and document builder. */
   private request(c: Context) {
-    const loaders = new RequestLoaders(this.options.db.reads);
-    return { loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
+    const reads = this.options.db.readsFor(c.get('auth')?.clientId);
+    const loaders = new RequestLoaders(reads);
+    return { reads, loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
+  }
+
+  /** Writes for the request's client, with what the idempotency layer runs before each commit (src/http/idempotency.ts). */
+  private writer(c: Context): BomWriter {
+    return new BomWriter(this.options.db, {
+      apiClientId: c.get('auth')?.clientId,
+      beforeCommit: c.get('beforeCommit'),
+    });
   }
 
   private pathId(c: Context, type: string): number {
@@ -118,7 +125,7 @@ class RestHandlers {
 
   async list(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route);
-    const { loaders, docs } = this.request(c);
+    const { reads, loaders, docs } = this.request(c);
     const list = {
       conditions: query.conditions,
       orderBy: [],
@@ -129,7 +136,7 @@ class RestHandlers {
       rows,
       total,
       logPosition: cursor,
-    } = await listPage(this.options.db.reads, route.type, list, RequestLoaders.columns(route.type));
+    } = await listPage(reads, route.type, list, RequestLoaders.columns(route.type));
     loaders.prime(route.type, rows);
     const [data, included] = await Promise.all([
       docs.resources(route.type, rows),
@@ -152,8 +159,8 @@ class RestHandlers {
   async get(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
-    const { loaders, docs } = this.request(c);
-    const found = await rowWithLogPosition(this.options.db.reads, route.type, id, RequestLoaders.columns(route.type));
+    const { reads, loaders, docs } = this.request(c);
+    const found = await rowWithLogPosition(reads, route.type, id, RequestLoaders.columns(route.type));
     if (!found) throw notFound(route.type, id);
     const { row, logPosition: cursor } = found;
     loaders.prime(route.type, [row]);
@@ -169,7 +176,7 @@ class RestHandlers {
     const query = parseQuery(c, route);
     this.tags.refuseOnCollection(c);
     const document = await readDocument(c, this.options.maxBodyBytes);
-    const id = await this.writer.create(route.type, writeInput(document.data, route.type, 'data'));
+    const id = await this.writer(c).create(route.type, writeInput(document.data, route.type, 'data'));
     const { loaders, docs } = this.request(c);
     const row = await this.existing(loaders, route.type, id);
     // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
@@ -184,7 +191,7 @@ class RestHandlers {
     const query = parseQuery(c, route);
     const document = await readDocument(c, this.options.maxBodyBytes);
     // The resource as the write left it: the answer needs no read of it.
-    const row = await this.writer.update(
+    const row = await this.writer(c).update(
       route.type,
       id,
       writeInput(document.data, route.type, 'data', id),
@@ -213,7 +220,7 @@ class RestHandlers {
     parseQuery(c, route);
     const target = targetOf(route.type, route.relationship!);
     const document = await readDocument(c, this.options.maxBodyBytes);
-    await this.writer.setToOne(
+    await this.writer(c).setToOne(
       route.type,
       id,
       route.relationship!,
@@ -249,7 +256,7 @@ class RestHandlers {
     parseQuery(c, route);
     const target = targetOf(route.type, route.relationship!);
     const document = await readDocument(c, this.options.maxBodyBytes);
-    await this.writer.changeToMany(
+    await this.writer(c).changeToMany(
       route.type,
       id,
       route.relationship!,
@@ -266,10 +273,10 @@ class RestHandlers {
     const document = await readDocument(c, this.options.maxBodyBytes);
     if (rel.storage.kind === 'children') {
       // A structure's items: full item objects that replace the old ones, which are deleted.
-      await this.writer.replaceItems(id, itemInputs(document.data, 'data'), this.conditions(c, route));
+      await this.writer(c).replaceItems(id, itemInputs(document.data, 'data'), this.conditions(c, route));
       return json(c, await this.relationshipDocument(c, route, id, true));
     }
-    await this.writer.changeToMany(
+    await this.writer(c).changeToMany(
       route.type,
       id,
       route.relationship!,
@@ -286,10 +293,10 @@ class RestHandlers {
     const document = await readDocument(c, this.options.maxBodyBytes);
     const ids = identifiers(document, rel.target);
     if (rel.storage.kind === 'children') {
-      await this.writer.removeItems(id, ids, this.conditions(c, route));
+      await this.writer(c).removeItems(id, ids, this.conditions(c, route));
       return json(c, await this.relationshipDocument(c, route, id, true));
     }
-    await this.writer.changeToMany(route.type, id, route.relationship!, { remove: ids }, this.conditions(c, route));
+    await this.writer(c).changeToMany(route.type, id, route.relationship!, { remove: ids }, this.conditions(c, route));
     return json(c, await this.relationshipDocument(c, route, id));
   }
 
@@ -303,7 +310,7 @@ class RestHandlers {
     const { items: itemsMember, ...others } = relationships;
     const input = writeInput(data && { ...data, relationships: others }, 'product_structures', 'data');
     const items = itemsMember === undefined ? [] : itemInputs(itemsMember.data, 'data.relationships.items.data');
-    const structureId = await this.writer.createStructure(
+    const structureId = await this.writer(c).createStructure(
       productId,
       { attributes: input.attributes, items },
       this.conditions(c, route),
@@ -319,7 +326,7 @@ class RestHandlers {
     const structureId = this.pathId(c, route.type);
     parseQuery(c, route);
     const document = await readDocument(c, this.options.maxBodyBytes);
-    await this.writer.addItems(structureId, itemInputs(document.data, 'data'), this.conditions(c, route));
+    await this.writer(c).addItems(structureId, itemInputs(document.data, 'data'), this.conditions(c, route));
     return json(c, await this.relationshipDocument(c, { ...route, relationship: 'items' }, structureId, true), 201);
   }
 }

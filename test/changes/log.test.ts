@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BomWriter } from '../../src/data/bom-writes.ts';
-import { withWriteHooks } from '../../src/data/write-hooks.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
 import { providers } from '../support/databases.ts';
 import { expectShapeB, identifier, restSuite } from '../rest/support.ts';
@@ -237,15 +236,13 @@ describe.each(providers)('the change log on %s', (provider) => {
       let reached!: () => void;
       const appended = new Promise<void>((r) => (reached = r));
       // The first write has inserted its entry and stalls before committing.
-      const first = withWriteHooks(
-        {
-          beforeCommit: async () => {
-            reached();
-            await held;
-          },
+      const holding = new BomWriter(api.env.database.db, {
+        beforeCommit: async () => {
+          reached();
+          await held;
         },
-        () => writer.update('products', Number(a.id), { attributes: { nlc: 11 } }),
-      );
+      });
+      const first = holding.update('products', Number(a.id), { attributes: { nlc: 11 } });
       await appended;
       // The second goes ahead and commits first (SQLite has one writer: it waits for the first).
       const second = writer.update('products', Number(b.id), { attributes: { nlc: 12 } });

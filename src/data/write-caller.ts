@@ -1,0 +1,19 @@
+/**
+ * Who a write is made for, and what must happen inside its transaction, as the surface that took
+ * the request tells the Writer it makes for it (src/rest/api.ts, src/graphql/mutations.ts): the
+ * API client the change log names (./change-log.ts), and the idempotency layer's record that the
+ * request's write committed, so that a retry after a crash never runs it twice
+ * (src/http/idempotency.ts).
+ *
+ * Handed over as a value, not through AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use
+ * turns on promise hooks for every promise of the process, for good (measured: 7-8% of the CPU a
+ * GraphQL lookup by id costs).
+ */
+import type { WriteTx } from '../db/transactions.ts';
+
+export interface WriteCaller {
+  /** The API client (its row id) the change log names; undefined outside HTTP (the CLI, tests). */
+  apiClientId?: number;
+  /** Runs last in each write's transaction, before the commit; a failure rolls the write back. */
+  beforeCommit?(tx: WriteTx): Promise<void>;
+}
