@@ -29,7 +29,7 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     await database?.cleanup();
   });
 
-  it('prepare one statement per loader, whatever the batch size, and answer each batch in key order', async () => {
+  it('prepare one statement per loader for batches of more than one, whatever their size, and one for a batch of one; answer each batch in key order', async () => {
     const columns = [
       { name: 'id', type: 'integer' as const },
       { name: 'reference', type: 'string' as const },
@@ -51,10 +51,16 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     const prepared = await pool.query<{ name: string; statement: string }>(
       'SELECT name, statement FROM pg_prepared_statements',
     );
-    const lookups = prepared.rows.filter((r) => r.statement.includes('FROM "units"'));
-    expect(lookups).toHaveLength(1);
-    expect(lookups[0]!.name).toMatch(/^mdg_\d+_\d+$/);
-    expect(lookups[0]!.statement).toContain('= ANY($1)');
+    const lookups = prepared.rows
+      .filter((r) => r.statement.includes('FROM "units"'))
+      .sort((a, b) => a.statement.localeCompare(b.statement));
+    expect(lookups).toHaveLength(2);
+    for (const lookup of lookups) expect(lookup.name).toMatch(/^mdg_\d+_\d+$/);
+    // One id: `= $1`, which PostgreSQL plans once (with `= ANY($1)` it plans every execution).
+    expect(lookups.map((l) => l.statement.slice(l.statement.indexOf('WHERE')))).toEqual([
+      'WHERE t."id" = $1',
+      'WHERE t."id" = ANY($1)',
+    ]);
   });
 
   it('read on after another replica changes the type of a column they prepared a statement on', async () => {
