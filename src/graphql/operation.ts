@@ -21,7 +21,10 @@ import {
   getOperationAST,
   Kind,
   NoSchemaIntrospectionCustomRule,
+  TypeInfo,
   visit,
+  visitWithTypeInfo,
+  type ASTNode,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -30,7 +33,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
-import type { HandlerOptions } from 'graphql-http';
+import type { HandlerOptions, OperationArgs } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
@@ -81,33 +84,93 @@ const reportLimit = {
   ],
 };
 
+/** A limit an operation's estimated cost goes over. */
+interface CostBreach {
+  name: string;
+  actual: number;
+  max: number;
+  code: string;
+}
+
 /**
- * Pothos's estimate of an operation's cost (fields weighted by page sizes) against the limits,
- * as a request error; undefined when within them.
+ * Pothos's estimate of an operation's cost (fields weighted by page sizes) against the limits:
+ * the first one it goes over, if any.
  */
-function costError(
+function costBreach(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
-): GraphQLError | undefined {
+): CostBreach | undefined {
   // complexityFromQuery reads the first operation of a document: hand it the chosen one.
   const only: DocumentNode = {
     kind: Kind.DOCUMENT,
     definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)],
   };
   const { complexity, depth, breadth } = complexityFromQuery(only, { schema, variables });
-  const over = [
+  return [
     { name: 'complexity', actual: complexity, max: GRAPHQL_LIMITS.complexity, code: 'QUERY_COMPLEXITY' },
     { name: 'depth', actual: depth, max: GRAPHQL_LIMITS.depth, code: 'QUERY_DEPTH' },
     { name: 'breadth', actual: breadth, max: GRAPHQL_LIMITS.breadth, code: 'QUERY_BREADTH' },
   ].find((limit) => limit.actual > limit.max);
-  return (
-    over &&
-    new GraphQLError(`Query ${over.name} of ${over.actual} exceeds max ${over.name} of ${over.max}`, {
-      extensions: { code: over.code },
-    })
-  );
+}
+
+/**
+ * Whether an operation's estimated cost can change with its variables: a variable in the
+ * arguments of a field whose cost is computed from them (page sizes, BOM levels; the estimate
+ * reads nothing else, not even @skip and @include). When it cannot, it is made once per operation.
+ */
+function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) {
+  const hasVariable = (node: ASTNode) => {
+    let found = false;
+    visit(node, { Variable: () => void (found = true) });
+    return found;
+  };
+  const typeInfo = new TypeInfo(schema);
+  let depends = false;
+  const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
+  for (const definition of [operation, ...fragments]) {
+    visit(
+      definition,
+      visitWithTypeInfo(typeInfo, {
+        Field(node) {
+          const computed = typeof typeInfo.getFieldDef()?.extensions?.complexity === 'function';
+          if (computed && node.arguments?.some(hasVariable)) depends = true;
+        },
+      }),
+    );
+  }
+  return depends;
+}
+
+/** By operation: its cost's breach, when the cost does not depend on the variables (null: within the limits). */
+const fixedCosts = new WeakMap<OperationDefinitionNode, CostBreach | null>();
+/** Operations whose cost depends on their variables: estimated per request. */
+const variableCosts = new WeakSet<OperationDefinitionNode>();
+
+/** The estimated cost against the limits, as a request error; undefined when within them. */
+function costError(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): GraphQLError | undefined {
+  let breach: CostBreach | null | undefined = fixedCosts.get(operation);
+  if (breach === undefined) {
+    if (variableCosts.has(operation)) breach = costBreach(schema, document, operation, variables) ?? null;
+    else if (costDependsOnVariables(schema, document, operation)) {
+      variableCosts.add(operation);
+      breach = costBreach(schema, document, operation, variables) ?? null;
+    } else {
+      // Any variables that fit their types give the same estimate: these did (checked before).
+      breach = costBreach(schema, document, operation, variables) ?? null;
+      fixedCosts.set(operation, breach);
+    }
+  }
+  if (!breach) return undefined;
+  return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
+    extensions: { code: breach.code },
+  });
 }
 
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult | AsyncIterable<ExecutionResult>> | ExecutionResult;
@@ -158,47 +221,40 @@ function envelopOf(options: OperationOptions) {
   });
 }
 
+/** How many query texts that passed are remembered (./operation.ts `knownQueries`). */
+const KNOWN_QUERIES = 1000;
+
 /** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
 export function operationPipeline(options: OperationOptions): OperationPipeline {
   const { db } = options;
-  const yoga = envelopOf(options);
   const mask = maskError(options.logger);
+  // Taken once, not per request: none of these depends on the request (a request's context is
+  // made in `prepare` as the envelop's contextFactory would make it: our plugins add nothing).
+  // Per request they cost a tenth of a lookup by id's CPU (measured).
+  const enveloped = envelopOf(options).getEnveloped({});
+  const { schema: envelopedSchema } = enveloped;
 
-  /** The executor of each prepared operation's envelop, by its context. */
-  const executors = new WeakMap<object, { execute: Run; subscribe: Run }>();
+  /**
+   * Query texts that parsed and passed validation (with every limit), with their documents:
+   * a request that sends one again skips both. Clients send a few texts over and over, with
+   * other variables; once full, the oldest text makes room.
+   */
+  const knownQueries = new Map<string, DocumentNode>();
 
-  /** Parses, validates and checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
-  const prepare: OnSubscribe = async (req, params) => {
-    const { auth } = req.context;
-    const {
-      parse,
-      validate,
-      contextFactory,
-      execute,
-      subscribe,
-      schema: enveloped,
-    } = yoga.getEnveloped({
-      ...initContextCache(),
-      db,
-      source: db.readsFor(auth.clientId),
-      auth,
-      writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
-      localeChain: options.localeChain,
-      clock: options.clock,
-      ...options.live,
-    } as unknown as GraphQLContext & Record<string, unknown>);
+  /** The document of a query text, parsed and validated; or the errors that refuse it. */
+  const validDocument = (query: string): DocumentNode | GraphQLError[] => {
+    const known = knownQueries.get(query);
+    if (known) return known;
     let document: DocumentNode;
     try {
-      document = tracedSync('graphql.parse', {}, () => parse(params.query));
+      document = tracedSync('graphql.parse', {}, () => enveloped.parse(query));
     } catch (error) {
       if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
       throw error;
     }
-    const unstorable = unstorableInput(document, params.variables);
-    if (unstorable) return [unstorable];
     const errors = (() => {
       try {
-        return tracedSync('graphql.validate', {}, () => validate(enveloped, document));
+        return tracedSync('graphql.validate', {}, () => enveloped.validate(envelopedSchema, document));
       } catch (error) {
         // A validation rule may throw its finding instead of reporting it.
         if (error instanceof GraphQLError) return [error];
@@ -209,55 +265,63 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       return errors.map(
         (error: GraphQLError) => asBadInput(error, document) ?? withCode(error, 'GRAPHQL_VALIDATION_FAILED'),
       );
+    if (knownQueries.size >= KNOWN_QUERIES) knownQueries.delete(knownQueries.keys().next().value!);
+    knownQueries.set(query, document);
+    return document;
+  };
+
+  /** Parses, validates and checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
+  const prepare: OnSubscribe = async (req, params) => {
+    const { auth } = req.context;
+    const document = validDocument(params.query);
+    if (Array.isArray(document)) return document;
+    const unstorable = unstorableInput(document, params.variables);
+    if (unstorable) return [unstorable];
     const operation = getOperationAST(document, params.operationName);
     // Variables that do not fit their types are a request error (400), like a bad literal: the
     // executor would answer them with a 200 and no data.
     if (operation?.variableDefinitions?.length) {
-      const coerced = getVariableValues(enveloped, operation.variableDefinitions, params.variables ?? {});
+      const coerced = getVariableValues(envelopedSchema, operation.variableDefinitions, params.variables ?? {});
       if (coerced.errors) {
         return coerced.errors.map((e) => badInput(e.message, undefined, e.nodes));
       }
     }
-    // The estimated cost depends on the variables (page sizes), so it is checked per request,
-    // outside the validation cache, once they are known to fit their types.
-    const tooCostly = operation && costError(enveloped, document, operation, params.variables ?? {});
+    // The estimated cost may depend on the variables (page sizes), so it is checked once they
+    // are known to fit their types.
+    const tooCostly = operation && costError(envelopedSchema, document, operation, params.variables ?? {});
     if (tooCostly) return [tooCostly];
-    if (operation?.operation === 'mutation' && !auth.scopes.includes('write')) {
-      return [
-        JSON.stringify({ error: 'insufficient_scope', error_description: 'mutations need the write scope' }),
-        {
-          status: 403,
-          statusText: 'Forbidden',
-          headers: {
-            'content-type': JSON_CONTENT_TYPE,
-            'www-authenticate':
-              'Bearer realm="master-data", error="insufficient_scope", error_description="mutations need the write scope", scope="write"',
-          },
-        },
-      ];
-    }
-    const contextValue = (await contextFactory()) as GraphQLContext;
-    contextValue.plan = planFor(enveloped, document);
-    // A subscription's events follow writes as they commit: they read where those are (the
-    // primary), not from a read replica that may not have replayed them yet.
-    if (operation?.operation === 'subscription') contextValue.source = db.primary;
-    executors.set(contextValue, { execute: execute as Run, subscribe: subscribe as Run });
-    return {
-      schema: enveloped,
+    if (operation?.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
+    const contextValue: GraphQLContext = {
+      ...(initContextCache() as object),
+      db,
+      // A subscription's events follow writes as they commit: they read where those are (the
+      // primary), not from a read replica that may not have replayed them yet.
+      source: operation?.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId),
+      plan: planFor(envelopedSchema, document),
+      auth,
+      writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
+      localeChain: options.localeChain,
+      clock: options.clock,
+      ...options.live,
+    };
+    const args: ExecutionArgs = {
+      schema: envelopedSchema,
       document,
       operationName: params.operationName,
       variableValues: params.variables,
       contextValue,
     };
+    // graphql-http types the context by a parameter of its own (undefined here): ours is GraphQLContext.
+    return args as OperationArgs<undefined>;
   };
 
   return {
     prepare,
     execute: (args) =>
       traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () =>
-        executors.get(args.contextValue as object)!.execute(args),
+        enveloped.execute(args),
       ) as Promise<ExecutionResult>,
-    subscribe: (args) => executors.get(args.contextValue as object)!.subscribe(args),
+    subscribe: (args) => enveloped.subscribe(args) as ReturnType<Run>,
     // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
     // when the operation is one). Errors are masked as Yoga masks those of every other result.
     runEvent: async (args, rootValue) => {
@@ -269,6 +333,22 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
     },
   };
+}
+
+/** The refusal of a mutation whose token lacks the write scope: an HTTP answer of its own (403). */
+function insufficientScope(): [string, { status: 403; statusText: string; headers: Record<string, string> }] {
+  return [
+    JSON.stringify({ error: 'insufficient_scope', error_description: 'mutations need the write scope' }),
+    {
+      status: 403,
+      statusText: 'Forbidden',
+      headers: {
+        'content-type': JSON_CONTENT_TYPE,
+        'www-authenticate':
+          'Bearer realm="master-data", error="insufficient_scope", error_description="mutations need the write scope", scope="write"',
+      },
+    },
+  ];
 }
 
 /** An error with a code (one it carries already is kept). */

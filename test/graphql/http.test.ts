@@ -424,5 +424,18 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(small.status, small.text).toBe(200);
       expect(small.json.data.products.nodes).toHaveLength(2);
     });
+
+    it('estimates again per request what variables can change, and once what they cannot', async () => {
+      const deep =
+        'productStructure { items { product { productGroup { products(first: 100) { nodes { id reference } } } } } }';
+      // The same text, first small, then over the limit: page sizes as variables.
+      const paged = `query($n: Int) { products(first: $n) { nodes { ${deep.replace('first: 100', 'first: $n')} } } }`;
+      expect((await post({ query: paged, variables: { n: 1 } })).status).toBe(200);
+      expect((await post({ query: paged, variables: { n: 100 } })).status).toBe(400);
+      expect((await post({ query: paged, variables: { n: 1 } })).status).toBe(200);
+      // No variable in what the estimate reads: refused every time it is sent.
+      const fixed = `query($id: ID!) { product(id: $id) { id } products(first: 100) { nodes { ${deep} } } }`;
+      for (const id of ['1', '2']) expect((await post({ query: fixed, variables: { id } })).status).toBe(400);
+    });
   });
 });
