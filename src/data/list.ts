@@ -167,14 +167,29 @@ function pageStatement(
   // included, unless the page is cut first; and SQLite, which plans filtered lists through the
   // filter's index and then sorts by id, sorts narrow ids instead of whole rows (REST W4 on SQLite:
   // the statement 1.6 -> 1.1 ms).
-  const cutFirst = query.offset > 0;
-  sql.text(cutFirst ? ` FROM (SELECT t."id" FROM ${id(type)} t` : ` FROM ${id(type)} t`);
-  where(sql, type, query.conditions);
-  sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
-  // CROSS JOIN: SQLite keeps the page as the outer loop (with a plain JOIN it scanned the whole
-  // table and probed the page); PostgreSQL plans it as the join it is. A join keeps no order of
-  // its own, hence the ORDER BY again.
-  if (cutFirst) sql.text(`) page CROSS JOIN ${id(type)} t WHERE t."id" = page."id"${orderBy}`);
+  /** ` FROM <type> t WHERE ... ORDER BY ... LIMIT ... OFFSET ...`: the page. */
+  const page = () => {
+    sql.text(` FROM ${id(type)} t`);
+    where(sql, type, query.conditions);
+    sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
+  };
+  if (query.offset === 0) {
+    page();
+  } else if (db.provider === 'postgresql') {
+    // The page's ids as an array, read by the primary key: one index scan, whatever PostgreSQL
+    // guesses of LIMIT (a prepared statement is planned anew with its values each time, and as
+    // a join the plan was twice the work: REST W4's planning 0.36 -> 0.17 ms, its run 0.8 ->
+    // 0.5 ms). The ids keep no order, hence the ORDER BY again.
+    sql.text(` FROM ${id(type)} t WHERE t."id" = ANY(ARRAY(SELECT t."id"`);
+    page();
+    sql.text(`))${orderBy}`);
+  } else {
+    // CROSS JOIN: SQLite keeps the page as the outer loop (with a plain JOIN it scanned the whole
+    // table and probed the page). A join keeps no order of its own, hence the ORDER BY again.
+    sql.text(' FROM (SELECT t."id"');
+    page();
+    sql.text(`) page CROSS JOIN ${id(type)} t WHERE t."id" = page."id"${orderBy}`);
+  }
   return sql;
 }
 
