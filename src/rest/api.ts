@@ -15,6 +15,7 @@ import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
+import { DocumentBytes } from './document-bytes.ts';
 import { apiBase, Documents, type ResourceObject } from './documents.ts';
 import { parseQuery, type Query } from './query.ts';
 import { methodsByPath, REST_ROUTES, type RestRoute } from './routes.ts';
@@ -49,6 +50,8 @@ function notFound(type: string, id: string | number): HttpError {
  */
 class RestHandlers {
   private readonly tags: EntityTags;
+  /** GET answers' bytes, with the resource objects in them kept between requests (./document-bytes.ts). */
+  private readonly answers = new DocumentBytes();
 
   constructor(private readonly options: RestOptions) {
     this.tags = new EntityTags(options.basePath);
@@ -63,7 +66,7 @@ class RestHandlers {
 
   /** A GET answer tagged by its bytes; with the log's position added after the tag is taken (./changes.ts). */
   private read(c: Context, document: unknown, position?: { cursor: number; intoMeta: boolean }) {
-    const bytes = bytesOf(document);
+    const bytes = this.answers.of(document);
     return this.tagged(c, this.tags.body(bytes), () =>
       position ? withChangesCursor(bytes, position.cursor, position.intoMeta) : bytes,
     );
@@ -168,7 +171,7 @@ class RestHandlers {
       return this.read(c, await this.single(docs, route.type, row, query), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
     return this.tagged(c, this.tags.resource(route.type, row.version as number), async () =>
-      withChangesCursor(bytesOf(await this.single(docs, route.type, row, query)), cursor, false),
+      withChangesCursor(this.answers.of(await this.single(docs, route.type, row, query)), cursor, false),
     );
   }
 
