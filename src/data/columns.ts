@@ -107,16 +107,27 @@ export function allFields(type: string): Fields {
   return { attributes: Object.keys(def.attributes), relationships: Object.keys(def.relationships) };
 }
 
-/** `t."a", CAST(t."b" AS REAL) AS "b", ...` for a select list. */
+/** By columns array (made once per type, or per operation's plan): its select lists, by provider and alias. */
+const selectLists = new WeakMap<readonly Column[], Map<string, string>>();
+
+/** `t."a", CAST(t."b" AS REAL) AS "b", ...` for a select list (made once per columns array, provider and alias). */
 export function selectList(provider: Provider, columns: readonly Column[], alias: string): string {
-  return columns
-    .map((c) => {
-      const key = c.alias ?? c.name;
-      if (c.expression) return `${c.expression(provider, alias)} AS ${id(key)}`;
-      if (c.type === 'decimal') return decimalAsNumber(provider, `${alias}.${id(c.name)}`, key);
-      return c.alias ? `${alias}.${id(c.name)} AS ${id(key)}` : `${alias}.${id(c.name)}`;
-    })
-    .join(', ');
+  let byKey = selectLists.get(columns);
+  if (!byKey) selectLists.set(columns, (byKey = new Map()));
+  const key = `${provider} ${alias}`;
+  let list = byKey.get(key);
+  if (list === undefined) {
+    list = columns
+      .map((c) => {
+        const name = c.alias ?? c.name;
+        if (c.expression) return `${c.expression(provider, alias)} AS ${id(name)}`;
+        if (c.type === 'decimal') return decimalAsNumber(provider, `${alias}.${id(c.name)}`, name);
+        return c.alias ? `${alias}.${id(c.name)} AS ${id(name)}` : `${alias}.${id(c.name)}`;
+      })
+      .join(', ');
+    byKey.set(key, list);
+  }
+  return list;
 }
 
 /** The row key holding a relationship's ids (see relationshipIdColumns). */
