@@ -107,7 +107,11 @@ export function allFields(type: string): Fields {
   return { attributes: Object.keys(def.attributes), relationships: Object.keys(def.relationships) };
 }
 
-/** By columns array (made once per type, or per operation's plan): its select lists, by provider and alias. */
+/**
+ * By columns array (made once per type, or per operation's plan): its select lists, by provider
+ * and alias. An array made per call (a key column added to a plan's) gets an entry that goes
+ * with it.
+ */
 const selectLists = new WeakMap<readonly Column[], Map<string, string>>();
 
 /** `t."a", CAST(t."b" AS REAL) AS "b", ...` for a select list (made once per columns array, provider and alias). */

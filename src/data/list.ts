@@ -162,7 +162,7 @@ function pageStatement(
     where(sql, type, query.conditions);
     sql.text(`) AS ${id(TOTAL)}, ${LOG_POSITION_COLUMNS}`);
   }
-  // A page past the first is cut by ids alone, and only its rows are read (a deferred join).
+  // A page past the first is cut by ids alone, and only its rows are read.
   // PostgreSQL computes the select list for every row OFFSET skips, relationship subqueries
   // included, unless the page is cut first; and SQLite, which plans filtered lists through the
   // filter's index and then sorts by id, sorts narrow ids instead of whole rows (REST W4 on SQLite:

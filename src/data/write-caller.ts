@@ -5,9 +5,12 @@
  * request's write committed, so that a retry after a crash never runs it twice
  * (src/http/idempotency.ts).
  *
+ * Each surface makes its writers in one place, from the request (`RestHandlers.writer` in
+ * src/rest/api.ts, `writer` in src/graphql/mutations.ts): a new write path goes through it.
+ *
  * Handed over as a value, not through AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use
- * turns on promise hooks for every promise of the process, for good (measured: 7-8% of the CPU a
- * GraphQL lookup by id costs).
+ * turns on promise hooks for every promise of the process, for good (measured: 6-11% of the user
+ * CPU a GraphQL lookup by id costs).
  */
 import type { WriteTx } from '../db/transactions.ts';
 

@@ -157,7 +157,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
     const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
     if (c.req.header('accept')?.includes('text/event-stream')) {
       const streamed = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
-      return sse(streamed, { auth: c.get('auth'), beforeCommit: c.get('beforeCommit') });
+      return sse(streamed, c.get('auth'));
     }
     // A JSON array of operations would multiply every per-request limit by its length.
     if (text?.trimStart().startsWith('[')) {

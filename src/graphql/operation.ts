@@ -1,10 +1,10 @@
 /**
- * What happens to a GraphQL operation before it runs, in order: parse (Yoga's cache), text the
- * database cannot store, validation (with the limits of ./limits.ts and, when introspection is
- * off, no introspection and no field suggestions), variables against their types, the cost
- * estimate, and the write scope for mutations. Each refusal is a request error with a code; what
- * passes gets its context, its read plan (./plan.ts) and the executor Yoga's envelop chose
- * (graphql-jit).
+ * What happens to a GraphQL operation before it runs, in order: parse, text the database cannot
+ * store, validation (with the limits of ./limits.ts and, when introspection is off, no
+ * introspection and no field suggestions), variables against their types, the cost estimate, and
+ * the write scope for mutations; a query text that passed parsing and validation once skips both
+ * after (`knownQueries`). Each refusal is a request error with a code; what passes gets its
+ * context, its read plan (./plan.ts) and the executor Yoga's envelop chose (graphql-jit).
  */
 import type { IncomingMessage } from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
@@ -56,7 +56,10 @@ export interface RequestContext {
   startedAt: number;
   /** The Accept header, which picks the media type of the answer. */
   accept: string | null;
-  /** What the idempotency layer runs in each write's transaction (src/http/idempotency.ts); HTTP only. */
+  /**
+   * What the idempotency layer runs in each write's transaction (src/http/idempotency.ts): plain
+   * HTTP only, where mutations are taken (streams refuse them, ./streaming.ts).
+   */
   beforeCommit?: WriteCaller['beforeCommit'];
 }
 
@@ -193,10 +196,10 @@ function envelopOf(options: OperationOptions) {
   const plugins = [
     // Not for subscriptions: graphql-jit 0.8 hands a subscription field the operation's variables
     // as its arguments, and coerces them again for every event (found by the subscription tests).
-    useGraphQlJit(
-      {},
-      { enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' },
-    ),
+    // Not for documents of several operations: the plugin keeps one compiled query per document,
+    // for the operation named when it compiled, and would run that one whatever is named later
+    // (a read-only token ran a mutation that way: test/graphql/http.test.ts).
+    useGraphQlJit({}, { enableIf: (args) => jitServes(args.document, args.operationName) }),
     maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens }),
     maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, flattenFragments: true, ...reportLimit }),
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
@@ -219,7 +222,18 @@ function envelopOf(options: OperationOptions) {
   });
 }
 
-/** How much query text (UTF-16 code units) is remembered with its parsed document (`knownQueries` below). */
+/** Whether graphql-jit runs an operation: the only one of its document, and not a subscription. */
+function jitServes(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return operations.length === 1 && getOperationAST(document, operationName)?.operation !== 'subscription';
+}
+
+/**
+ * How many query texts are remembered with their parsed documents (`knownQueries` below), and
+ * how much text in all (UTF-16 code units): a document, its compiled query and its plan weigh
+ * more than its text, and a text may be padded up to the body limit.
+ */
+const KNOWN_QUERIES = 1000;
 const KNOWN_QUERY_CHARS = 4 * 1024 * 1024;
 
 /** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
@@ -236,8 +250,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   /**
    * Query texts that parsed and passed validation (with every limit), with their documents:
    * a request that sends one again skips both. Clients send a few texts over and over, with
-   * other variables. Bounded by the texts' length (a text may be padded up to the body limit);
-   * once full, the oldest texts make room.
+   * other variables. Bounded by number and length; once full, the oldest texts make room.
    */
   const knownQueries = new Map<string, DocumentNode>();
   let knownChars = 0;
@@ -253,6 +266,9 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
       throw error;
     }
+    // Text the database cannot store is named before validation, as for a document never seen.
+    const literal = literalProblem(document);
+    if (literal) return [badInput(literal)];
     const errors = (() => {
       try {
         return tracedSync('graphql.validate', {}, () => enveloped.validate(envelopedSchema, document));
@@ -270,7 +286,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       knownQueries.set(query, document);
       knownChars += query.length;
       for (const oldest of knownQueries.keys()) {
-        if (knownChars <= KNOWN_QUERY_CHARS) break;
+        if (knownChars <= KNOWN_QUERY_CHARS && knownQueries.size <= KNOWN_QUERIES) break;
         knownQueries.delete(oldest);
         knownChars -= oldest.length;
       }

@@ -9,20 +9,13 @@
 import { getOperationAST } from 'graphql';
 import { createYoga, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
-import type { WriteCaller } from '../data/write-caller.ts';
 import { changeEventResponse } from './change-events.ts';
 import type { OperationPipeline } from './operation.ts';
 import { schema } from './schema.ts';
 import { prepareStreamed, runStreamed, type StreamedParams } from './streaming.ts';
 import { changeStreamOf } from './subscriptions.ts';
 
-/** Who asks, and what the idempotency layer runs in each write's transaction (a mutation sent with a key). */
-export interface SseCaller {
-  auth: BearerAuth;
-  beforeCommit?: WriteCaller['beforeCommit'];
-}
-
-export type SseTransport = (request: Request, caller: SseCaller) => Promise<Response>;
+export type SseTransport = (request: Request, auth: BearerAuth) => Promise<Response>;
 
 /** A change subscription's answer, made by ./change-events.ts rather than Yoga's SSE processor. */
 class ChangeEvents {
@@ -30,11 +23,11 @@ class ChangeEvents {
 }
 
 export function sseTransport(operations: OperationPipeline, graphqlPath: string): SseTransport {
-  const runOurs: Plugin<SseCaller> = {
+  const runOurs: Plugin<{ auth: BearerAuth }> = {
     onParams({ setParamsHandler }) {
       setParamsHandler(async ({ params, context }) => {
-        const { auth, beforeCommit } = context as unknown as SseCaller;
-        const prepared = await prepareStreamed(operations, auth, params as StreamedParams, beforeCommit);
+        const { auth } = context as unknown as { auth: BearerAuth };
+        const prepared = await prepareStreamed(operations, auth, params as StreamedParams);
         if (!('document' in prepared)) return { errors: prepared };
         const operation = getOperationAST(prepared.document, prepared.operationName);
         const result = await runStreamed(operations, prepared);
@@ -47,7 +40,7 @@ export function sseTransport(operations: OperationPipeline, graphqlPath: string)
       if (result instanceof ChangeEvents) setResultProcessor(() => result.response, 'text/event-stream');
     },
   };
-  const yoga = createYoga<SseCaller>({
+  const yoga = createYoga<{ auth: BearerAuth }>({
     // Yoga wants a schema; the operations run through the pipeline above.
     schema,
     graphqlEndpoint: graphqlPath,
@@ -61,5 +54,5 @@ export function sseTransport(operations: OperationPipeline, graphqlPath: string)
     fetchAPI: { Request, Response, ReadableStream, TextEncoder, TextDecoder, Headers, URL, URLSearchParams, fetch },
     plugins: [runOurs],
   });
-  return async (request, caller) => yoga.fetch(request, caller);
+  return async (request, auth) => yoga.fetch(request, { auth });
 }

@@ -6,7 +6,6 @@
  */
 import { GraphQLError, getOperationAST, type ExecutionArgs } from 'graphql';
 import type { BearerAuth } from '../auth/tokens.ts';
-import type { WriteCaller } from '../data/write-caller.ts';
 import type { OperationPipeline } from './operation.ts';
 
 export interface StreamedParams {
@@ -21,14 +20,13 @@ export async function prepareStreamed(
   operations: OperationPipeline,
   auth: BearerAuth,
   params: StreamedParams,
-  beforeCommit?: WriteCaller['beforeCommit'],
 ): Promise<ExecutionArgs | readonly GraphQLError[]> {
   if (typeof params.query !== 'string')
     return [
       new GraphQLError('"query" must be a string: the GraphQL document', { extensions: { code: 'BAD_REQUEST' } }),
     ];
   const prepared = await operations.prepare(
-    { context: { auth, startedAt: performance.now(), accept: null, beforeCommit } } as never,
+    { context: { auth, startedAt: performance.now(), accept: null } } as never,
     {
       query: params.query,
       operationName: params.operationName ?? undefined,

@@ -10,9 +10,10 @@
  * unit that half the page points at) is copied from its bytes instead of serialized: on a page
  * of 50 products (56 KB), JSON.stringify and UTF-8 encoding were a fifth of the server's CPU.
  *
- * Bounded by bytes (RESOURCE_BYTES_KEPT); when full, the entries kept longest go first. The
- * output is byte for byte what `JSON.stringify` makes of the document, so entity tags taken
- * from the bytes do not change.
+ * Bounded by bytes, keys included (RESOURCE_BYTES_KEPT); when full, the entries kept longest go
+ * first. After the data was replaced under a running server at the same versions (`seed
+ * --replace`, a restore from a backup), restart it (README). The output is byte for byte what
+ * `JSON.stringify` makes of the document, so entity tags taken from the bytes do not change.
  */
 import type { ResourceObject } from './documents.ts';
 
@@ -28,6 +29,11 @@ function isResourceObject(value: unknown): value is ResourceObject {
   return (
     typeof v === 'object' && v !== null && typeof v.links?.self === 'string' && typeof v.meta?.version === 'number'
   );
+}
+
+/** What an entry holds: its bytes and its key (two bytes a character). */
+function keptWeight(key: string, bytes: Buffer): number {
+  return bytes.length + 2 * key.length;
 }
 
 export class DocumentBytes {
@@ -75,14 +81,19 @@ export class DocumentBytes {
     const key = `${resource.meta.version} ${resource.links.self}`;
     let bytes = this.kept.get(key);
     if (bytes) return bytes;
-    bytes = Buffer.from(JSON.stringify(resource));
-    if (bytes.length <= this.maxBytes) {
+    const json = JSON.stringify(resource);
+    // Memory of its own: a small Buffer.from is a slice of a shared 8 KiB pool, which a kept
+    // slice would hold whole.
+    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+    bytes.write(json);
+    const weight = keptWeight(key, bytes);
+    if (weight <= this.maxBytes) {
       this.kept.set(key, bytes);
-      this.keptBytes += bytes.length;
+      this.keptBytes += weight;
       for (const [oldest, old] of this.kept) {
         if (this.keptBytes <= this.maxBytes) break;
         this.kept.delete(oldest);
-        this.keptBytes -= old.length;
+        this.keptBytes -= keptWeight(oldest, old);
       }
     }
     return bytes;

@@ -219,6 +219,20 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(mutation.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
       expect(mutation.json).toMatchObject({ error: 'insufficient_scope' });
     });
+
+    it('runs the operation named in a document of several, whichever of them ran before', async () => {
+      const text = `query Read { unit(id: 1) { reference } }
+        mutation Write { updateUnit(id: 1, input: { description: { en: "Kilogram" } }) { reference } }`;
+      const written = await post({ query: text, operationName: 'Write' });
+      expect(written.status, written.text).toBe(200);
+      expect(written.json.data).toHaveProperty('updateUnit');
+      // The same text, the query named, with a token that may only read: the query runs, not the mutation.
+      const read = await post({ query: text, operationName: 'Read' }, {}, readToken);
+      expect(read.status, read.text).toBe(200);
+      expect(read.json.data).toEqual({ unit: { reference: expect.any(String) } });
+      const refused = await post({ query: text, operationName: 'Write' }, {}, readToken);
+      expect(refused.status, refused.text).toBe(403);
+    });
   });
 
   describe('status codes and media types', () => {
