@@ -36,6 +36,7 @@ import { getVariableValues } from 'graphql/execution/values.js';
 import type { HandlerOptions, OperationArgs } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import type { Clock } from '../clock.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import type { Database } from '../db/client.ts';
@@ -146,10 +147,12 @@ function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode, o
   return depends;
 }
 
-/** By operation: its cost's breach, when the cost does not depend on the variables (null: within the limits). */
-const fixedCosts = new WeakMap<OperationDefinitionNode, CostBreach | null>();
-/** Operations whose cost depends on their variables: estimated per request. */
-const variableCosts = new WeakSet<OperationDefinitionNode>();
+/**
+ * By operation: its cost's breach when no variable can change it (null: within the limits), or
+ * `perRequest` when one can.
+ */
+const costs = new WeakMap<OperationDefinitionNode, CostBreach | null | typeof perRequest>();
+const perRequest = Symbol('estimated per request');
 
 /** The estimated cost against the limits, as a request error; undefined when within them. */
 function costError(
@@ -158,16 +161,16 @@ function costError(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): GraphQLError | undefined {
-  let breach: CostBreach | null | undefined = fixedCosts.get(operation);
-  if (breach === undefined) {
-    breach = costBreach(schema, document, operation, variables) ?? null;
-    // Kept when no variable can change it: any variables that fit their types (these did,
-    // checked before) give the same estimate.
-    if (!variableCosts.has(operation)) {
-      if (costDependsOnVariables(schema, document, operation)) variableCosts.add(operation);
-      else fixedCosts.set(operation, breach);
-    }
+  let known = costs.get(operation);
+  if (known === undefined) {
+    // Any variables that fit their types (these did, checked before) give the same estimate
+    // when none can change it.
+    known = costDependsOnVariables(schema, document, operation)
+      ? perRequest
+      : (costBreach(schema, document, operation, variables) ?? null);
+    costs.set(operation, known);
   }
+  const breach = known === perRequest ? costBreach(schema, document, operation, variables) : known;
   if (!breach) return undefined;
   return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
     extensions: { code: breach.code },
@@ -252,8 +255,11 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
    * a request that sends one again skips both. Clients send a few texts over and over, with
    * other variables. Bounded by number and length; once full, the oldest texts make room.
    */
-  const knownQueries = new Map<string, DocumentNode>();
-  let knownChars = 0;
+  const knownQueries = new BoundedCache<string, DocumentNode>(
+    (query) => query.length,
+    KNOWN_QUERY_CHARS,
+    KNOWN_QUERIES,
+  );
 
   /** The document of a query text, parsed and validated; or the errors that refuse it. */
   const validDocument = (query: string): DocumentNode | GraphQLError[] => {
@@ -282,15 +288,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       return errors.map(
         (error: GraphQLError) => asBadInput(error, document) ?? withCode(error, 'GRAPHQL_VALIDATION_FAILED'),
       );
-    if (query.length <= KNOWN_QUERY_CHARS) {
-      knownQueries.set(query, document);
-      knownChars += query.length;
-      for (const oldest of knownQueries.keys()) {
-        if (knownChars <= KNOWN_QUERY_CHARS && knownQueries.size <= KNOWN_QUERIES) break;
-        knownQueries.delete(oldest);
-        knownChars -= oldest.length;
-      }
-    }
+    knownQueries.set(query, document);
     return document;
   };
 

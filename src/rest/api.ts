@@ -77,11 +77,10 @@ class RestHandlers {
     return { expectedVersion: this.tags.expectedVersions(c, route.type) };
   }
 
-  /** The state a handler works with: the request's reads (routed for its client), loaders and document builder. */
+  /** The state a handler works with: the request's loaders (over its reads, routed for its client) and document builder. */
   private request(c: Context) {
-    const reads = this.options.db.readsFor(c.get('auth')?.clientId);
-    const loaders = new RequestLoaders(reads);
-    return { reads, loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
+    const loaders = new RequestLoaders(this.options.db.readsFor(c.get('auth')?.clientId));
+    return { loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
   }
 
   /** Writes for the request's client, with what the idempotency layer runs before each commit (src/http/idempotency.ts). */
@@ -128,7 +127,7 @@ class RestHandlers {
 
   async list(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route);
-    const { reads, loaders, docs } = this.request(c);
+    const { loaders, docs } = this.request(c);
     const list = {
       conditions: query.conditions,
       orderBy: [],
@@ -139,7 +138,7 @@ class RestHandlers {
       rows,
       total,
       logPosition: cursor,
-    } = await listPage(reads, route.type, list, RequestLoaders.columns(route.type));
+    } = await listPage(loaders.source, route.type, list, RequestLoaders.columns(route.type));
     loaders.prime(route.type, rows);
     const [data, included] = await Promise.all([
       docs.resources(route.type, rows),
@@ -162,8 +161,8 @@ class RestHandlers {
   async get(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
-    const { reads, loaders, docs } = this.request(c);
-    const found = await rowWithLogPosition(reads, route.type, id, RequestLoaders.columns(route.type));
+    const { loaders, docs } = this.request(c);
+    const found = await rowWithLogPosition(loaders.source, route.type, id, RequestLoaders.columns(route.type));
     if (!found) throw notFound(route.type, id);
     const { row, logPosition: cursor } = found;
     loaders.prime(route.type, [row]);

@@ -15,6 +15,7 @@
  * --replace`, a restore from a backup), restart it (README). The output is byte for byte what
  * `JSON.stringify` makes of the document, so entity tags taken from the bytes do not change.
  */
+import { BoundedCache } from '../bounded-cache.ts';
 import type { ResourceObject } from './documents.ts';
 
 /** At most this many bytes of resource objects are kept (per process). */
@@ -37,10 +38,16 @@ function keptWeight(key: string, bytes: Buffer): number {
 }
 
 export class DocumentBytes {
-  private readonly kept = new Map<string, Buffer<ArrayBuffer>>();
-  private keptBytes = 0;
+  private readonly kept: BoundedCache<string, Buffer<ArrayBuffer>>;
 
-  constructor(private readonly maxBytes = RESOURCE_BYTES_KEPT) {}
+  constructor(maxBytes = RESOURCE_BYTES_KEPT) {
+    this.kept = new BoundedCache<string, Buffer<ArrayBuffer>>(keptWeight, maxBytes);
+  }
+
+  /** What is kept, in bytes (keys included). */
+  get keptBytes(): number {
+    return this.kept.keptWeight;
+  }
 
   /** `JSON.stringify(document)` as UTF-8, its resource objects (in `data` and `included`) copied when kept. */
   of(document: unknown): Buffer<ArrayBuffer> {
@@ -86,16 +93,7 @@ export class DocumentBytes {
     // slice would hold whole.
     bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
     bytes.write(json);
-    const weight = keptWeight(key, bytes);
-    if (weight <= this.maxBytes) {
-      this.kept.set(key, bytes);
-      this.keptBytes += weight;
-      for (const [oldest, old] of this.kept) {
-        if (this.keptBytes <= this.maxBytes) break;
-        this.kept.delete(oldest);
-        this.keptBytes -= keptWeight(oldest, old);
-      }
-    }
+    this.kept.set(key, bytes);
     return bytes;
   }
 }
