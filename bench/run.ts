@@ -413,6 +413,7 @@ async function countingWrites<T>(b: Bound, sql: SqlReader, action: () => Promise
 
 function summarise(rounds: RunResult[]): Measurement['summary'] {
   const rss = rounds.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
+  const cpu = rounds.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== undefined);
   return {
     rps: median(rounds.map((r) => r.rps)),
     mean: median(rounds.map((r) => r.mean)),
@@ -421,6 +422,7 @@ function summarise(rounds: RunResult[]): Measurement['summary'] {
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     statementsPerRequestUnderLoad: median(rounds.map((r) => r.statementsPerRequest)),
     peakRssMb: rss.length ? Math.max(...rss) : undefined,
+    cpuUsPerRequest: cpu.length ? median(cpu) : undefined,
   };
 }
 
@@ -548,7 +550,7 @@ async function runDataset(
           b.measurement.rounds.push(result);
           log(
             `  round ${round} ${b.target.name.padEnd(12)} ${result.rps.toFixed(1).padStart(8)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  ` +
-              `errors ${result.errors}  stmts/req ${result.statementsPerRequest.toFixed(2)}  peak ${result.peakRssMb?.toFixed(0) ?? '-'} MB`,
+              `errors ${result.errors}  stmts/req ${result.statementsPerRequest.toFixed(2)}  peak ${result.peakRssMb?.toFixed(0) ?? '-'} MB  cpu ${result.cpuUsPerRequest?.toFixed(0) ?? '-'} µs/req (kernel ${result.systemCpuUsPerRequest?.toFixed(0) ?? '-'})`,
           );
         }
       }

@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import type { HttpRequest } from './targets.ts';
-import { statementCount, watchMemory, type RunningServer } from './servers.ts';
+import { cpuTimes, statementCount, watchMemory, type RunningServer } from './servers.ts';
 
 /** The same request every time (reads), or a function making each one (writes: each changes something). */
 export type Requests = HttpRequest | (() => HttpRequest);
@@ -37,11 +37,20 @@ export interface RunResult {
   statementsPerRequest: number;
   /** MB; undefined where /proc cannot be read. */
   peakRssMb: number | undefined;
+  /**
+   * The server's CPU time (user + system) per request sent, µs: steadier than req/s on a shared
+   * machine, since it does not count the time the server waited for a core; undefined where
+   * /proc cannot be read.
+   */
+  cpuUsPerRequest: number | undefined;
+  /** Of cpuUsPerRequest, the part spent in the kernel (system calls). */
+  systemCpuUsPerRequest: number | undefined;
 }
 
 export async function timedRun({ server, request, connections, duration, bodyOk }: LoadOptions): Promise<RunResult> {
   const statementsBefore = await statementCount(server);
   const memory = watchMemory(server.pid);
+  const cpuBefore = cpuTimes(server.pid);
   const result = await autocannon({
     connections,
     duration,
@@ -67,6 +76,7 @@ export async function timedRun({ server, request, connections, duration, bodyOk 
     settled = now === statementsAfter;
     statementsAfter = now;
   }
+  const cpuAfter = cpuTimes(server.pid);
   const requests = result.requests.total;
   const sent = result.requests.sent;
   return {
@@ -82,6 +92,21 @@ export async function timedRun({ server, request, connections, duration, bodyOk 
     mismatches: result.mismatches,
     statementsPerRequest: sent > 0 ? (statementsAfter - statementsBefore) / sent : 0,
     peakRssMb,
+    ...cpuPerRequest(cpuBefore, cpuAfter, sent),
+  };
+}
+
+/** The server's CPU time over a run per request sent, µs, in all and in the kernel. */
+function cpuPerRequest(
+  before: ReturnType<typeof cpuTimes>,
+  after: ReturnType<typeof cpuTimes>,
+  sent: number,
+): Pick<RunResult, 'cpuUsPerRequest' | 'systemCpuUsPerRequest'> {
+  if (!before || !after || sent === 0) return { cpuUsPerRequest: undefined, systemCpuUsPerRequest: undefined };
+  const system = after.system - before.system;
+  return {
+    cpuUsPerRequest: ((after.user - before.user + system) * 1e6) / sent,
+    systemCpuUsPerRequest: (system * 1e6) / sent,
   };
 }
 

@@ -33,6 +33,8 @@ export interface Measurement {
     errors: number;
     statementsPerRequestUnderLoad: number;
     peakRssMb: number | undefined;
+    /** The server's CPU time per request, µs (median over the rounds). */
+    cpuUsPerRequest: number | undefined;
   };
   /** Our median req/s over the peer's on the same dataset and case (> 1: we are faster). */
   ratioToPeer?: number;
@@ -89,6 +91,7 @@ export function formatTable(measurements: Measurement[]): string {
     'errors',
     'stmts/req',
     'peak RSS MB',
+    'CPU µs/req',
     'KB/resp',
     'vs peer',
   ];
@@ -108,6 +111,7 @@ export function formatTable(measurements: Measurement[]): string {
       fmt(s?.errors),
       fmt(stmts, stmts !== undefined && Number.isInteger(stmts) ? 0 : 2),
       fmt(s?.peakRssMb),
+      fmt(s?.cpuUsPerRequest),
       fmt(m.responseBytes === undefined ? undefined : m.responseBytes / 1024, 1),
       m.ratioToPeer === undefined ? '' : `${m.ratioToPeer.toFixed(2)}x`,
     ];

@@ -341,19 +341,26 @@ export function rssMb(pid: number): number | undefined {
 let clockTicks: number | undefined;
 
 /**
- * CPU time a process has used so far (user + system, all its threads), seconds, from
- * /proc/<pid>/stat; undefined where it cannot be read.
+ * CPU time a process has used so far (all its threads), seconds, from /proc/<pid>/stat: in user
+ * mode and in the kernel (system calls: on loopback, a socket write includes the receiver's
+ * side of TCP); undefined where it cannot be read.
  */
-export function cpuSeconds(pid: number): number | undefined {
+export function cpuTimes(pid: number): { user: number; system: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+    return { user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks };
   } catch {
     return undefined;
   }
+}
+
+/** CPU time a process has used so far (user + system), seconds; undefined where it cannot be read. */
+export function cpuSeconds(pid: number): number | undefined {
+  const times = cpuTimes(pid);
+  return times && times.user + times.system;
 }
 
 /**

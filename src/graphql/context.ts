@@ -1,4 +1,5 @@
 /** What every resolver gets: where to read and write, what the operation selects, who asks. */
+import type { contextCacheSymbol } from '@pothos/core';
 import type { BearerAuth, TokenWatch } from '../auth/tokens.ts';
 import type { ChangeFeed } from '../data/change-feed.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
@@ -10,6 +11,8 @@ import type { ColumnPlan } from './plan.ts';
 import type { SubscriptionLimits } from './subscription-limits.ts';
 
 export interface GraphQLContext {
+  /** Pothos's per-request cache (its DataLoaders): a fresh object per request and per event. */
+  [contextCacheSymbol]: object;
   db: Database;
   /** Reads outside transactions. */
   source: DataSource;

@@ -4,16 +4,16 @@
  * introspection and no field suggestions), variables against their types, the cost estimate, and
  * the write scope for mutations; a query text that passed parsing and validation once skips both
  * after (`knownQueries`). Each refusal is a request error with a code; what passes gets its
- * context, its read plan (./plan.ts) and the executor Yoga's envelop chose (graphql-jit).
+ * context and its read plan (./plan.ts), and runs compiled by graphql-jit (or by graphql-js where
+ * graphql-jit cannot serve it), its errors masked (./errors.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { initContextCache } from '@pothos/core';
+import { contextCacheSymbol } from '@pothos/core';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
   execute,
@@ -33,6 +33,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { HandlerOptions, OperationArgs } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
@@ -193,16 +194,10 @@ export interface OperationPipeline {
   runEvent: (args: ExecutionArgs, rootValue: unknown) => Promise<ExecutionResult> | ExecutionResult;
 }
 
-/** Yoga's envelop (parse and validation caches, graphql-jit, limits, error masking), for the pipeline. */
+/** Yoga's envelop (parse and validation caches, limits), for the pipeline. */
 function envelopOf(options: OperationOptions) {
   // envelop plugins are typed for the context they need; these need none of ours.
   const plugins = [
-    // Not for subscriptions: graphql-jit 0.8 hands a subscription field the operation's variables
-    // as its arguments, and coerces them again for every event (found by the subscription tests).
-    // Not for documents of several operations: the plugin keeps one compiled query per document,
-    // for the operation named when it compiled, and would run that one whatever is named later
-    // (a read-only token ran a mutation that way: test/graphql/http.test.ts).
-    useGraphQlJit({}, { enableIf: (args) => jitServes(args.document, args.operationName) }),
     maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens }),
     maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, flattenFragments: true, ...reportLimit }),
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
@@ -225,10 +220,29 @@ function envelopOf(options: OperationOptions) {
   });
 }
 
-/** Whether graphql-jit runs an operation: the only one of its document, and not a subscription. */
-function jitServes(document: DocumentNode, operationName: string | null | undefined): boolean {
-  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  return operations.length === 1 && getOperationAST(document, operationName)?.operation !== 'subscription';
+/**
+ * By document: its operation compiled by graphql-jit, or null where graphql-js runs it. Not for
+ * documents of several operations: a compiled query runs the operation it was compiled for,
+ * whatever a later request names (a read-only token ran a mutation that way through the envelop
+ * plugin that kept one per document: test/graphql/http.test.ts). Not for subscriptions:
+ * graphql-jit 0.8 hands a subscription field the operation's variables as its arguments, and
+ * coerces them again for every event (found by the subscription tests).
+ */
+const compiledQueries = new WeakMap<DocumentNode, CompiledQuery | null>();
+
+/** The compiled query that runs the operation `args` name; undefined where graphql-js runs it. */
+function compiledQueryOf(args: ExecutionArgs): CompiledQuery | undefined {
+  const operations = args.document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const only = operations.length === 1 ? operations[0]! : undefined;
+  if (!only || only.operation === 'subscription') return undefined;
+  if (args.operationName && args.operationName !== only.name?.value) return undefined;
+  let compiled = compiledQueries.get(args.document);
+  if (compiled === undefined) {
+    const result = compileQuery(args.schema, args.document, undefined);
+    compiled = isCompiledQuery(result) ? result : null;
+    compiledQueries.set(args.document, compiled);
+  }
+  return compiled ?? undefined;
 }
 
 /**
@@ -239,9 +253,14 @@ function jitServes(document: DocumentNode, operationName: string | null | undefi
 const KNOWN_QUERIES = 1000;
 const KNOWN_QUERY_CHARS = 4 * 1024 * 1024;
 
+/** A result whose errors are masked (./errors.ts), as Yoga masks those of its own results. */
+function masked(result: ExecutionResult, mask: (error: unknown) => Error): ExecutionResult {
+  return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
+}
+
 /** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
 export function operationPipeline(options: OperationOptions): OperationPipeline {
-  const { db } = options;
+  const { db, live } = options;
   const mask = maskError(options.logger);
   // Taken once, not per request: none of these depends on the request (a request's context is
   // made in `prepare` as the envelop's contextFactory would make it: our plugins add nothing).
@@ -313,8 +332,9 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     const tooCostly = operation && costError(envelopedSchema, document, operation, params.variables ?? {});
     if (tooCostly) return [tooCostly];
     if (operation?.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
+    // A literal of one shape (no spreads): made for every request.
     const contextValue: GraphQLContext = {
-      ...(initContextCache() as object),
+      [contextCacheSymbol]: {},
       db,
       // A subscription's events follow writes as they commit: they read where those are (the
       // primary), not from a read replica that may not have replayed them yet.
@@ -324,7 +344,9 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
       localeChain: options.localeChain,
       clock: options.clock,
-      ...options.live,
+      changeFeed: live.changeFeed,
+      subscriptions: live.subscriptions,
+      watchToken: live.watchToken,
     };
     const args: ExecutionArgs = {
       schema: envelopedSchema,
@@ -339,21 +361,28 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
 
   return {
     prepare,
+    // graphql-jit's compiled query, run directly: through the envelop's execute, a lookup by id
+    // spent a tenth of its GraphQL work in the envelop's hooks and promise helpers.
     execute: (args) =>
-      traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () =>
-        enveloped.execute(args),
-      ) as Promise<ExecutionResult>,
+      traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () => {
+        const compiled = compiledQueryOf(args);
+        return masked(
+          await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
+          mask,
+        );
+      }),
     subscribe: (args) => enveloped.subscribe(args) as ReturnType<Run>,
     // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
-    // when the operation is one). Errors are masked as Yoga masks those of every other result.
-    runEvent: async (args, rootValue) => {
-      const result = await execute({
-        ...args,
-        rootValue,
-        contextValue: { ...(args.contextValue as object), ...initContextCache() },
-      });
-      return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
-    },
+    // when the operation is one). Each event gets a fresh per-request cache.
+    runEvent: async (args, rootValue) =>
+      masked(
+        await execute({
+          ...args,
+          rootValue,
+          contextValue: { ...(args.contextValue as object), [contextCacheSymbol]: {} },
+        }),
+        mask,
+      ),
   };
 }
 
