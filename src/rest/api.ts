@@ -15,7 +15,7 @@ import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
-import { DocumentBytes } from './document-bytes.ts';
+import { DocumentBytes, documentJson, type ResourceJson } from './document-bytes.ts';
 import { apiBase, Documents, type ResourceObject } from './documents.ts';
 import { parseQuery, type Query } from './query.ts';
 import { methodsByPath, REST_ROUTES, type RestRoute } from './routes.ts';
@@ -64,12 +64,20 @@ class RestHandlers {
     return c.body(await body(), 200, { ...JSON_TYPE, ...headers });
   }
 
-  /** A GET answer tagged by its bytes; with the log's position added after the tag is taken (./changes.ts). */
-  private read(c: Context, document: unknown, position?: { cursor: number; intoMeta: boolean }) {
-    const bytes = this.answers.of(document);
-    return this.tagged(c, this.tags.body(bytes), () =>
-      position ? withChangesCursor(bytes, position.cursor, position.intoMeta) : bytes,
+  /**
+   * A GET answer tagged by what its bytes are a function of (./document-bytes.ts); with the log's
+   * position added after the tag is taken (./changes.ts).
+   */
+  private read(c: Context, document: Record<string, unknown>, position?: { cursor: number; intoMeta: boolean }) {
+    const { parts, fingerprint } = documentJson(document);
+    return this.tagged(c, this.tags.ofFingerprint(fingerprint), () =>
+      position ? withChangesCursor(parts, position.cursor, position.intoMeta) : Buffer.concat(parts),
     );
+  }
+
+  /** A GET answer's resource objects, as JSON kept between requests (./document-bytes.ts). */
+  private asJson(docs: Documents) {
+    return (type: string, rows: readonly Row[]): ResourceJson[] => docs.resourcesJson(type, rows, this.answers);
   }
 
   /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
@@ -103,17 +111,35 @@ class RestHandlers {
     return row;
   }
 
-  /** `{data, included?}` for one resource: `included` present when something was asked for. */
-  private async single(docs: Documents, type: string, row: Row, query: Query) {
+  /**
+   * `{data, included?}` for one resource: `included` present when something was asked for. Its
+   * resource objects as what `make` makes of rows (GET answers: JSON kept between requests).
+   */
+  private async single<R = ResourceObject>(
+    docs: Documents,
+    type: string,
+    row: Row,
+    query: Query,
+    make: (type: string, rows: readonly Row[]) => R[] = (t, r) => docs.resources(t, r) as R[],
+  ) {
     const [[data], included] = await Promise.all([
-      docs.resources(type, [row]),
-      query.include.length > 0 ? docs.included(type, [row], query.include) : undefined,
+      make(type, [row]),
+      query.include.length > 0 ? docs.included(type, [row], query.include, make) : undefined,
     ]);
     return included ? { data, included } : { data };
   }
 
-  /** A relationship document `{links, data}` as it now stands (fresh loaders: after a write). */
-  private async relationshipDocument(c: Context, route: RestRoute, id: number, withIncluded = false) {
+  /**
+   * A relationship document `{links, data}` as it now stands (fresh loaders: after a write), with
+   * the resources it points at `included` when asked: as resource objects, or as JSON kept
+   * between requests (GET answers).
+   */
+  private async relationshipDocument(
+    c: Context,
+    route: RestRoute,
+    id: number,
+    withIncluded: false | 'objects' | 'json' = false,
+  ) {
     const { loaders, docs } = this.request(c);
     const row = await this.existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
@@ -121,7 +147,9 @@ class RestHandlers {
       links: docs.relationshipLinks(route.type, id, route.relationship!),
       data,
     };
-    if (withIncluded) document.included = await docs.included(route.type, [row], [route.relationship!]);
+    if (withIncluded === 'objects') document.included = await docs.included(route.type, [row], [route.relationship!]);
+    if (withIncluded === 'json')
+      document.included = await docs.included(route.type, [row], [route.relationship!], this.asJson(docs));
     return document;
   }
 
@@ -140,9 +168,10 @@ class RestHandlers {
       logPosition: cursor,
     } = await listPage(loaders.source, route.type, list, RequestLoaders.columns(route.type));
     loaders.prime(route.type, rows);
+    const asJson = this.asJson(docs);
     const [data, included] = await Promise.all([
-      docs.resources(route.type, rows),
-      docs.included(route.type, rows, query.include),
+      asJson(route.type, rows),
+      docs.included(route.type, rows, query.include, asJson),
     ]);
     const pages = Math.ceil(total / query.perPage);
     // `meta` last: changes_cursor is spliced into it after the tag is taken (./changes.ts).
@@ -166,11 +195,11 @@ class RestHandlers {
     if (!found) throw notFound(route.type, id);
     const { row, logPosition: cursor } = found;
     loaders.prime(route.type, [row]);
-    if (query.include.length > 0)
-      return this.read(c, await this.single(docs, route.type, row, query), { cursor, intoMeta: false });
+    const document = () => this.single(docs, route.type, row, query, this.asJson(docs));
+    if (query.include.length > 0) return this.read(c, await document(), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
     return this.tagged(c, this.tags.resource(route.type, row.version as number), async () =>
-      withChangesCursor(this.answers.of(await this.single(docs, route.type, row, query)), cursor, false),
+      withChangesCursor(documentJson(await document()).parts, cursor, false),
     );
   }
 
@@ -214,7 +243,7 @@ class RestHandlers {
   async 'rel-get'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route);
-    return this.read(c, await this.relationshipDocument(c, route, id, query.include.length > 0));
+    return this.read(c, await this.relationshipDocument(c, route, id, query.include.length > 0 && 'json'));
   }
 
   async 'rel-set'(c: Context, route: RestRoute): Promise<Response> {
@@ -241,13 +270,14 @@ class RestHandlers {
     const target = targetOf(route.type, route.relationship!);
     const ids = Array.isArray(data) ? data.map((d) => d.id) : data ? [data.id] : [];
     const rows = (await loadAll(loaders.byId(target), ids)).filter((r): r is Row => r !== null);
+    const asJson = this.asJson(docs);
     const [resources, included] = await Promise.all([
-      docs.resources(target, rows),
-      query.include.length > 0 ? docs.included(target, rows, query.include) : undefined,
+      asJson(target, rows),
+      query.include.length > 0 ? docs.included(target, rows, query.include, asJson) : undefined,
     ]);
     const document: Record<string, unknown> = {
       links: { self: `${docs.base}/${route.type}/${id}/${route.relationship}` },
-      data: Array.isArray(data) ? resources : ((resources[0] as ResourceObject | undefined) ?? null),
+      data: Array.isArray(data) ? resources : (resources[0] ?? null),
     };
     if (included) document.included = included;
     return this.read(c, document);
@@ -276,7 +306,7 @@ class RestHandlers {
     if (rel.storage.kind === 'children') {
       // A structure's items: full item objects that replace the old ones, which are deleted.
       await this.writer(c).replaceItems(id, itemInputs(document.data, 'data'), this.conditions(c, route));
-      return json(c, await this.relationshipDocument(c, route, id, true));
+      return json(c, await this.relationshipDocument(c, route, id, 'objects'));
     }
     await this.writer(c).changeToMany(
       route.type,
@@ -296,7 +326,7 @@ class RestHandlers {
     const ids = identifiers(document, rel.target);
     if (rel.storage.kind === 'children') {
       await this.writer(c).removeItems(id, ids, this.conditions(c, route));
-      return json(c, await this.relationshipDocument(c, route, id, true));
+      return json(c, await this.relationshipDocument(c, route, id, 'objects'));
     }
     await this.writer(c).changeToMany(route.type, id, route.relationship!, { remove: ids }, this.conditions(c, route));
     return json(c, await this.relationshipDocument(c, route, id));
@@ -329,7 +359,11 @@ class RestHandlers {
     parseQuery(c, route);
     const document = await readDocument(c, this.options.maxBodyBytes);
     await this.writer(c).addItems(structureId, itemInputs(document.data, 'data'), this.conditions(c, route));
-    return json(c, await this.relationshipDocument(c, { ...route, relationship: 'items' }, structureId, true), 201);
+    return json(
+      c,
+      await this.relationshipDocument(c, { ...route, relationship: 'items' }, structureId, 'objects'),
+      201,
+    );
   }
 }
 

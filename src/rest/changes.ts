@@ -92,18 +92,20 @@ export function changeObject(entry: ChangeEntry) {
 }
 
 /**
- * A document's bytes with `changes_cursor` added: into `meta`, the document's last member
- * (LIST pages), or as a new `meta` (GET). Spliced into the bytes the entity tag was computed
- * from, rather than serialising the document twice.
+ * A document's bytes, given in parts (./document-bytes.ts), with `changes_cursor` added: into
+ * `meta`, the document's last member (LIST pages), or as a new `meta` (GET). Spliced into the
+ * document's last part (its closing text) as the parts are joined, after the entity tag was taken.
  */
-export function withChangesCursor(bytes: Buffer, cursor: number, intoMeta: boolean): Buffer<ArrayBuffer> {
+export function withChangesCursor(parts: readonly Buffer[], cursor: number, intoMeta: boolean): Buffer<ArrayBuffer> {
   const member = `"changes_cursor":"${formatCursor(cursor)}"`;
   const cut = intoMeta ? 2 : 1;
   const insert = intoMeta ? `,${member}` : `,"meta":{${member}}`;
+  const last = parts[parts.length - 1]!;
   return Buffer.concat([
-    bytes.subarray(0, bytes.length - cut),
+    ...parts.slice(0, -1),
+    last.subarray(0, last.length - cut),
     Buffer.from(insert),
-    bytes.subarray(bytes.length - cut),
+    last.subarray(last.length - cut),
   ]);
 }
 

@@ -8,12 +8,14 @@
  * known without reading the document, and a write turns If-Match into the versions it accepts,
  * which the data layer checks under the row's lock (src/data/writes.ts). Every other answer (a
  * LIST page, a relationship, related resources, anything with `included`) is tagged by a digest
- * of its bytes: it changes exactly when the body does.
+ * of what its bytes are a function of (its text and the versions of its resource objects,
+ * ./document-bytes.ts): it changes exactly when the body does.
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { HttpError } from '../http/errors.ts';
 import { definition } from '../data/columns.ts';
+import { resources } from '../resources/registry.ts';
 
 /**
  * The document format, for what the registry does not show (links, meta). Raise it whenever
@@ -53,6 +55,7 @@ function parseTags(header: string, name: string): '*' | EntityTag[] {
 
 export class EntityTags {
   private readonly shapes = new Map<string, string>();
+  private allShapes: string | undefined;
 
   /** `basePath`: the links in documents carry it, so a new one is a new shape. */
   constructor(private readonly basePath: string) {}
@@ -82,6 +85,22 @@ export class EntityTags {
   /** The tag of any other answer: a digest of its bytes. */
   body(bytes: Uint8Array): string {
     return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  }
+
+  /**
+   * The tag of a GET answer made of resource objects kept by version: a digest of what its bytes
+   * are a function of (./document-bytes.ts `fingerprint`) and of the documents' format, instead
+   * of its bytes (a page of 50 products: 56 KB to digest, against about 2 KB).
+   */
+  ofFingerprint(fingerprint: string): string {
+    const digest = createHash('sha256').update(this.format()).update(fingerprint).digest('base64url');
+    return `"${digest.slice(0, 27)}"`;
+  }
+
+  /** Every type's shape: a document of kept resource objects changes with the format of any of them. */
+  private format(): string {
+    this.allShapes ??= resources.map((r) => this.shape(r.type)).join(' ');
+    return this.allShapes;
   }
 
   /** Whether If-None-Match names `tag` (weak comparison, as RFC 9110 §13.1.2 asks): answer 304. */

@@ -1,5 +1,5 @@
 /**
- * REST documents as the bytes of their JSON, with the resource objects in them kept as bytes
+ * REST GET answers as the bytes of their JSON, with the resource objects in them kept as bytes
  * between requests.
  *
  * A resource object is a function of its type, id and version and of the API's base URL (its
@@ -7,16 +7,20 @@
  * version, in the write's transaction (src/data/writes.ts; test/changes/every-write.test.ts
  * checks it for every write operation), and the single resource's entity tag already rests on
  * that. So a resource object shown again at the same version (a page read again, an included
- * unit that half the page points at) is copied from its bytes instead of serialized: on a page
- * of 50 products (56 KB), JSON.stringify and UTF-8 encoding were a fifth of the server's CPU.
+ * unit that half the page points at) is neither built from its row nor serialized: its bytes
+ * are copied. On a page of 50 products (56 KB), building and serializing the objects were a
+ * fifth of the server's CPU.
+ *
+ * For the same reason a document's bytes are a function of its text outside resource objects and
+ * of the keys (version and self link) of the resource objects in it: its `fingerprint`, from
+ * which its entity tag is taken (./conditional.ts) without reading the bytes.
  *
  * Bounded by bytes, keys included (RESOURCE_BYTES_KEPT); when full, the entries kept longest go
  * first. After the data was replaced under a running server at the same versions (`seed
- * --replace`, a restore from a backup), restart it (README). The output is byte for byte what
- * `JSON.stringify` makes of the document, so entity tags taken from the bytes do not change.
+ * --replace`, a restore from a backup), restart it (README). The bytes are byte for byte what
+ * `JSON.stringify` makes of the document.
  */
 import { BoundedCache } from '../bounded-cache.ts';
-import type { ResourceObject } from './documents.ts';
 
 /** At most this many bytes of resource objects are kept (per process). */
 export const RESOURCE_BYTES_KEPT = 8 * 1024 * 1024;
@@ -25,11 +29,28 @@ const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 const COMMA = Buffer.from(',');
 
-function isResourceObject(value: unknown): value is ResourceObject {
-  const v = value as Partial<ResourceObject> | null;
-  return (
-    typeof v === 'object' && v !== null && typeof v.links?.self === 'string' && typeof v.meta?.version === 'number'
-  );
+/** A resource object as its JSON bytes, and the key they are a function of. */
+export class ResourceJson {
+  constructor(
+    /** Its version and self link. */
+    readonly key: string,
+    readonly bytes: Buffer<ArrayBuffer>,
+  ) {}
+
+  /** Serialized plainly (outside documentJson), it is the resource object it holds. */
+  toJSON(): unknown {
+    return JSON.parse(this.bytes.toString('utf8'));
+  }
+}
+
+/** A GET answer's JSON: its bytes in order, and what they are a function of. */
+export interface DocumentJson {
+  parts: Buffer<ArrayBuffer>[];
+  /**
+   * The text outside resource objects, with each resource object's key in its place: two
+   * documents with the same fingerprint have the same bytes.
+   */
+  fingerprint: string;
 }
 
 /** What an entry holds: its bytes and its key (two bytes a character). */
@@ -49,51 +70,66 @@ export class DocumentBytes {
     return this.kept.keptWeight;
   }
 
-  /** `JSON.stringify(document)` as UTF-8, its resource objects (in `data` and `included`) copied when kept. */
-  of(document: unknown): Buffer<ArrayBuffer> {
-    if (typeof document !== 'object' || document === null || Array.isArray(document))
-      return Buffer.from(JSON.stringify(document));
-    const parts: Buffer<ArrayBuffer>[] = [];
-    let text = '{';
-    for (const [key, value] of Object.entries(document)) {
-      if (value === undefined) continue;
-      text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
-      const resources = (key === 'data' || key === 'included') && this.resourcesOf(value);
-      if (!resources) {
-        text += JSON.stringify(value);
-        continue;
-      }
-      parts.push(Buffer.from(text));
-      text = '';
-      parts.push(...resources);
-    }
-    parts.push(Buffer.from(`${text}}`));
-    return Buffer.concat(parts);
-  }
-
-  /** The bytes of a resource object or of an array of them; undefined for anything else. */
-  private resourcesOf(value: unknown): Buffer<ArrayBuffer>[] | undefined {
-    if (isResourceObject(value)) return [this.resource(value)];
-    if (!Array.isArray(value) || !value.every(isResourceObject)) return undefined;
-    const parts = [OPEN];
-    value.forEach((resource, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(this.resource(resource));
-    });
-    parts.push(CLOSE);
-    return parts;
-  }
-
-  private resource(resource: ResourceObject): Buffer<ArrayBuffer> {
-    const key = `${resource.meta.version} ${resource.links.self}`;
+  /** The resource object at `version` whose link is `self`: copied when kept, else made by `make`, serialized and kept. */
+  resource(version: number, self: string, make: () => object): ResourceJson {
+    const key = `${version} ${self}`;
     let bytes = this.kept.get(key);
-    if (bytes) return bytes;
-    const json = JSON.stringify(resource);
-    // Memory of its own: a small Buffer.from is a slice of a shared 8 KiB pool, which a kept
-    // slice would hold whole.
-    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-    bytes.write(json);
-    this.kept.set(key, bytes);
-    return bytes;
+    if (!bytes) {
+      const json = JSON.stringify(make());
+      // Memory of its own: a small Buffer.from is a slice of a shared 8 KiB pool, which a kept
+      // slice would hold whole.
+      bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+      bytes.write(json);
+      this.kept.set(key, bytes);
+    }
+    return new ResourceJson(key, bytes);
   }
+}
+
+/**
+ * `JSON.stringify(document)` in parts, where `data` and `included` may hold resource objects as
+ * JSON (one, or an array of them); every other value is serialized as it is.
+ */
+export function documentJson(document: Record<string, unknown>): DocumentJson {
+  const parts: Buffer<ArrayBuffer>[] = [];
+  let fingerprint = '';
+  let text = '{';
+  for (const [key, value] of Object.entries(document)) {
+    if (value === undefined) continue;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
+    const resources = (key === 'data' || key === 'included') && resourcesOf(value);
+    if (!resources) {
+      text += JSON.stringify(value);
+      continue;
+    }
+    parts.push(Buffer.from(text));
+    fingerprint += text;
+    text = '';
+    for (const resource of resources) {
+      if (resource instanceof ResourceJson) {
+        parts.push(resource.bytes);
+        // No NUL in JSON text or in a key (a number and a URL): the fingerprint reads one way.
+        fingerprint += `\0${resource.key}\0`;
+      } else {
+        parts.push(resource);
+        fingerprint += resource === COMMA ? ',' : resource === OPEN ? '[' : ']';
+      }
+    }
+  }
+  text += '}';
+  parts.push(Buffer.from(text));
+  return { parts, fingerprint: fingerprint + text };
+}
+
+/** A member that holds resource objects as JSON: the parts of its bytes; undefined for anything else. */
+function resourcesOf(value: unknown): (ResourceJson | Buffer<ArrayBuffer>)[] | undefined {
+  if (value instanceof ResourceJson) return [value];
+  if (!Array.isArray(value) || !value.every((v) => v instanceof ResourceJson)) return undefined;
+  const parts: (ResourceJson | Buffer<ArrayBuffer>)[] = [OPEN];
+  value.forEach((resource, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(resource);
+  });
+  parts.push(CLOSE);
+  return parts;
 }

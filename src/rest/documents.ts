@@ -13,6 +13,7 @@ import { attributesOf, type RelationshipValue } from '../data/forms.ts';
 
 import type { Row } from '../data/load.ts';
 import { loadAll, type RequestLoaders } from '../data/request.ts';
+import type { DocumentBytes, ResourceJson } from './document-bytes.ts';
 
 export interface ResourceObject {
   type: string;
@@ -84,8 +85,26 @@ export class Documents {
     });
   }
 
-  /** The resources the given relationships of `rows` point at: each once, never one of the primary data. */
-  async included(type: string, rows: readonly Row[], relationships: readonly string[]): Promise<ResourceObject[]> {
+  /**
+   * The same resource objects as JSON: those `kept` holds at their version are copied from it,
+   * the others built and kept (./document-bytes.ts).
+   */
+  resourcesJson(type: string, rows: readonly Row[], kept: DocumentBytes): ResourceJson[] {
+    return rows.map((row) =>
+      kept.resource(row.version as number, this.resourceLink(type, row.id), () => this.resources(type, [row])[0]!),
+    );
+  }
+
+  /**
+   * The resources the given relationships of `rows` point at: each once, never one of the primary
+   * data; as resource objects, or as what `make` makes of each type's rows.
+   */
+  async included<R = ResourceObject>(
+    type: string,
+    rows: readonly Row[],
+    relationships: readonly string[],
+    make: (type: string, rows: readonly Row[]) => R[] = (target, found) => this.resources(target, found) as R[],
+  ): Promise<R[]> {
     const resource = definition(type);
     const primary = new Set(rows.map((r) => `${type}:${r.id}`));
     const byType = new Map<string, Set<number>>();
@@ -106,7 +125,7 @@ export class Documents {
           this.loaders.byId(target),
           [...ids].sort((a, b) => a - b),
         );
-        return this.resources(
+        return make(
           target,
           found.filter((r): r is Row => r !== null),
         );
