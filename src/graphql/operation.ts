@@ -24,7 +24,6 @@ import {
   TypeInfo,
   visit,
   visitWithTypeInfo,
-  type ASTNode,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -121,39 +120,43 @@ function costBreach(
 }
 
 /**
- * Whether an operation's estimated cost can change with its variables: a variable in the
- * arguments of a field whose cost is computed from them (page sizes, BOM levels; the estimate
- * reads nothing else, not even @skip and @include). When it cannot, it is made once per operation.
+ * The variables an operation's estimated cost can change with: those in the arguments of a field
+ * whose cost is computed from them (page sizes, BOM levels; the estimate reads nothing else, not
+ * even @skip and @include).
  */
-function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) {
-  const hasVariable = (node: ASTNode) => {
-    let found = false;
-    visit(node, { Variable: () => void (found = true) });
-    return found;
-  };
+function costVariables(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const names = new Set<string>();
   const typeInfo = new TypeInfo(schema);
-  let depends = false;
   const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
   for (const definition of [operation, ...fragments]) {
     visit(
       definition,
       visitWithTypeInfo(typeInfo, {
         Field(node) {
-          const computed = typeof typeInfo.getFieldDef()?.extensions?.complexity === 'function';
-          if (computed && node.arguments?.some(hasVariable)) depends = true;
+          if (typeof typeInfo.getFieldDef()?.extensions?.complexity !== 'function') return;
+          for (const argument of node.arguments ?? [])
+            visit(argument, { Variable: (v) => void names.add(v.name.value) });
         },
       }),
     );
   }
-  return depends;
+  return [...names];
 }
 
 /**
- * By operation: its cost's breach when no variable can change it (null: within the limits), or
- * `perRequest` when one can.
+ * An operation's estimated costs (their breach, null when within the limits), by the values of
+ * the variables they can change with: one estimate when there are none. Clients send the same
+ * page sizes over and over (W3's operation estimated on every request was 1% of its CPU).
  */
-const costs = new WeakMap<OperationDefinitionNode, CostBreach | null | typeof perRequest>();
-const perRequest = Symbol('estimated per request');
+interface OperationCost {
+  variables: string[];
+  breaches: Map<string, CostBreach | null>;
+}
+const costs = new WeakMap<OperationDefinitionNode, OperationCost>();
+/** Estimates kept per operation (a client sending ever new page sizes starts it again)... */
+const COST_ESTIMATES_KEPT = 64;
+/** ...for values this long at most (JSON): longer ones are estimated on every request. */
+const COST_KEY_CHARS = 256;
 
 /** The estimated cost against the limits, as a request error; undefined when within them. */
 function costError(
@@ -162,16 +165,20 @@ function costError(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): GraphQLError | undefined {
-  let known = costs.get(operation);
-  if (known === undefined) {
-    // Any variables that fit their types (these did, checked before) give the same estimate
-    // when none can change it.
-    known = costDependsOnVariables(schema, document, operation)
-      ? perRequest
-      : (costBreach(schema, document, operation, variables) ?? null);
-    costs.set(operation, known);
+  let cost = costs.get(operation);
+  if (!cost)
+    costs.set(operation, (cost = { variables: costVariables(schema, document, operation), breaches: new Map() }));
+  // Variables that fit their types (these did, checked before) and give these the same values
+  // give the same estimate. A variable left out (its default) is not one given as null.
+  const key = cost.variables.map((name) => (name in variables ? JSON.stringify(variables[name]) : '')).join('\n');
+  let breach = cost.breaches.get(key);
+  if (breach === undefined) {
+    breach = costBreach(schema, document, operation, variables) ?? null;
+    if (key.length <= COST_KEY_CHARS) {
+      if (cost.breaches.size >= COST_ESTIMATES_KEPT) cost.breaches.clear();
+      cost.breaches.set(key, breach);
+    }
   }
-  const breach = known === perRequest ? costBreach(schema, document, operation, variables) : known;
   if (!breach) return undefined;
   return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
     extensions: { code: breach.code },

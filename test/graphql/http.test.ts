@@ -447,6 +447,13 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect((await post({ query: paged, variables: { n: 1 } })).status).toBe(200);
       expect((await post({ query: paged, variables: { n: 100 } })).status).toBe(400);
       expect((await post({ query: paged, variables: { n: 1 } })).status).toBe(200);
+      // Estimates are kept by the values of those variables: a variable left out takes its
+      // default, which is not the value of one given.
+      const defaulted = paged.replace('$n: Int', '$n: Int = 100');
+      expect((await post({ query: defaulted, variables: { n: 1 } })).status).toBe(200);
+      expect((await post({ query: defaulted })).status).toBe(400);
+      expect((await post({ query: defaulted, variables: {} })).status).toBe(400);
+      expect((await post({ query: defaulted, variables: { n: 1 } })).status).toBe(200);
       // No variable in what the estimate reads: refused every time it is sent.
       const fixed = `query($id: ID!) { product(id: $id) { id } products(first: 100) { nodes { ${deep} } } }`;
       for (const id of ['1', '2']) expect((await post({ query: fixed, variables: { id } })).status).toBe(400);
