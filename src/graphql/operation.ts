@@ -260,6 +260,21 @@ function compiledQueryOf(args: ExecutionArgs): CompiledQuery | undefined {
 const KNOWN_QUERIES = 1000;
 const KNOWN_QUERY_CHARS = 4 * 1024 * 1024;
 
+/**
+ * Runs a query or mutation that passed: graphql-jit's compiled query called directly (through the
+ * envelop's execute, a lookup by id spent a tenth of its GraphQL work in the envelop's hooks and
+ * promise helpers), or graphql-js where graphql-jit cannot serve it; its errors masked.
+ */
+function runOperation(args: ExecutionArgs, mask: (error: unknown) => Error): Promise<ExecutionResult> {
+  return traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () => {
+    const compiled = compiledQueryOf(args);
+    return masked(
+      await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
+      mask,
+    );
+  });
+}
+
 /** A result whose errors are masked (./errors.ts), as Yoga masks those of its own results. */
 function masked(result: ExecutionResult, mask: (error: unknown) => Error): ExecutionResult {
   return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
@@ -368,16 +383,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
 
   return {
     prepare,
-    // graphql-jit's compiled query, run directly: through the envelop's execute, a lookup by id
-    // spent a tenth of its GraphQL work in the envelop's hooks and promise helpers.
-    execute: (args) =>
-      traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () => {
-        const compiled = compiledQueryOf(args);
-        return masked(
-          await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
-          mask,
-        );
-      }),
+    execute: (args) => runOperation(args, mask),
     subscribe: (args) => enveloped.subscribe(args) as ReturnType<Run>,
     // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
     // when the operation is one). Each event gets a fresh per-request cache.
