@@ -3,10 +3,10 @@
  * /graphql/schema.graphql.
  *
  * The HTTP semantics (status codes, `application/graphql-response+json`, no mutations over GET)
- * come from graphql-http, the reference implementation of the GraphQL over HTTP spec; parsing,
- * validation and execution from Yoga's envelop (parse and validation caches, graphql-jit,
- * limits, error masking), with our checks before an operation runs (./operation.ts). The body is
- * read straight from the Node request (../http/body.ts).
+ * come from graphql-http, the reference implementation of the GraphQL over HTTP spec; parsing and
+ * validation from Yoga's envelop (its caches and limits), our checks before an operation runs and
+ * its execution by graphql-jit, errors masked (./operation.ts). The body is read straight from
+ * the Node request (../http/body.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError, getOperationAST } from 'graphql';

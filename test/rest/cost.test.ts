@@ -15,11 +15,22 @@ describe.each(providers)('REST statement counts on %s', (provider) => {
   });
   afterAll(async () => env?.database.cleanup());
 
+  /**
+   * The statements a read sends: the fewest over three tries. The token is trusted from memory
+   * for a few seconds only (half a second on PostgreSQL while the revocation channel is not heard
+   * yet), so on a busy machine a try may also re-check it: one statement more, never fewer.
+   */
   const cost = async (path: string) => {
-    const before = env.database.db.statementCount;
-    const res = await env.t.request(path, bearer(env.token));
-    expect(res.status).toBe(200);
-    return { statements: env.database.db.statementCount - before, body: await res.json() };
+    let fewest: { statements: number; body: Record<string, any> } | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = env.database.db.statementCount;
+      const res = await env.t.request(path, bearer(env.token));
+      expect(res.status).toBe(200);
+      const statements = env.database.db.statementCount - before;
+      const body = await res.json();
+      if (!fewest || statements < fewest.statements) fewest = { statements, body };
+    }
+    return fewest!;
   };
 
   it('a LIST of products with every include costs the same for per_page=5 and per_page=50', async () => {
