@@ -25,8 +25,7 @@ import { BoundedCache } from '../bounded-cache.ts';
 /** At most this many bytes of resource objects are kept (per process). */
 export const RESOURCE_BYTES_KEPT = 8 * 1024 * 1024;
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
+/** The text between two resource objects of a list, shared rather than made for each. */
 const COMMA = Buffer.from(',');
 
 /** A resource object as its JSON bytes, and the key they are a function of. */
@@ -94,42 +93,29 @@ export function documentJson(document: Record<string, unknown>): DocumentJson {
   const parts: Buffer<ArrayBuffer>[] = [];
   let fingerprint = '';
   let text = '{';
+  /** The text so far, then the resource object's bytes (its key in the fingerprint). */
+  const emit = (resource: ResourceJson) => {
+    parts.push(text === ',' ? COMMA : Buffer.from(text));
+    // No NUL in JSON text or in a key (a number and a URL): the fingerprint reads one way.
+    fingerprint += `${text}\0${resource.key}\0`;
+    parts.push(resource.bytes);
+    text = '';
+  };
   for (const [key, value] of Object.entries(document)) {
     if (value === undefined) continue;
     text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
-    const resources = (key === 'data' || key === 'included') && resourcesOf(value);
-    if (!resources) {
-      text += JSON.stringify(value);
-      continue;
-    }
-    parts.push(Buffer.from(text));
-    fingerprint += text;
-    text = '';
-    for (const resource of resources) {
-      if (resource instanceof ResourceJson) {
-        parts.push(resource.bytes);
-        // No NUL in JSON text or in a key (a number and a URL): the fingerprint reads one way.
-        fingerprint += `\0${resource.key}\0`;
-      } else {
-        parts.push(resource);
-        fingerprint += resource === COMMA ? ',' : resource === OPEN ? '[' : ']';
-      }
-    }
+    const holdsResources = key === 'data' || key === 'included';
+    if (holdsResources && value instanceof ResourceJson) emit(value);
+    else if (holdsResources && Array.isArray(value) && value.every((v) => v instanceof ResourceJson)) {
+      text += '[';
+      value.forEach((resource, i) => {
+        if (i > 0) text += ',';
+        emit(resource);
+      });
+      text += ']';
+    } else text += JSON.stringify(value);
   }
   text += '}';
   parts.push(Buffer.from(text));
   return { parts, fingerprint: fingerprint + text };
-}
-
-/** A member that holds resource objects as JSON: the parts of its bytes; undefined for anything else. */
-function resourcesOf(value: unknown): (ResourceJson | Buffer<ArrayBuffer>)[] | undefined {
-  if (value instanceof ResourceJson) return [value];
-  if (!Array.isArray(value) || !value.every((v) => v instanceof ResourceJson)) return undefined;
-  const parts: (ResourceJson | Buffer<ArrayBuffer>)[] = [OPEN];
-  value.forEach((resource, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(resource);
-  });
-  parts.push(CLOSE);
-  return parts;
 }
