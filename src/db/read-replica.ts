@@ -63,7 +63,7 @@ export interface ReplicaLinks {
 }
 
 export interface ReplicaState {
-  /** The replica answers and is within the allowed lag. */
+  /** The replica answers, is within the allowed lag and has replayed the floor: reads of a client with no write pending go there. */
   usable: boolean;
   /** Milliseconds since the oldest write this process heard of that the replica has not replayed. */
   lagMs: number;
@@ -127,7 +127,11 @@ export class ReadReplica {
   }
 
   get state(): ReplicaState {
-    return { usable: this.usable(), lagMs: this.lagMs(), statements: this.statementCount };
+    return {
+      usable: this.usable() && this.replayed >= this.floor,
+      lagMs: this.lagMs(),
+      statements: this.statementCount,
+    };
   }
 
   /**

@@ -67,7 +67,7 @@ export function createMetrics(db: Database): Metrics {
     });
     new Gauge({
       name: 'db_replica_usable',
-      help: '1 while the read replica answers and lags no more than DATABASE_REPLICA_MAX_LAG_MS, else 0 (reads go to the primary)',
+      help: '1 while reads of a client without a pending write go to the read replica: it answers, lags no more than DATABASE_REPLICA_MAX_LAG_MS and has replayed what this process must wait for since it (re)connected; else 0 (reads go to the primary)',
       registers: [registry],
       collect() {
         this.set(replica.state.usable ? 1 : 0);

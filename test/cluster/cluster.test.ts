@@ -206,17 +206,24 @@ describe('three replicas behind HAProxy, through PgBouncer', () => {
           )
         ).rows[0].scans,
       );
+    /** A metric of each of the three services, by its /metrics. */
+    const metricOfEach = (name: string) =>
+      Promise.all(
+        [0, 1, 2].map(async (i) => {
+          const text = await (await fetch(`${replicaUrl(i)}/metrics`)).text();
+          return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+        }),
+      );
     /** The services' own count of statements sent to the replica, over the three. */
-    const servedByReplica = async () => {
-      let sum = 0;
-      for (const i of [0, 1, 2]) {
-        const text = await (await fetch(`${replicaUrl(i)}/metrics`)).text();
-        sum += Number(/^db_replica_statements_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
-      }
-      return sum;
-    };
+    const servedByReplica = async () => (await metricOfEach('db_replica_statements_total')).reduce((a, b) => a + b);
     try {
-      // Once the replica has replayed the brand, the reader's reads go there.
+      // A service restarted by the test before waits for the replica to replay what was written
+      // before it connected (a second late, on purpose): until then its reads go to the primary.
+      await until(
+        async () => (await metricOfEach('db_replica_usable')).every((usable) => usable === 1),
+        'every service reads from the replica',
+      );
+      // Then a found brand is one the replica has replayed.
       await until(async () => (await referenceOf(reading)) !== undefined, 'the replica has the brand');
       const [scansBefore, servedBefore] = [await replicaScans(), await servedByReplica()];
       for (let i = 0; i < 30; i++) await referenceOf(reading);
