@@ -62,6 +62,8 @@ export interface RequestContext {
    * HTTP only, where mutations are taken (streams refuse them, ./streaming.ts).
    */
   beforeCommit?: WriteCaller['beforeCommit'];
+  /** A large answer's JSON as bytes, set when it is serialized (graphql-http passes on string bodies only). */
+  answerBytes?: Buffer<ArrayBuffer>;
 }
 
 type OnSubscribe = NonNullable<HandlerOptions<IncomingMessage | undefined, RequestContext>['onSubscribe']>;
