@@ -10,6 +10,7 @@ import { serverAudits, type AuditResult } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { createDatabase } from '../../src/db/client.ts';
+import { LARGE_LIST_CHARS } from '../../src/http/json-body.ts';
 import { emptyDatabase, type TestDatabase } from '../support/databases.ts';
 import { ROOT, startService, type RunningService } from '../support/process.ts';
 
@@ -184,6 +185,21 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       const failingShoulds = Object.fromEntries(failing.filter((r) => r.status === 'warn').map((r) => [r.id, r.name]));
       expect(Object.keys(failingShoulds).sort()).toEqual(Object.keys(KNOWN_SHOULD_FAILURES).sort());
     });
+  });
+
+  it('answers a large result (written in UTF-8 chunks) with its exact length and text, accents included', async () => {
+    const query = `{ products(first: 100) { edges { cursor node { id reference modifiedDate
+      name { nl fr en de } legalName { nl fr en de } unit { reference description { nl fr en de } } } } } }`;
+    const res = await post({ query });
+    expect(res.status, res.text).toBe(200);
+    // Above a chunk (src/http/json-body.ts): the answer went out as bytes, not as one string.
+    expect(res.text.length).toBeGreaterThan(2 * LARGE_LIST_CHARS);
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    const edges = (res.json as { data: { products: { edges: { node: { name: { fr: string | null } } }[] } } }).data
+      .products.edges;
+    expect(edges.length).toBeGreaterThan(50);
+    expect(edges.some((edge) => /[^\x00-\x7f]/.test(edge.node.name.fr ?? ''))).toBe(true);
+    expect(res.text).toBe(JSON.stringify(res.json));
   });
 
   describe('authentication and scopes', () => {
