@@ -16,7 +16,10 @@ function connection(count: number, width: number) {
             price: i / 3,
             active: i % 2 === 0,
             note: null,
-            items: [{ quantity: 1.5, unit: { code: 'kg' } }, { quantity: 2, unit: null }],
+            items: [
+              { quantity: 1.5, unit: { code: 'kg' } },
+              { quantity: 2, unit: null },
+            ],
           },
         })),
         pageInfo: { hasNextPage: true, endCursor: 'b2Zmc2V0OjQ5' },
