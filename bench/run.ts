@@ -695,7 +695,7 @@ async function main(): Promise<void> {
     },
     notes: [
       'req/s, mean, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
-      'stmts/req: sequential requests, db_statements_total delta / requests (exact); summary.statementsPerRequestUnderLoad is the same over the timed runs.',
+      "stmts/req: sequential requests, each one's db_statements_total delta, the most common (exact); summary.statementsPerRequestUnderLoad is the delta over the timed runs / requests sent.",
       'vs peer: our median req/s over PostGraphile median req/s on the same dataset and case.',
       'W5 writes; changeLog (ours): change-log entries appended over all W5 requests of the target, against the writes the server answered with success by its own count: equal when every write is logged.',
       "fanout: one server of ours on pg20, SSE subscribers of subscription { changes }, REST PATCH writes on an open-loop schedule; delays are arrival at a subscriber minus the write's answer (delayFromAck) or its send (delayFromSend), ms, over every (subscriber, write) pair received; server cpuCores, postgresCpuCores and loadGenerator.cpuCores are CPU seconds per wall second from the first write to the last answer; busy is event-loop utilisation per thread.",
