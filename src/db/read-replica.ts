@@ -128,7 +128,7 @@ export class ReadReplica {
 
   get state(): ReplicaState {
     return {
-      usable: this.usable() && this.replayed >= this.floor,
+      usable: this.servesEveryone(),
       lagMs: this.lagMs(),
       statements: this.statementCount,
     };
@@ -256,8 +256,13 @@ export class ReadReplica {
     );
   }
 
+  /** Reads of a client with no write pending go to the replica. */
+  private servesEveryone(): boolean {
+    return this.usable() && this.replayed >= this.floor;
+  }
+
   private serves(clientId: number | undefined): boolean {
-    if (!this.usable() || this.replayed < this.floor) return false;
+    if (!this.servesEveryone()) return false;
     const position = clientId === undefined ? undefined : this.positions.get(clientId);
     return position === undefined || this.replayed >= position;
   }

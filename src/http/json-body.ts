@@ -34,13 +34,12 @@ const MAX_DEPTH = 8;
  * `JSON.stringify` honours them.
  */
 export function jsonBody(value: unknown): string | Buffer<ArrayBuffer> {
-  if (!hasList(value, 0)) return JSON.stringify(value);
   const text = new ChunkedText();
   write(value, text, 0);
   return text.finish();
 }
 
-/** Whether a list lies within the walk's depth (no list: nothing to write in chunks). */
+/** Whether a list lies within the walk's depth (no list: the value is written by one call). */
 function hasList(value: unknown, depth: number): boolean {
   if (!isWalkable(value) || depth >= MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.length > 1;
@@ -53,7 +52,7 @@ function isWalkable(value: unknown): value is object {
 }
 
 function write(value: unknown, text: ChunkedText, depth: number): void {
-  if (!isWalkable(value) || depth >= MAX_DEPTH) text.push(JSON.stringify(value) ?? 'null');
+  if (!hasList(value, depth)) text.push(JSON.stringify(value) ?? 'null');
   else if (Array.isArray(value)) writeList(value, text);
   else writeObject(value as Record<string, unknown>, text, depth);
 }
@@ -99,7 +98,7 @@ class ChunkedText {
     if (this.pendingChars >= CHUNK_CHARS) this.flush();
   }
 
-  /** The whole text: a string when it stayed within one chunk, else the chunks joined. */
+  /** The whole text: a string when it stayed within one chunk (one piece: that piece), else the chunks joined. */
   finish(): string | Buffer<ArrayBuffer> {
     if (this.chunks.length === 0) return this.pending.join('');
     this.flush();
