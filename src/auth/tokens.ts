@@ -20,6 +20,10 @@ export class OAuthError extends Error {
   }
 }
 
+function revokedClient(): OAuthError {
+  return new OAuthError(401, 'invalid_client', 'this client has been revoked');
+}
+
 export interface TokenResponse {
   access_token: string;
   expires_in: number;
@@ -105,6 +109,11 @@ export class TokenService {
 
   /** PostgreSQL: whether this replica hears revocations announced elsewhere (see followRevocations). */
   private hearing = false;
+  /**
+   * Raised each time what is trusted is forgotten: a lookup that began before (and may have read
+   * the database before a revocation committed) does not put what it read into memory after.
+   */
+  private generation = 0;
 
   constructor(
     private readonly prisma: PrismaDb,
@@ -139,6 +148,7 @@ export class TokenService {
   }
 
   private forgetTrusted(): void {
+    this.generation += 1;
     this.cache.clear();
     this.clients.clear();
     void this.checkRevocations();
@@ -152,12 +162,13 @@ export class TokenService {
     const now = this.clock.now().getTime();
     const cached = this.clients.get(clientId);
     if (cached && now - cached.cachedAt < this.trustMs) return cached.row;
+    const generation = this.generation;
     const row = await this.prisma.apiClient.findUnique({
       where: { client_id: clientId },
       select: { id: true, client_id: true, secret_hash: true, scopes: true, revoked: true },
     });
     this.clients.delete(clientId);
-    if (row) {
+    if (row && generation === this.generation) {
       if (this.clients.size >= VALIDATION_CACHE_SIZE) this.clients.delete(this.clients.keys().next().value!);
       this.clients.set(clientId, { row, cachedAt: now });
     }
@@ -169,7 +180,7 @@ export class TokenService {
     // No dummy comparison for unknown clients: client ids are not secret, so their existence need not be hidden.
     const check = client ? await verifySecret(secret, client.secret_hash) : 'invalid';
     if (!client || check === 'invalid') throw new OAuthError(401, 'invalid_client', 'unknown client or wrong secret');
-    if (client.revoked) throw new OAuthError(401, 'invalid_client', 'this client has been revoked');
+    if (client.revoked) throw revokedClient();
     if (check === 'valid-legacy') {
       await this.prisma.apiClient.update({ where: { id: client.id }, data: { secret_hash: hashSecret(secret) } });
       this.clients.delete(clientId);
@@ -204,12 +215,15 @@ export class TokenService {
     const created = new Date(now);
     const accessExpiry = new Date(now + this.accessTtlSeconds * 1000);
     const refreshExpiry = new Date(now + this.refreshTtlSeconds * 1000);
-    // Every grant passes here: plain parameterised SQL skips the query compiler, which cost about
-    // a third of a token request through the model API (createMany).
-    await tx.$executeRaw`
-      INSERT INTO "oauth_tokens" ("digest", "kind", "api_client_id", "family", "scope", "expires_at", "created_date")
-      VALUES (${digest(access)}, 'access', ${client.id}, ${family}, ${scope}, ${accessExpiry}, ${created}),
-             (${digest(refresh)}, 'refresh', ${client.id}, ${family}, ${scope}, ${refreshExpiry}, ${created})`;
+    const inserted = await insertGrant(tx, this.provider, {
+      clientId: client.id,
+      family,
+      scope,
+      created,
+      access: { digest: digest(access), expiresAt: accessExpiry },
+      refresh: { digest: digest(refresh), expiresAt: refreshExpiry },
+    });
+    if (inserted === 0) throw revokedClient();
     return {
       access_token: access,
       expires_in: this.accessTtlSeconds,
@@ -370,8 +384,11 @@ export class TokenService {
       if (cached.expiresAt <= now) return { ok: false, reason: 'the access token has expired' };
       return { ok: true, auth: cached.auth };
     }
-    const row = await this.prisma.oAuthToken.findUnique({ where: { digest: key } });
-    if (row?.kind !== 'access') return { ok: false, reason: 'unknown access token' };
+    const generation = this.generation;
+    // The token and its client in one statement: a token of a revoked client is refused, whenever
+    // it was issued (one issued by a replica that still trusted the client, a moment before).
+    const row = await this.prisma.oAuthToken.findFirst({ where: { digest: key, api_client: { revoked: false } } });
+    if (row?.kind !== 'access') return { ok: false, reason: await this.whyRefused(key) };
     if (row.revoked_at) return { ok: false, reason: 'the access token has been revoked' };
     if (row.expires_at.getTime() <= now) return { ok: false, reason: 'the access token has expired' };
     const auth = {
@@ -379,10 +396,51 @@ export class TokenService {
       scopes: parseScopes(row.scope),
       token: { digest: key, expiresAt: row.expires_at.getTime() },
     };
+    // Not kept when what is trusted was forgotten while this was read: it may predate a revocation.
+    if (generation !== this.generation) return { ok: true, auth };
     if (this.cache.size >= VALIDATION_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { auth, family: row.family, expiresAt: row.expires_at.getTime(), cachedAt: now });
     return { ok: true, auth };
   }
+
+  /** Why a token the check did not find is refused (a second statement, on refusals only). */
+  private async whyRefused(key: string): Promise<string> {
+    const row = await this.prisma.oAuthToken.findUnique({ where: { digest: key }, select: { kind: true } });
+    return row?.kind === 'access' ? 'the client of this access token has been revoked' : 'unknown access token';
+  }
+}
+
+interface Grant {
+  clientId: number;
+  family: string;
+  scope: string;
+  created: Date;
+  access: { digest: string; expiresAt: Date };
+  refresh: { digest: string; expiresAt: Date };
+}
+
+/**
+ * Inserts a grant's access and refresh tokens, only while their client is not revoked: the
+ * client may have been trusted from memory (TokenService.findClient) and revoked since, by the
+ * CLI or another replica. Returns the rows inserted (0: revoked). Every grant passes here: plain
+ * parameterised SQL skips the query compiler, which cost about a third of a token request
+ * through the model API (createMany). One statement for both providers' SQL, but PostgreSQL types
+ * the parameters of a SELECT list only when told (SQLite takes them as they come).
+ */
+function insertGrant(tx: PrismaTx | PrismaDb, provider: Provider, g: Grant): Promise<number> {
+  if (provider === 'postgresql')
+    return tx.$executeRaw`
+      INSERT INTO "oauth_tokens" ("digest", "kind", "api_client_id", "family", "scope", "expires_at", "created_date")
+      SELECT t.digest, t.kind, c."id", ${g.family}, ${g.scope}, t.expires_at, ${g.created}::timestamp(3)
+      FROM (SELECT ${g.access.digest}::text AS digest, 'access' AS kind, ${g.access.expiresAt}::timestamp(3) AS expires_at
+            UNION ALL SELECT ${g.refresh.digest}, 'refresh', ${g.refresh.expiresAt}::timestamp(3)) AS t
+      JOIN "api_clients" c ON c."id" = ${g.clientId} AND NOT c."revoked"`;
+  return tx.$executeRaw`
+    INSERT INTO "oauth_tokens" ("digest", "kind", "api_client_id", "family", "scope", "expires_at", "created_date")
+    SELECT t.digest, t.kind, c."id", ${g.family}, ${g.scope}, t.expires_at, ${g.created}
+    FROM (SELECT ${g.access.digest} AS digest, 'access' AS kind, ${g.access.expiresAt} AS expires_at
+          UNION ALL SELECT ${g.refresh.digest}, 'refresh', ${g.refresh.expiresAt}) AS t
+    JOIN "api_clients" c ON c."id" = ${g.clientId} AND NOT c."revoked"`;
 }
 
 /** Tokens deleted per statement, so a purge never holds a long write lock. */

@@ -6,6 +6,7 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, revokeClient } from '../../src/auth/clients.ts';
+import { digest } from '../../src/auth/secrets.ts';
 import { VALIDATION_CACHE_MS, purgeTokens } from '../../src/auth/tokens.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from '../support/databases.ts';
@@ -181,6 +182,45 @@ describe.each(providers)('token endpoint on %s', (provider) => {
         body: { error: 'invalid_client' },
       });
       expect((await t.request('/customers', bearer(tokens.access_token))).status).toBe(401);
+    });
+
+    it('after a revocation no token of the client works beyond the 5 s, whatever the order of events', async () => {
+      const doomed = await createClient(database.db.prisma, 'raced', ['read']);
+      const trusted = await getTokens(t, doomed); // the client is now trusted from memory
+      expect((await t.request('/customers', bearer(trusted.access_token))).status).toBe(200);
+      const unused = await getTokens(t, doomed); // issued before, first shown after the revocation
+      await revokeClient(database.db.prisma, doomed.client_id, clock);
+      // Within the window this replica trusts the client it saw: still no grant.
+      expect(await errorOf(await tokenRequest(t, doomed, { grant_type: 'client_credentials' }))).toMatchObject({
+        status: 401,
+        body: { error: 'invalid_client', error_description: 'this client has been revoked' },
+      });
+      expect(
+        await errorOf(
+          await tokenRequest(t, doomed, { grant_type: 'refresh_token', refresh_token: unused.refresh_token }),
+        ),
+      ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      // A token another replica wrote for it as the revocation committed (it had read the client before).
+      const late = `mda_${randomBytes(32).toString('base64url')}`;
+      const owner = await database.db.prisma.apiClient.findUniqueOrThrow({ where: { client_id: doomed.client_id } });
+      await database.db.prisma.oAuthToken.create({
+        data: {
+          digest: digest(late),
+          kind: 'access',
+          api_client_id: owner.id,
+          family: 'late',
+          scope: 'read',
+          expires_at: new Date(clock.now().getTime() + 3600_000),
+        },
+      });
+      for (const token of [late, unused.access_token]) {
+        const res = await t.request('/customers', bearer(token));
+        expect(res.status, token).toBe(401);
+        expect((await res.json()).error_description).toBe('the client of this access token has been revoked');
+      }
+      // The one validated before: trusted at most VALIDATION_CACHE_MS more, then refused like the others.
+      clock.advance(VALIDATION_CACHE_MS / 1000);
+      expect((await t.request('/customers', bearer(trusted.access_token))).status).toBe(401);
     });
 
     it('405 for other methods', async () => {
