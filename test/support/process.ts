@@ -55,17 +55,17 @@ export interface RunningService {
 /**
  * Starts the service on a free port and resolves once it logs that it listens: the compiled
  * `dist/main.js` directly, or with `viaNpm` through `npm start`, the README's run command (signals
- * then go to npm).
+ * then go to npm); from the project, or from `cwd` (another install of it).
  */
 export function startService(
   env: Record<string, string>,
-  { timeoutMs = 60_000, viaNpm = false } = {},
+  { timeoutMs = 60_000, viaNpm = false, cwd = ROOT } = {},
 ): Promise<RunningService> {
   return new Promise((resolve, reject) => {
     // As `npm start` runs it: the compiled build (test/support/global-setup.ts builds it from the
     // sources before the suite), one process.
     const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--enable-source-maps', 'dist/main.js']];
-    const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
+    const child = spawn(command, args, { cwd, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {
