@@ -13,10 +13,11 @@ import { Sql } from '../src/data/sql.ts';
 import { testApp } from './support/app.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
 import { CHANGES, clientWithTokens, createBrand, graphql, logAfter, logHead, type Send } from './support/live.ts';
-import { type RunningPgBouncer, skipWithoutPgBouncer, startPgBouncer } from './support/pgbouncer.ts';
+import { type RunningPgBouncer, startPgBouncer } from './support/pgbouncer.ts';
 import { SseStream } from './support/sse.ts';
+import { PGBOUNCER, skipWithout } from './support/tools.ts';
 
-const run = providers.includes('postgresql') && !skipWithoutPgBouncer('the PgBouncer tests');
+const run = providers.includes('postgresql') && !skipWithout('the PgBouncer tests', PGBOUNCER);
 
 describe.runIf(run)('through PgBouncer in transaction pooling', () => {
   let direct: MigratedDatabase;

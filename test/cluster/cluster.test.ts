@@ -17,7 +17,8 @@ import { createClient } from '../../src/auth/clients.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
 import { CHANGES, type Send, tokensOf } from '../support/live.ts';
 import { basic } from '../support/oauth.ts';
-import { type RunningPgBouncer, skipWithoutPgBouncer, startPgBouncer } from '../support/pgbouncer.ts';
+import { type RunningPgBouncer, startPgBouncer } from '../support/pgbouncer.ts';
+import { HAPROXY, PGBOUNCER, skipWithout } from '../support/tools.ts';
 import { freePort } from '../support/ports.ts';
 import { type RunningService, startService } from '../support/process.ts';
 import { SseStream } from '../support/sse.ts';
@@ -38,9 +39,9 @@ const sendTo =
     fetch(`${base}${path}`, init);
 
 if (!process.env.TEST_POSTGRES_URL) throw new Error('the cluster test needs TEST_POSTGRES_URL');
-skipWithoutPgBouncer('the cluster test');
+const skipped = skipWithout('the cluster test', PGBOUNCER, HAPROXY);
 
-describe('three replicas behind HAProxy, through PgBouncer', () => {
+describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () => {
   let direct: MigratedDatabase;
   let bouncer: RunningPgBouncer;
   let standby: RunningStandby;

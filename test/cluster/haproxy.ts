@@ -9,8 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopAndRemove } from '../support/servers.ts';
-
-export const HAPROXY = '/usr/sbin/haproxy';
+import { HAPROXY } from '../support/tools.ts';
 
 export function haproxyConfig(port: number, replicas: number[]): string {
   return `global
@@ -49,7 +48,7 @@ export async function startHaproxy(port: number, replicas: number[]): Promise<Ru
   const dir = mkdtempSync(join(tmpdir(), 'mdg-haproxy-'));
   const file = join(dir, 'haproxy.cfg');
   writeFileSync(file, haproxyConfig(port, replicas));
-  const child: ChildProcess = spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(HAPROXY.path, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const deadline = Date.now() + 10_000;

@@ -7,7 +7,9 @@
 import { execFileSync } from 'node:child_process';
 
 export default function setup(): void {
-  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  // A run started by a test of the suite (test/tools.test.ts) finds the build made already, and
+  // must not write it again under the suite's running servers.
+  if (!process.env.TEST_BUILT) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   if (process.env.TEST_POSTGRES_URL) {
     console.log(`\n[databases] SQLite and PostgreSQL (${redact(process.env.TEST_POSTGRES_URL)})\n`);
     return;

@@ -1,27 +1,17 @@
 /**
  * A real PgBouncer (Debian's package) in transaction pooling in front of the test PostgreSQL, on
  * a free loopback port, started for a test and stopped after it. PgBouncer refuses to run as
- * root: under root it runs as the `postgres` user. Missing binary: skipped with a warning, an
- * error under CI (`.ci/run` installs it).
+ * root: under root it runs as the `postgres` user. Tests that need it check for it first
+ * (./tools.ts `skipWithout`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
 import { onLoopbackPort, postgresUserIds, stopAndRemove } from './servers.ts';
-
-export const PGBOUNCER = '/usr/sbin/pgbouncer';
-
-/** Whether the tests that need PgBouncer are skipped here (never under CI). */
-export function skipWithoutPgBouncer(what: string): boolean {
-  if (existsSync(PGBOUNCER)) return false;
-  const message = `${PGBOUNCER} is missing: ${what} is SKIPPED. Install PgBouncer (apt-get install pgbouncer)`;
-  if (process.env.CI) throw new Error(`${message}; under CI this is an error`);
-  console.warn(`\x1b[33m${message}\x1b[0m`);
-  return true;
-}
+import { PGBOUNCER } from './tools.ts';
 
 export interface RunningPgBouncer {
   /** `upstream` with its host and port replaced by PgBouncer's. */
@@ -54,7 +44,7 @@ export async function startPgBouncer(upstream: string, { poolSize = 5 } = {}): P
     ].join('\n'),
   );
   for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);
-  const child: ChildProcess = spawn(PGBOUNCER, [join(dir, 'pgbouncer.ini')], {
+  const child: ChildProcess = spawn(PGBOUNCER.path, [join(dir, 'pgbouncer.ini')], {
     stdio: 'ignore',
     ...postgresUserIds(),
   });
