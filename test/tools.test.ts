@@ -9,7 +9,7 @@ import { ROOT } from './support/process.ts';
 
 describe('a test whose program is missing', () => {
   it('npm run test:cluster without PgBouncer: skipped with a warning naming it, nothing started, exit 0', () => {
-    const env = { ...process.env, TEST_PGBOUNCER: '/nonexistent/pgbouncer', TEST_BUILT: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, TEST_PGBOUNCER: '/nonexistent/pgbouncer', TEST_BUILT: '1' };
     delete env.CI;
     env.TEST_POSTGRES_URL ??= 'postgresql://postgres@127.0.0.1:5432/postgres';
     const run = spawnSync('npm', ['run', '--silent', 'test:cluster'], { cwd: ROOT, env, encoding: 'utf8' });
@@ -21,7 +21,7 @@ describe('a test whose program is missing', () => {
   }, 120_000);
 
   it('under CI the same is an error', () => {
-    const env = { ...process.env, TEST_PGBOUNCER: '/nonexistent/pgbouncer', TEST_BUILT: '1', CI: 'true' };
+    const env: NodeJS.ProcessEnv = { ...process.env, TEST_PGBOUNCER: '/nonexistent/pgbouncer', TEST_BUILT: '1', CI: 'true' };
     env.TEST_POSTGRES_URL ??= 'postgresql://postgres@127.0.0.1:5432/postgres';
     const run = spawnSync('npm', ['run', '--silent', 'test:cluster'], { cwd: ROOT, env, encoding: 'utf8' });
     expect(`${run.stdout}\n${run.stderr}`).toContain('under CI (CI=true) this is an error');
