@@ -15,6 +15,7 @@ import type { PrismaDb, PrismaTx } from '../db/client.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { Provider } from '../db/url.ts';
 import { DomainError } from './errors.ts';
+import { INT32_MAX } from './integers.ts';
 import { Sql } from './sql.ts';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
@@ -38,16 +39,14 @@ export interface ChangeEntry {
   at: string;
 }
 
-/** Largest cursor: entries are numbered with 32-bit integers. */
-const MAX_SEQ = 2_147_483_647;
-
 export function formatCursor(seq: number): string {
   return String(seq);
 }
 
 /** A cursor as a client sent it; bad_input naming `field` when it is not one. */
 export function parseCursor(text: string, field: string): number {
-  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_SEQ)
+  // Entries are numbered with the database's 32-bit integers.
+  if (!/^\d{1,10}$/.test(text) || Number(text) > INT32_MAX)
     throw new DomainError(
       'bad_input',
       `${field} must be a cursor from this service (a whole number as a string, e.g. "1234"; got ${JSON.stringify(text)})`,

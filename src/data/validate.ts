@@ -9,10 +9,10 @@ import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } fro
 import { attributeParts } from './columns.ts';
 import { DecimalInputError, parseDecimal } from './decimal.ts';
 import { DomainError } from './errors.ts';
+import { INT32_MAX, INT32_MIN, INT32_RANGE } from './integers.ts';
 
 /** Longest text accepted in a string attribute (the spec gives none; this keeps master data sane). */
 export const MAX_TEXT_LENGTH = 4000;
-const INT32 = { min: -2147483648, max: 2147483647 };
 
 const text = z
   .string()
@@ -32,12 +32,14 @@ const decimal = z.union([z.number(), z.string()]).transform((value, ctx) => {
   }
 });
 
+const INTEGER_RANGE = `must be ${INT32_RANGE}`;
+
 function scalar(type: ScalarType): z.ZodType {
   switch (type) {
     case 'string':
       return text;
     case 'integer':
-      return z.number().int('must be an integer').min(INT32.min).max(INT32.max);
+      return z.number().int('must be an integer').min(INT32_MIN, INTEGER_RANGE).max(INT32_MAX, INTEGER_RANGE);
     case 'decimal':
       return decimal;
     case 'boolean':

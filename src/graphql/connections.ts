@@ -5,6 +5,7 @@
  * as cheap deep in a list as on its first page, where an offset makes the database step over
  * every row before it. `totalCount` costs a statement only when it is selected.
  */
+import { idFromText } from '../data/integers.ts';
 import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
 import { builder, type RowRef } from './builder.ts';
@@ -35,9 +36,12 @@ export function encodeCursor(position: number, id?: number): string {
 }
 
 export function decodeCursor(cursor: string, argument: string): Cursor {
-  const match = /^offset:(\d{1,9})(?::id:([1-9]\d{0,9}))?$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw badInput(`${argument} is not a cursor this API issued`, argument);
-  return { position: Number(match[1]), id: match[2] === undefined ? undefined : Number(match[2]) };
+  const match = /^offset:(\d{1,9})(?::id:(\d+))?$/.exec(Buffer.from(cursor, 'base64url').toString());
+  // An id no row can have (past the database's integers) is no cursor this API issued.
+  const id = match?.[2] === undefined ? undefined : idFromText(match[2]);
+  if (!match || (match[2] !== undefined && id === undefined))
+    throw badInput(`${argument} is not a cursor this API issued`, argument);
+  return { position: Number(match[1]), id };
 }
 
 /** The cursor of the i-th row of a page. */

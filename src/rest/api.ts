@@ -8,6 +8,7 @@ import { listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
+import { idFromText } from '../data/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
@@ -101,8 +102,10 @@ class RestHandlers {
 
   private pathId(c: Context, type: string): number {
     const raw = c.req.param('id') ?? '';
-    if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2147483647) throw notFound(type, raw);
-    return Number(raw);
+    // A path that names no id the database could hold names no resource.
+    const id = idFromText(raw);
+    if (id === undefined) throw notFound(type, raw);
+    return id;
   }
 
   private async existing(loaders: RequestLoaders, type: string, id: number): Promise<Row> {

@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import type { ItemInput } from '../data/bom-writes.ts';
 import type { ToManyChange, WriteInput } from '../data/writes.ts';
+import { ID_RANGE, idFromText, isId } from '../data/integers.ts';
 import { readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { decodeUtf8 } from '../http/input.ts';
@@ -52,11 +53,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An id as JSON:API clients send it: an integer, or the digits of one. */
+/** An id as JSON:API clients send it: an integer, or the digits of one; within the ids the database holds. */
 function identifierId(value: unknown, where: string): number {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-  if (typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value)) return Number(value);
-  throw bad('invalid_relationship', `${where}.id must be a positive integer (got ${JSON.stringify(value)})`);
+  const id = typeof value === 'string' ? idFromText(value) : value;
+  if (isId(id)) return id;
+  throw bad('invalid_relationship', `${where}.id must be ${ID_RANGE} (got ${JSON.stringify(value)})`);
 }
 
 /** A resource identifier `{type, id}` of the expected type. */
@@ -68,18 +69,21 @@ export function identifier(value: unknown, expectedType: string, where: string):
   return identifierId(value.id, where);
 }
 
-/** `{data: [identifiers]}` of the expected type, for relationship operations. */
-export function identifiers(document: Record<string, unknown>, expectedType: string): number[] {
+/**
+ * `{data: [identifiers]}` of the expected type, for relationship operations; `where` is the
+ * path of the document in the body ('' for the body itself), for messages.
+ */
+export function identifiers(document: Record<string, unknown>, expectedType: string, where = ''): number[] {
   if (!Array.isArray(document.data))
-    throw bad('invalid_relationship', `data must be an array of {"type": "${expectedType}", "id": ...}`);
-  return document.data.map((value, i) => identifier(value, expectedType, `data[${i}]`));
+    throw bad('invalid_relationship', `${where}data must be an array of {"type": "${expectedType}", "id": ...}`);
+  return document.data.map((value, i) => identifier(value, expectedType, `${where}data[${i}]`));
 }
 
 /** `{data: identifier | null}` (or `{data: {id: null}}`, which the old interface used to remove a link). */
-export function toOneIdentifier(document: Record<string, unknown>, expectedType: string): number | null {
+export function toOneIdentifier(document: Record<string, unknown>, expectedType: string, where = ''): number | null {
   const data = document.data;
   if (data === null || (isObject(data) && data.id === null)) return null;
-  return identifier(data, expectedType, 'data');
+  return identifier(data, expectedType, `${where}data`);
 }
 
 /**
@@ -113,10 +117,11 @@ export function writeInput(value: unknown, type: string, where: string, pathId?:
     if (!rel) throw bad('unknown_field', `${name} is not a relationship of ${type}`);
     if (!isObject(member) || !('data' in member))
       throw bad('invalid_relationship', `${where}.relationships.${name} must be {"data": ...}`);
+    const path = `${where}.relationships.${name}.`;
     if (rel.cardinality === 'to-one') {
-      input.relationships[name] = toOneIdentifier(member, rel.target);
+      input.relationships[name] = toOneIdentifier(member, rel.target, path);
     } else {
-      input.relationships[name] = { set: identifiers(member, rel.target) } satisfies ToManyChange;
+      input.relationships[name] = { set: identifiers(member, rel.target, path) } satisfies ToManyChange;
     }
   }
   return input;

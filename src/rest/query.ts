@@ -3,6 +3,7 @@
  * else, a repeated parameter, or a malformed value is 400 `invalid_parameter`.
  */
 import type { Context } from 'hono';
+import { ID_RANGE, INT32_RANGE, idFromText, int32FromText } from '../data/integers.ts';
 import { filterCondition, type Condition } from '../data/list.ts';
 import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
@@ -56,9 +57,11 @@ function atomDate(value: string): Date | undefined {
 /** A filter's value parsed as its kind asks (filterCondition), or 400 naming the parameter. */
 function filterValue(name: string, filter: Filter, value: string): string | number | boolean | Date {
   switch (filter.kind) {
-    case 'integer':
-      if (!/^-?\d{1,9}$/.test(value)) throw invalid(`${name} must be an integer (got ${JSON.stringify(value)})`);
-      return Number(value);
+    case 'integer': {
+      const integer = int32FromText(value);
+      if (integer === undefined) throw invalid(`${name} must be ${INT32_RANGE} (got ${JSON.stringify(value)})`);
+      return integer;
+    }
     case 'flag':
       if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
       return value === '1';
@@ -148,9 +151,9 @@ export function parseQuery(c: Context, route: RestRoute): Query {
         if (!query.include.includes(relationship)) query.include.push(relationship);
       }
     } else if (route.operation === 'list' && name === 'page') {
-      if (!/^[1-9]\d{0,11}$/.test(value))
-        throw invalid(`page must be an integer of at least 1 (got ${JSON.stringify(value)})`);
-      query.page = Number(value);
+      const page = idFromText(value);
+      if (page === undefined) throw invalid(`page must be ${ID_RANGE} (got ${JSON.stringify(value)})`);
+      query.page = page;
     } else if (route.operation === 'list' && name === 'per_page') {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE) {
         throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${JSON.stringify(value)})`);

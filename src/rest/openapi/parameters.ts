@@ -12,7 +12,7 @@ export const ID_PARAMETER: ParameterObject = {
   name: 'id',
   in: 'path',
   required: true,
-  description: 'The resource id. Anything but a positive integer is not found (404).',
+  description: `The resource id, from 1 to ${INT32_MAX}. Anything else names no resource: 404.`,
   schema: { type: 'integer', minimum: 1, maximum: INT32_MAX },
 };
 
@@ -22,8 +22,8 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     name: 'page',
     in: 'query',
     required: false,
-    description: 'The page, from 1.',
-    schema: { type: 'integer', minimum: 1, default: 1 },
+    description: `The page, from 1 (to ${INT32_MAX}).`,
+    schema: { type: 'integer', minimum: 1, maximum: INT32_MAX, default: 1 },
   },
   per_page: {
     name: 'per_page',

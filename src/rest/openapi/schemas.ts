@@ -416,10 +416,10 @@ export function valueSchemas(): Record<string, SchemaObject> {
       properties: Object.fromEntries(LOCALES.map((l) => [l, { type: ['string', 'null'], maxLength: MAX_TEXT_LENGTH }])),
     },
     IdInput: {
-      description: 'A resource id: a positive integer, or a string of its digits.',
+      description: `A resource id: a whole number from 1 to ${INT32_MAX} (the database's 32-bit integers), or a string of its digits; another is 400 \`invalid_relationship\`.`,
       oneOf: [
-        { type: 'integer', minimum: 1 },
-        { type: 'string', pattern: '^[1-9][0-9]{0,15}$' },
+        { type: 'integer', minimum: 1, maximum: INT32_MAX },
+        { type: 'string', pattern: '^[1-9][0-9]{0,9}$' },
       ],
     },
     SelfLink: { type: 'object', required: ['self'], properties: { self: uri } },
