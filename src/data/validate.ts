@@ -1,7 +1,8 @@
 /**
  * Attribute values checked against the registry with zod, for both surfaces: a value of the
  * wrong type, out of range, or not storable (NUL, invalid Unicode) is a `bad_input` error naming
- * the attribute. Dates the server maintains are not writable.
+ * the attribute, and so is a blank business key (a unique attribute, such as `reference`) or
+ * required text. Dates the server maintains are not writable.
  */
 import { z } from 'zod';
 import { unstorableText } from '../db/text.ts';
@@ -87,6 +88,15 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
     const message = issue.code === 'invalid_type' ? `must be ${article(expected)}` : issue.message;
     throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
   }
+  if (attribute.type === 'string' && (attribute.unique || attribute.required) && isBlank(parsed.data as string)) {
+    throw new DomainError(
+      'bad_input',
+      `${field} must not be blank${attribute.unique ? ': it identifies the resource' : ''}${attribute.nullable ? ' (null clears it)' : ''}`,
+      field,
+      undefined,
+      'invalid_attribute',
+    );
+  }
   if (attribute.positive && !(Number(parsed.data) > 0)) {
     throw new DomainError(
       'bad_input',
@@ -97,6 +107,11 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
     );
   }
   return parsed.data;
+}
+
+/** Nothing but white space and invisible format characters (zero-width spaces, a BOM). */
+function isBlank(text: string): boolean {
+  return /^[\s\p{Cf}]*$/u.test(text);
 }
 
 function article(type: string): string {
