@@ -18,7 +18,8 @@ import type { WriteTx } from '../db/transactions.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
-import { DomainError, notFound, staleVersion } from './errors.ts';
+import { DomainError, notFound } from './errors.ts';
+import { checkPreconditions, type WriteOptions } from './preconditions.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
 import {
@@ -35,6 +36,8 @@ import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import type { WriteCaller } from './write-caller.ts';
 
+export type { WriteOptions } from './preconditions.ts';
+
 /** A to-many change: the whole new set, or links to add and remove. */
 export type ToManyChange = { set: readonly number[] } | { add?: readonly number[]; remove?: readonly number[] };
 
@@ -43,16 +46,6 @@ export interface WriteInput {
   attributes?: Record<string, unknown>;
   /** To-one: the target id or null; to-many: a change. By registry name. */
   relationships?: Record<string, number | null | ToManyChange>;
-}
-
-/** What a client may ask of a write besides its content. */
-export interface WriteOptions {
-  /**
-   * The version the client last read, or several of which any will do (REST's If-Match,
-   * GraphQL's expectedVersion): when the resource is at another, nothing is written and the
-   * write fails with `precondition_failed`.
-   */
-  expectedVersion?: number | readonly number[];
 }
 
 interface Prepared {
@@ -146,7 +139,7 @@ export class Writer {
     const source = this.db.primary;
     const [current] = await rowsByIds(source, resource.type, [resourceId], RequestLoaders.columns(resource.type));
     if (!current) throw notFound(resource.type, resourceId);
-    checkExpectedVersion(resource, current, options);
+    checkPreconditions(resource, current, options);
     const data = await this.prepare(source, resource, input, current);
     const columns = changedColumns(data.columns, current);
     if (Object.keys(columns).length === 0) return current;
@@ -244,7 +237,7 @@ export class Writer {
       [...RequestLoaders.columns(resource.type), ...extra],
     );
     if (!row) throw notFound(resource.type, resourceId);
-    checkExpectedVersion(resource, row, options);
+    checkPreconditions(resource, row, options);
     return row;
   }
 
@@ -421,15 +414,6 @@ export class Writer {
 
 /** Tries of the update without a transaction before it takes the row's lock. */
 const OPTIMISTIC_ATTEMPTS = 3;
-
-/** precondition_failed when the resource is not at a version the client expects (If-Match, expectedVersion). */
-function checkExpectedVersion(resource: ResourceDefinition, row: Row, options: WriteOptions): void {
-  const expected = options.expectedVersion;
-  if (expected === undefined) return;
-  const versions = typeof expected === 'number' ? [expected] : expected;
-  if (!versions.includes(row.version as number))
-    throw staleVersion(resource.type, row.id, row.version as number, versions);
-}
 
 /** Whether an input changes a to-many relationship (links in a join table: statements of their own). */
 function changesLinks(resource: ResourceDefinition, input: WriteInput): boolean {

@@ -8,6 +8,7 @@ import { listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
+import { atom } from '../data/forms.ts';
 import { idFromText } from '../data/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
@@ -39,6 +40,17 @@ function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Recor
   return c.body(bytesOf(body), status, { ...JSON_TYPE, ...headers });
 }
 
+/** When a resource was last modified (its `modified_date`), for types that keep one. */
+function lastModified(type: string, row: Row): Date | undefined {
+  const modified = 'modified_date' in resourceByType(type)!.attributes ? atom(row.modified_date) : null;
+  return modified ? new Date(modified) : undefined;
+}
+
+function lastModifiedHeader(type: string, row: Row): Record<string, string> {
+  const modified = lastModified(type, row);
+  return modified ? { 'Last-Modified': modified.toUTCString() } : {};
+}
+
 function notFound(type: string, id: string | number): HttpError {
   return new HttpError(404, 'not_found', `${type} ${id} not found`);
 }
@@ -58,10 +70,19 @@ class RestHandlers {
     this.tags = new EntityTags(options.basePath);
   }
 
-  /** A GET answer with its entity tag, or 304 without a body when the client holds that tag. */
-  private async tagged(c: Context, tag: string, body: () => Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>>) {
-    const headers = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
-    if (this.tags.clientHolds(c, tag)) return c.body(null, 304, headers);
+  /**
+   * A GET answer with its entity tag (and, for a resource's own document, when it was last
+   * modified), or 304 without a body when the client holds it; 412 when its preconditions fail.
+   */
+  private async tagged(
+    c: Context,
+    tag: string,
+    body: () => Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>>,
+    modified?: Date,
+  ) {
+    const headers: Record<string, string> = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
+    if (modified) headers['Last-Modified'] = modified.toUTCString();
+    if (this.tags.notModified(c, tag, modified)) return c.body(null, 304, headers);
     return c.body(await body(), 200, { ...JSON_TYPE, ...headers });
   }
 
@@ -81,9 +102,9 @@ class RestHandlers {
     return (type: string, rows: readonly Row[]): ResourceJson[] => docs.resourcesJson(type, rows, this.answers);
   }
 
-  /** A write to /{type}/{id} or below: what If-Match asks of the resource's version. */
+  /** A write to /{type}/{id} or below: what its preconditions ask of the resource. */
   private conditions(c: Context, route: RestRoute): WriteOptions {
-    return { expectedVersion: this.tags.expectedVersions(c, route.type) };
+    return this.tags.writeConditions(c, route.type);
   }
 
   /** The state a handler works with: the request's loaders (over its reads, routed for its client) and document builder. */
@@ -201,14 +222,17 @@ class RestHandlers {
     const document = () => this.single(docs, route.type, row, query, this.asJson(docs));
     if (query.include.length > 0) return this.read(c, await document(), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
-    return this.tagged(c, this.tags.resource(route.type, row.version as number), async () =>
-      withChangesCursor(documentJson(await document()).parts, cursor, false),
+    return this.tagged(
+      c,
+      this.tags.resource(route.type, row.version as number),
+      async () => withChangesCursor(documentJson(await document()).parts, cursor, false),
+      lastModified(route.type, row),
     );
   }
 
   async add(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route);
-    this.tags.refuseOnCollection(c);
+    this.tags.collectionConditions(c);
     const document = await readDocument(c, this.options.maxBodyBytes);
     const id = await this.writer(c).create(route.type, writeInput(document.data, route.type, 'data'));
     const { loaders, docs } = this.request(c);
@@ -217,6 +241,7 @@ class RestHandlers {
     return json(c, await this.single(docs, route.type, row, query), 201, {
       Location: docs.resourceLink(route.type, id),
       ETag: this.tags.resource(route.type, row.version as number),
+      ...lastModifiedHeader(route.type, row),
     });
   }
 
@@ -239,7 +264,9 @@ class RestHandlers {
     // The resource's new tag (what its GET without include answers), for the next conditional
     // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
     const tag: Record<string, string> =
-      c.req.method === 'PATCH' ? { ETag: this.tags.resource(route.type, row.version as number) } : {};
+      c.req.method === 'PATCH'
+        ? { ETag: this.tags.resource(route.type, row.version as number), ...lastModifiedHeader(route.type, row) }
+        : {};
     return json(c, await this.single(docs, route.type, row, { ...query, include }), 200, tag);
   }
 

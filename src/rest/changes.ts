@@ -138,7 +138,7 @@ export function changesRoutes({
     );
     const tag = tags.body(bytes);
     const headers = { ETag: tag, 'Cache-Control': READ_CACHE_CONTROL };
-    if (tags.clientHolds(c, tag)) return c.body(null, 304, headers);
+    if (tags.notModified(c, tag)) return c.body(null, 304, headers);
     return c.body(bytes, 200, { 'Content-Type': JSON_CONTENT_TYPE, ...headers });
   });
   app.all(CHANGES_PATH, (c) => {

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { HttpError } from '../http/errors.ts';
+import type { WriteOptions } from '../data/writes.ts';
 import { definition } from '../data/columns.ts';
 import { resources } from '../resources/registry.ts';
 
@@ -103,40 +104,129 @@ export class EntityTags {
     return this.allShapes;
   }
 
-  /** Whether If-None-Match names `tag` (weak comparison, as RFC 9110 §13.1.2 asks): answer 304. */
-  clientHolds(c: Context, tag: string): boolean {
-    const header = c.req.header('if-none-match');
-    if (header === undefined) return false;
-    const tags = parseTags(header, 'If-None-Match');
-    return tags === '*' || tags.some((t) => t.opaque === tag);
+  /**
+   * A GET's preconditions (RFC 9110 §13.2.2), given its answer's tag and, for a resource's own
+   * document, when it was last modified: 412 when If-Match names another tag (or, without it,
+   * If-Unmodified-Since is older); whether the client holds the answer (If-None-Match, or without
+   * it If-Modified-Since): answer 304.
+   */
+  notModified(c: Context, tag: string, lastModified?: Date): boolean {
+    const ifMatch = c.req.header('if-match');
+    if (ifMatch !== undefined) {
+      const tags = parseTags(ifMatch, 'If-Match');
+      if (tags !== '*' && !tags.some((t) => !t.weak && t.opaque === tag))
+        throw new HttpError(
+          412,
+          'precondition_failed',
+          'If-Match names no tag this answer has: it changed since it was read',
+        );
+    } else if (lastModified && isAfter(lastModified, httpDate(c.req.header('if-unmodified-since'))))
+      throw new HttpError(412, 'precondition_failed', 'modified after the If-Unmodified-Since date');
+    const ifNoneMatch = c.req.header('if-none-match');
+    if (ifNoneMatch !== undefined) {
+      const tags = parseTags(ifNoneMatch, 'If-None-Match');
+      return tags === '*' || tags.some((t) => t.opaque === tag);
+    }
+    const since = lastModified && httpDate(c.req.header('if-modified-since'));
+    return since !== undefined && !isAfter(lastModified!, since);
   }
 
   /**
-   * The versions of the resource If-Match accepts (strong comparison: weak tags and tags of
-   * another document shape accept none), or undefined when there is no condition (no header, or `*`:
-   * the resource exists, which every write checks anyway).
+   * The preconditions of a write to /{type}/{id} or below, as the data layer checks them under
+   * the resource's lock (RFC 9110 §13.2.2): If-Match as the versions it accepts (strong comparison:
+   * weak tags and tags of another document shape accept none; `*` holds, the resource exists,
+   * which every write checks anyway); without it, If-Unmodified-Since; If-None-Match as the
+   * versions it refuses (weak comparison; `*` refuses every existing resource). If-Modified-Since
+   * and If-Range apply to GET only and are ignored here.
    */
-  expectedVersions(c: Context, type: string): number[] | undefined {
-    const header = c.req.header('if-match');
-    if (header === undefined) return undefined;
-    const tags = parseTags(header, 'If-Match');
-    if (tags === '*') return undefined;
+  writeConditions(c: Context, type: string): WriteOptions {
+    const options: WriteOptions = {};
+    const ifMatch = c.req.header('if-match');
+    if (ifMatch !== undefined) {
+      const tags = parseTags(ifMatch, 'If-Match');
+      if (tags !== '*') options.expectedVersion = this.versionsNamed(tags, type, 'strong');
+    } else {
+      const since = httpDate(c.req.header('if-unmodified-since'));
+      if (since) options.unmodifiedSince = since;
+    }
+    const ifNoneMatch = c.req.header('if-none-match');
+    if (ifNoneMatch !== undefined) {
+      const tags = parseTags(ifNoneMatch, 'If-None-Match');
+      options.unlessVersion = tags === '*' ? 'any' : this.versionsNamed(tags, type, 'weak');
+    }
+    return options;
+  }
+
+  private versionsNamed(tags: EntityTag[], type: string, comparison: 'strong' | 'weak'): number[] {
     const pattern = new RegExp(`^"(\\d{1,10})-${this.shape(type)}"$`);
     return tags.flatMap((t) => {
-      const match = t.weak ? null : pattern.exec(t.opaque);
+      const match = t.weak && comparison === 'strong' ? null : pattern.exec(t.opaque);
       return match ? [Number(match[1])] : [];
     });
   }
 
-  /** ADD has no current resource to match: If-Match other than `*` cannot hold. */
-  refuseOnCollection(c: Context): void {
-    const header = c.req.header('if-match');
-    if (header !== undefined && parseTags(header, 'If-Match') !== '*') {
+  /**
+   * ADD's preconditions, on the collection it adds to: the collection exists (If-Match: * holds,
+   * If-None-Match: * does not) and has no entity tag a write can match (its pages have tags of
+   * their own), nor a modification date (If-Unmodified-Since is ignored).
+   */
+  collectionConditions(c: Context): void {
+    const ifMatch = c.req.header('if-match');
+    if (ifMatch !== undefined && parseTags(ifMatch, 'If-Match') !== '*') {
       throw new HttpError(
         412,
         'precondition_failed',
         'If-Match on ADD can only be *: a new resource has no entity tag to match yet',
       );
     }
+    const ifNoneMatch = c.req.header('if-none-match');
+    if (ifNoneMatch !== undefined && parseTags(ifNoneMatch, 'If-None-Match') === '*') {
+      throw new HttpError(412, 'precondition_failed', 'If-None-Match: * on ADD cannot hold: the collection exists');
+    }
   }
+}
+
+const DAYS = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(${MONTHS.join('|')})`;
+/** RFC 9110 §5.6.7's three forms: IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATES: [RegExp, (m: RegExpExecArray) => [string, string, string, string]][] = [
+  [new RegExp(`^${DAYS}, (\\d{2}) ${MONTH} (\\d{4}) (\\d{2}:\\d{2}:\\d{2}) GMT$`), (m) => [m[3]!, m[2]!, m[1]!, m[4]!]],
+  [
+    new RegExp(
+      `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${MONTH}-(\\d{2}) (\\d{2}:\\d{2}:\\d{2}) GMT$`,
+    ),
+    (m) => [m[3]!, m[2]!, m[1]!, m[4]!],
+  ],
+  [new RegExp(`^${DAYS} ${MONTH} ( \\d|\\d{2}) (\\d{2}:\\d{2}:\\d{2}) (\\d{4})$`), (m) => [m[4]!, m[1]!, m[2]!, m[3]!]],
+];
+
+/**
+ * An HTTP-date header's instant, or undefined when it is absent or not a valid HTTP-date, which
+ * RFC 9110 §13.1.3 and §13.1.4 say to ignore (a date in another form is no condition at all).
+ */
+export function httpDate(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  for (const [form, parts] of HTTP_DATES) {
+    const match = form.exec(value);
+    if (!match) continue;
+    let [year, month, day, time] = parts(match);
+    // RFC 850's two-digit year: the most recent past year with those digits (§5.6.7).
+    if (year.length === 2) {
+      const now = new Date().getUTCFullYear();
+      const full = Math.floor(now / 100) * 100 + Number(year);
+      year = String(full > now + 50 ? full - 100 : full);
+    }
+    const date = new Date(
+      `${year}-${String(MONTHS.indexOf(month) + 1).padStart(2, '0')}-${day.trim().padStart(2, '0')}T${time}Z`,
+    );
+    if (Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(day)) return undefined;
+    return date;
+  }
+  return undefined;
+}
+
+/** Whether `modified` is later than `since`, in the whole seconds HTTP dates have. */
+function isAfter(modified: Date, since: Date | undefined): boolean {
+  return since !== undefined && Math.floor(modified.getTime() / 1000) > Math.floor(since.getTime() / 1000);
 }

@@ -293,6 +293,105 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
     });
   });
 
+  describe('every precondition of RFC 9110 §13 a client may send on a write', () => {
+    const OLD = 'Sun, 06 Nov 1994 08:49:37 GMT';
+    const future = () => new Date(Date.now() + 86_400_000).toUTCString();
+    const change = (n: number) => ({ data: { type: 'units', attributes: { description: { en: `Crate ${n}` } } } });
+
+    /** A 412 that wrote nothing: the resource's version and tag as they were. */
+    async function expectRefused(res: RestResponse, path: string, tag: string) {
+      expectShapeB(res, 412, 'precondition_failed');
+      expect(etag(await api.get(path))).toBe(tag);
+    }
+
+    it('If-None-Match: * or the current tag (weak comparison) is 412 and writes nothing; an older tag goes ahead', async () => {
+      const unit = await api.create('units');
+      const path = `/units/${unit.id}`;
+      const first = etag(await api.get(path));
+      await expectRefused(await api.patch(path, change(1), ifNoneMatch('*')), path, first);
+      await expectRefused(await api.patch(path, change(2), ifNoneMatch(first)), path, first);
+      await expectRefused(await api.patch(path, change(3), ifNoneMatch(`"0-x", W/${first}`)), path, first);
+      expectStatus(await api.patch(path, change(4), ifNoneMatch('"999-x"')), 200);
+      const second = etag(await api.get(path));
+      expectStatus(await api.patch(path, change(5), ifNoneMatch(first)), 200);
+      expect(etag(await api.get(path))).not.toBe(second);
+    });
+
+    it('If-None-Match on relationship paths and bill-of-material writes names the resource written', async () => {
+      const customer = await api.create('customers');
+      const path = `/customers/${customer.id}`;
+      const tag = etag(await api.get(path));
+      const [user] = await api.ids('users', 1);
+      const links = { data: [identifier('users', user!)] };
+      await expectRefused(await api.post(`${path}/relationships/${USERS}`, links, ifNoneMatch(tag)), path, tag);
+      await expectRefused(await api.patch(`${path}/relationships/${USERS}`, links, ifNoneMatch('*')), path, tag);
+      const product = await api.create('products');
+      const productPath = `/products/${product.id}`;
+      const productTag = etag(await api.get(productPath));
+      const [component] = await api.ids('products', 1);
+      const structure = {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 1 },
+          relationships: { items: { data: [await api.itemObject(component!)] } },
+        },
+      };
+      await expectRefused(
+        await api.post(`${productPath}/product_structure`, structure, ifNoneMatch(productTag)),
+        productPath,
+        productTag,
+      );
+    });
+
+    it('If-Unmodified-Since: an earlier date is 412 and writes nothing; a later one, or one that is no HTTP-date, goes ahead', async () => {
+      const unit = await api.create('units');
+      const path = `/units/${unit.id}`;
+      const read = await api.get(path);
+      expect(new Date(read.headers.get('last-modified')!).toISOString().slice(0, 19)).toBe(
+        read.body.data.attributes.modified_date.slice(0, 19),
+      );
+      const tag = etag(read);
+      await expectRefused(await api.patch(path, change(1), { headers: { 'If-Unmodified-Since': OLD } }), path, tag);
+      // The obsolete forms RFC 9110 §5.6.7 still asks recipients to read.
+      for (const old of ['Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994'])
+        await expectRefused(await api.patch(path, change(2), { headers: { 'If-Unmodified-Since': old } }), path, tag);
+      expectStatus(await api.patch(path, change(3), { headers: { 'If-Unmodified-Since': future() } }), 200);
+      // Not an HTTP-date: ignored (§13.1.4), not a reason to refuse.
+      expectStatus(await api.patch(path, change(4), { headers: { 'If-Unmodified-Since': '1994-11-06' } }), 200);
+      // With If-Match, If-Unmodified-Since is not evaluated (§13.2.2).
+      const now = etag(await api.get(path));
+      expectStatus(await api.patch(path, change(5), { headers: { 'If-Match': now, 'If-Unmodified-Since': OLD } }), 200);
+    });
+
+    it('ADD: If-None-Match: * is 412 (the collection exists); If-Modified-Since and If-Range apply to GET only', async () => {
+      const before = await api.count('units');
+      const body = () => ({ data: { type: 'units', attributes: { reference: api.unique('u') } } });
+      expectShapeB(await api.post('/units', body(), ifNoneMatch('*')), 412, 'precondition_failed');
+      expect(await api.count('units')).toBe(before);
+      expectStatus(await api.post('/units', body(), ifNoneMatch('"1-x"')), 201);
+      const unit = await api.create('units');
+      for (const headers of [{ 'If-Modified-Since': future() }, { 'If-Range': '"0-x"', Range: 'bytes=0-1' }])
+        expectStatus(await api.patch(`/units/${unit.id}`, change(9), { headers }), 200);
+    });
+
+    it('GET: If-Match with another tag is 412; If-Modified-Since at Last-Modified is 304; an earlier If-Unmodified-Since 412', async () => {
+      const unit = await api.create('units');
+      const path = `/units/${unit.id}`;
+      const read = await api.get(path);
+      const modified = read.headers.get('last-modified')!;
+      expectShapeB(await api.get(path, ifMatch('"1-nothing"')), 412, 'precondition_failed');
+      expectStatus(await api.get(path, ifMatch(etag(read))), 200);
+      expectShapeB(await api.get('/units', ifMatch('"1-nothing"')), 412, 'precondition_failed');
+      const notModified = await api.get(path, { headers: { 'If-Modified-Since': modified } });
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers.get('last-modified')).toBe(modified);
+      expectStatus(await api.get(path, { headers: { 'If-Modified-Since': OLD } }), 200);
+      // If-None-Match decides alone when both are sent (§13.2.2).
+      expectStatus(await api.get(path, { headers: { 'If-Modified-Since': modified, 'If-None-Match': '"x"' } }), 200);
+      expectShapeB(await api.get(path, { headers: { 'If-Unmodified-Since': OLD } }), 412, 'precondition_failed');
+    });
+  });
+
   describe('versions', () => {
     it('start at 1 and move by one with each write that changes the document, items included', async () => {
       const product = await api.create('products');
