@@ -53,8 +53,12 @@ query Customer {
   }
 }
 
-# Every change as it commits (run it, then RenameUnit in another tab); \`after: "<cursor>"\`
-# replays what came after a change you have seen.
+# Every change as it commits, over Server-Sent Events. A page runs one operation at a time:
+# while this one runs, the play button stops it, and so does switching to another tab of this
+# page. So run it here, then open this page again in a second browser tab or window and run
+# RenameUnit there (if GraphiQL opens an empty tab there, the tab beside it holds these
+# operations): the change shows up here. \`after: "<cursor>"\` replays what came after a change
+# you have seen.
 subscription Changes {
   changes {
     cursor
@@ -69,7 +73,8 @@ subscription Changes {
   }
 }
 
-# A write (needs the write scope): mutations return the changed object.
+# A write (needs the write scope): mutations return the changed object. A second run changes
+# nothing, so it writes nothing and no change is logged.
 mutation RenameUnit {
   updateUnit(id: 1, input: { description: { en: "Kilogram" } }) {
     reference

@@ -37,12 +37,16 @@ const ERROR_CODES: Record<ErrorCode, string> = {
   internal_error: 'a bug; the answer carries no internals',
 };
 
-/** Messages as the service words them, for the examples. */
+/**
+ * Messages as the service words them, for the examples (test/rest/openapi-examples.test.ts sends
+ * the request behind each and compares the answer).
+ */
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   invalid_parameter: 'per_page must be an integer from 1 to 50 (got "100")',
   invalid_json: 'the body is not valid JSON: Unexpected end of JSON input',
+  // One example serves the 403 of every write: that of an operation refused whatever is sent (POST /product_structures).
   forbidden:
-    'the customer of a customer product cannot be changed; add a customer product for the other customer instead',
+    'a product structure is added through its product (POST /products/{id}/product_structure, or createProductStructure in GraphQL)',
   conflict: 'reference must be unique among customers: another one already has this value',
   type_mismatch: 'data.type must be customers (got "products")',
   bom_cycle: 'items[0].product: products 401 cannot be an item of its own structure',
@@ -52,6 +56,10 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   service_unavailable: 'the database is unavailable; retry later',
   cursor_expired:
     'cursor 1200 has expired: entries after it are no longer kept (the log starts after 5400); read the data afresh and follow the cursor of that read',
+  precondition_failed:
+    'customers 1 is at version 2, not version 1: it changed since it was read; read it again and reapply the change',
+  idempotency_key_reused:
+    'Idempotency-Key "order-4711" was used for another request (method, path, query or body) within 24 hours: use a new key',
 };
 
 const BEARER_ERRORS = {
@@ -60,6 +68,18 @@ const BEARER_ERRORS = {
   insufficient_scope: 'the token lacks the scope the operation needs (`read` for GET, `write` for the rest)',
 } as const;
 export type BearerCode = keyof typeof BEARER_ERRORS;
+
+/**
+ * The bearer errors' descriptions as src/auth/bearer.ts words them: `invalid_request` is 401
+ * without a token, 400 with an empty one.
+ */
+function bearerDescription(status: number, code: BearerCode, scope: 'read' | 'write'): string {
+  if (code === 'insufficient_scope') return `this operation needs the ${scope} scope`;
+  if (code === 'invalid_token') return 'the access token has expired';
+  return status === 400
+    ? 'the Bearer scheme needs a token: Authorization: Bearer <token>'
+    : 'an access token is required: Authorization: Bearer <token>';
+}
 
 /** The error bodies: shape A (404), shape B (every other error) and RFC 6750's bearer errors. */
 export function errorSchemas(): Record<string, SchemaObject> {
@@ -113,12 +133,16 @@ export function errorSchemas(): Record<string, SchemaObject> {
   };
 }
 
-/** An error answer: shape B with the given codes, and/or a bearer error with the given codes. */
+/**
+ * An error answer: shape B with the given codes, and/or a bearer error with the given codes
+ * (`scope`: the one the operations answering it need, for `insufficient_scope`).
+ */
 function errorResponse(
   status: number,
   description: string,
   codes: readonly ErrorCode[],
   bearer: readonly BearerCode[] = [],
+  scope: 'read' | 'write' = 'write',
 ): ResponseObject {
   const shapeB: SchemaObject = {
     type: 'object',
@@ -137,11 +161,19 @@ function errorResponse(
   };
   const schema: SchemaObject =
     codes.length === 0 ? bearerError : bearer.length === 0 ? shapeB : { oneOf: [shapeB, bearerError] };
-  // Swagger UI would draw every example with the base schema's first code: show this answer's own.
-  const example =
-    codes.length > 0
-      ? { error: { code: codes[0], http_code: status, message: ERROR_EXAMPLES[codes[0]!] ?? ERROR_CODES[codes[0]!] } }
-      : { error: bearer[0], error_description: 'an access token is required: Authorization: Bearer <token>' };
+  // Swagger UI would draw every example with the base schema's first code: show this answer's own,
+  // one of each shape when it has both (a 403 is `forbidden` or a token without the scope).
+  const examples: Record<string, { summary: string; value: unknown }> = {};
+  if (codes.length > 0) {
+    const message = ERROR_EXAMPLES[codes[0]!] ?? ERROR_CODES[codes[0]!];
+    examples[codes[0]!] = { summary: codes[0]!, value: { error: { code: codes[0], http_code: status, message } } };
+  }
+  if (bearer.length > 0)
+    examples[bearer[0]!] = {
+      summary: `${bearer[0]} (bearer)`,
+      value: { error: bearer[0], error_description: bearerDescription(status, bearer[0]!, scope) },
+    };
+  const shown = Object.values(examples);
   const headers: ResponseObject['headers'] = {};
   if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
   if (status === 403 && bearer.length > 0)
@@ -160,7 +192,7 @@ function errorResponse(
   return {
     description: `${description}\n\n${lines.map((l) => `- ${l}`).join('\n')}`,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    content: { [JSON_MEDIA]: { schema, example } },
+    content: { [JSON_MEDIA]: { schema, ...(shown.length === 1 ? { example: shown[0]!.value } : { examples }) } },
   };
 }
 
@@ -210,7 +242,7 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
     [],
     ['invalid_request', 'invalid_token'],
   ),
-  ForbiddenScope: errorResponse(403, 'The token lacks the `read` scope.', [], ['insufficient_scope']),
+  ForbiddenScope: errorResponse(403, 'The token lacks the `read` scope.', [], ['insufficient_scope'], 'read'),
   Forbidden: errorResponse(
     403,
     'Refused (shape B `forbidden`), or the token lacks the `write` scope.',

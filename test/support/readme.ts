@@ -1,0 +1,196 @@
+/**
+ * Reading README.md's shell examples: the ```sh blocks of a section (found by its heading), the
+ * output comments after a command (`# {"access_token":"mda_…",...}`, `# 401 {...}`, SSE's
+ * `# data: {...}`), and the shape such a comment shows, compared with what a command printed.
+ */
+
+export interface Block {
+  section: string;
+  /** README line (1-based) of each line of the block. */
+  lines: { line: number; text: string }[];
+}
+
+/**
+ * The ```sh (or bash, shell) blocks of each section named, in the order given; a `## ` heading
+ * starts a section and the next `## ` heading ends it. A heading that is missing throws.
+ */
+export function shellBlocks(markdown: string, headings: readonly string[]): Block[] {
+  const lines = markdown.split('\n');
+  return headings.flatMap((heading) => {
+    const start = lines.findIndex((l) => l.startsWith('## ') && l.slice(3).trim().startsWith(heading));
+    if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
+    const next = lines.findIndex((l, i) => i > start && l.startsWith('## '));
+    const end = next < 0 ? lines.length : next;
+    const blocks: Block[] = [];
+    let current: Block | undefined;
+    for (let i = start + 1; i < end; i++) {
+      const text = lines[i]!;
+      if (!current && /^```(sh|bash|shell)\s*$/.test(text)) current = { section: heading, lines: [] };
+      else if (current && /^```\s*$/.test(text)) {
+        blocks.push(current);
+        current = undefined;
+      } else if (current) current.lines.push({ line: i + 1, text });
+    }
+    return blocks;
+  });
+}
+
+/** What a comment right after a command says it prints. */
+export interface OutputComment {
+  /** README line of the comment's first line. */
+  line: number;
+  /** README lines of the command the comment follows: the lines above it up to a blank line or comment. */
+  command: { from: number; to: number };
+  /** An HTTP status written before the JSON (`# 401 {...}`): the answer the command gets. */
+  status?: number;
+  /** A status code alone (`# 200`): what the command prints, e.g. with `curl -w '%{http_code}'`. */
+  printed?: string;
+  /** The JSON shown (`# {...}`, possibly over several comment lines), as a shape. */
+  json?: Shape;
+  /** The `data:` lines of Server-Sent Events shown (`# data: {...}`). */
+  events: Shape[];
+}
+
+const isComment = (text: string) => /^\s*#/.test(text);
+const uncomment = (text: string) => text.replace(/^\s*# ?/, '');
+
+/** The output comments of a block: comment runs that start right below a command line. */
+export function outputComments(block: Block): OutputComment[] {
+  const found: OutputComment[] = [];
+  const { lines } = block;
+  for (let i = 1; i < lines.length; i++) {
+    const above = lines[i - 1]!.text;
+    if (!isComment(lines[i]!.text) || isComment(above) || above.trim() === '') continue;
+    let from = i - 1;
+    while (from > 0 && !isComment(lines[from - 1]!.text) && lines[from - 1]!.text.trim() !== '') from--;
+    let to = i;
+    while (to + 1 < lines.length && isComment(lines[to + 1]!.text)) to++;
+    const run = lines.slice(i, to + 1).map((l) => uncomment(l.text));
+    const comment: OutputComment = {
+      line: lines[i]!.line,
+      command: { from: lines[from]!.line, to: lines[i - 1]!.line },
+      events: run.filter((t) => t.startsWith('data: ')).map((t) => parseShape(t.slice('data: '.length)).shape),
+    };
+    const first = run[0]!.match(/^(?:(\d{3})\s+)?(?=[[{"])/);
+    if (first) {
+      if (first[1]) comment.status = Number(first[1]);
+      comment.json = parseShape(run.join('\n').slice(first[0].length)).shape;
+    }
+    if (/^\d{3}$/.test(run[0]!.trim())) comment.printed = run[0]!.trim();
+    if (comment.json || comment.printed || comment.events.length > 0) found.push(comment);
+  }
+  return found;
+}
+
+/**
+ * The shape of a JSON value as a comment shows it: JSON where `…` (or `...`) stands for members
+ * or elements left out, or for a value of any type.
+ */
+export type Shape =
+  | { kind: 'any' }
+  | { kind: 'string' | 'number' | 'boolean' | 'null' }
+  | { kind: 'object'; members: [string, Shape][]; open: boolean }
+  | { kind: 'array'; items: Shape[]; open: boolean };
+
+/** Parses one value from the start of `text`; what follows it (prose) is left. */
+export function parseShape(text: string): { shape: Shape; rest: string } {
+  let at = 0;
+  const fail = (what: string): never => {
+    throw new Error(`output comment: ${what} at ${JSON.stringify(text.slice(at, at + 30))} in ${text}`);
+  };
+  const space = () => {
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+  };
+  const elision = () => {
+    space();
+    for (const token of ['…', '...']) {
+      if (text.startsWith(token, at)) {
+        at += token.length;
+        return true;
+      }
+    }
+    return false;
+  };
+  const string = (): string => {
+    const match = text.slice(at).match(/^"(?:[^"\\]|\\.)*"/);
+    if (!match) return fail('a string');
+    at += match[0].length;
+    return JSON.parse(match[0]) as string;
+  };
+  const list = <T>(close: string, item: () => T): { items: T[]; open: boolean } => {
+    const items: T[] = [];
+    let open = false;
+    at++;
+    for (;;) {
+      space();
+      if (text[at] === close) break;
+      if (elision()) open = true;
+      else items.push(item());
+      space();
+      if (text[at] === ',') at++;
+      else if (text[at] !== close) fail(`"," or "${close}"`);
+    }
+    at++;
+    return { items, open };
+  };
+  const value = (): Shape => {
+    space();
+    if (elision()) return { kind: 'any' };
+    const c = text[at];
+    if (c === '"') {
+      string();
+      return { kind: 'string' };
+    }
+    if (c === '{') {
+      const { items, open } = list('}', () => {
+        space();
+        const key = string();
+        space();
+        if (text[at++] !== ':') fail('":"');
+        return [key, value()] as [string, Shape];
+      });
+      return { kind: 'object', members: items, open };
+    }
+    if (c === '[') {
+      const { items, open } = list(']', value);
+      return { kind: 'array', items, open };
+    }
+    const word = text.slice(at).match(/^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/);
+    if (!word) return fail('a JSON value');
+    at += word[0].length;
+    return { kind: word[1] === 'null' ? 'null' : /^(true|false)$/.test(word[1]!) ? 'boolean' : 'number' };
+  };
+  const shape = value();
+  return { shape, rest: text.slice(at) };
+}
+
+const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/**
+ * Where `actual` differs from `shape`: a key shown that is missing, a key not shown where the
+ * comment does not say `…`, a value of another type, a list of another length.
+ */
+export function shapeMismatches(actual: unknown, shape: Shape, path = '$'): string[] {
+  if (shape.kind === 'any') return [];
+  if (typeOf(actual) !== shape.kind)
+    return [`${path}: ${typeOf(actual)} where the comment shows ${shape.kind} (${JSON.stringify(actual)})`];
+  if (shape.kind === 'object') {
+    const object = actual as Record<string, unknown>;
+    const shown = new Set(shape.members.map(([k]) => k));
+    return [
+      ...shape.members.flatMap(([key, member]) =>
+        key in object ? shapeMismatches(object[key], member, `${path}.${key}`) : [`${path}.${key}: missing`],
+      ),
+      ...(shape.open ? [] : Object.keys(object).filter((k) => !shown.has(k))).map((k) => `${path}.${k}: not shown`),
+    ];
+  }
+  if (shape.kind === 'array') {
+    const array = actual as unknown[];
+    if (shape.open ? array.length < shape.items.length : array.length !== shape.items.length)
+      return [
+        `${path}: ${array.length} elements where the comment shows ${shape.items.length}${shape.open ? '+' : ''}`,
+      ];
+    return shape.items.flatMap((item, i) => shapeMismatches(array[i], item, `${path}[${i}]`));
+  }
+  return [];
+}
