@@ -21,7 +21,12 @@ describe('a test whose program is missing', () => {
   }, 120_000);
 
   it('under CI the same is an error', () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, TEST_PGBOUNCER: '/nonexistent/pgbouncer', TEST_BUILT: '1', CI: 'true' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEST_PGBOUNCER: '/nonexistent/pgbouncer',
+      TEST_BUILT: '1',
+      CI: 'true',
+    };
     env.TEST_POSTGRES_URL ??= 'postgresql://postgres@127.0.0.1:5432/postgres';
     const run = spawnSync('npm', ['run', '--silent', 'test:cluster'], { cwd: ROOT, env, encoding: 'utf8' });
     expect(`${run.stdout}\n${run.stderr}`).toContain('under CI (CI=true) this is an error');
