@@ -171,7 +171,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   app.route('/', apiDocs({ basePath: config.basePath }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
-  answerErrors(app, logger);
+  answerErrors(app, logger, graphql.answerError);
 
   return {
     fetch: (request, env) => app.fetch(request, env),
@@ -233,8 +233,15 @@ function operationalRoutes(
   }
 }
 
-/** Where every error becomes a response: shape A for 404, shape B for the rest, never internals. */
-function answerErrors(app: Hono, logger: Logger): void {
+/**
+ * Where every error becomes a response: shape A for 404, shape B for the rest, never internals;
+ * on /graphql a 4xx as GraphQL errors with a code (`answerGraphql`).
+ */
+function answerErrors(
+  app: Hono,
+  logger: Logger,
+  answerGraphql: (c: Context, error: unknown) => Response | undefined,
+): void {
   // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
   // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
@@ -247,6 +254,8 @@ function answerErrors(app: Hono, logger: Logger): void {
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 
   app.onError((error, c) => {
+    const graphqlAnswer = answerGraphql(c, error);
+    if (graphqlAnswer) return graphqlAnswer;
     if (error instanceof DomainError) error = fromDomainError(error);
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: (error as Error).message?.split('\n').at(-1) }, 'database unavailable');

@@ -3,6 +3,7 @@
  * gateway offers. The arithmetic and the batching live in the data layer (src/data/bom.ts).
  */
 import { badInput } from './errors.ts';
+import { boundedArguments, outOfBounds } from './limits.ts';
 import {
   explode,
   ExplosionTooLargeError,
@@ -23,6 +24,8 @@ export const DEFAULT_LEVELS = 10;
 export const MAX_LEVELS = 20;
 /** Lines one explosion may return; a longer one is refused with a clear error, not cut. */
 export const MAX_LINES = 10_000;
+/** What `levels` takes. */
+const LEVELS = { min: 1, max: MAX_LEVELS };
 
 const Product = refOf('products');
 const Item = refOf('product_structure_items');
@@ -104,7 +107,7 @@ const WhereUsedLineType = builder.objectRef<WhereUsedLine>('WhereUsedLine').impl
 function checkLevels(levels: number | null | undefined): number {
   const value = levels ?? DEFAULT_LEVELS;
   if (!Number.isInteger(value) || value < 1 || value > MAX_LEVELS) {
-    throw badInput(`levels must be between 1 and ${MAX_LEVELS} (got ${value})`, 'levels');
+    throw badInput(outOfBounds('levels', LEVELS, value), 'levels');
   }
   return value;
 }
@@ -129,6 +132,7 @@ builder.objectFields(Product, (t) => ({
       quantity: t.arg({ type: 'Decimal' }),
     },
     complexity: (args) => ({ field: 5, multiplier: 10 * ((args.levels as number | null) ?? DEFAULT_LEVELS) }),
+    extensions: boundedArguments({ levels: LEVELS }),
     resolve: (product, args, context) =>
       explode((ids) => loadAll(itemsLoader(context), ids) as never, product.id, args.quantity ?? null, {
         levels: checkLevels(args.levels),
@@ -141,6 +145,7 @@ builder.objectFields(Product, (t) => ({
     description: `The products that use this one in their bill of material, directly and through others, to \`levels\` up (default ${DEFAULT_LEVELS}, at most ${MAX_LEVELS}).`,
     args: { levels: t.arg.int() },
     complexity: (args) => ({ field: 5, multiplier: 10 * ((args.levels as number | null) ?? DEFAULT_LEVELS) }),
+    extensions: boundedArguments({ levels: LEVELS }),
     resolve: (product, args, context) =>
       whereUsed((ids) => loadAll(usagesLoader(context), ids) as never, product.id, {
         levels: checkLevels(args.levels),

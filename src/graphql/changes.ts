@@ -20,6 +20,7 @@ import { resources } from '../resources/registry.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput } from './errors.ts';
+import { boundedArguments, outOfBounds } from './limits.ts';
 import { refOf } from './objects.ts';
 import { tracedBatch } from '../observability/tracing.ts';
 
@@ -139,7 +140,7 @@ const ChangeConnection = builder.objectRef<ChangePage>('ChangeConnection').imple
 /** A page size argument, checked. */
 function pageSize(value: number | null | undefined, fallback: number, max: number, argument: string): number {
   if (value === null || value === undefined) return fallback;
-  if (value < 1 || value > max) throw badInput(`${argument} must be between 1 and ${max} (got ${value})`, argument);
+  if (value < 1 || value > max) throw badInput(outOfBounds(argument, { min: 1, max }, value), argument);
   return value;
 }
 
@@ -165,6 +166,7 @@ builder.queryField('changes', (t) =>
       types: t.arg({ type: [ResourceTypeEnum] }),
     },
     complexity: (args) => ({ field: 1, multiplier: (args.first as number | null) ?? DEFAULT_CHANGES }),
+    extensions: boundedArguments({ first: { min: 1, max: MAX_CHANGES } }),
     resolve: async (_root, args, context: GraphQLContext): Promise<ChangePage> => {
       const first = pageSize(args.first, DEFAULT_CHANGES, MAX_CHANGES, 'first');
       const after = cursorArgument(args.after, 'after');
@@ -184,6 +186,7 @@ for (const resource of resources) {
       description: `Extension (not in the master-data spec): this resource's entries in the change log, newest first (as long as the log keeps them), ${DEFAULT_HISTORY} at a time unless \`first\` says otherwise (at most ${MAX_HISTORY}); \`after\` an entry's cursor gives the older ones.`,
       args: { first: t.arg.int(), after: t.arg.string() },
       complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_HISTORY }),
+      extensions: boundedArguments({ first: { min: 1, max: MAX_HISTORY } }),
       load: tracedBatch(
         `${resource.type}.history`,
         async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {

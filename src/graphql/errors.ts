@@ -1,7 +1,8 @@
 /**
  * The one mapping from errors to GraphQL errors: domain errors to their `extensions.code`, a
  * database outage to SERVICE_UNAVAILABLE (the HTTP layer then answers 503), anything else to a
- * masked INTERNAL_SERVER_ERROR whose details go to the log only.
+ * masked INTERNAL_SERVER_ERROR whose details go to the log only. Bad input that GraphQL coercion
+ * refuses is said in ./input-problems.ts.
  */
 import { GraphQLError } from 'graphql';
 import { DomainError, type DomainErrorKind } from '../data/errors.ts';

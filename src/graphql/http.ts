@@ -9,8 +9,13 @@
  * the Node request (../http/body.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import { GraphQLError, getOperationAST } from 'graphql';
-import { createHandler, type Request as HandlerRequest } from 'graphql-http';
+import { type ExecutionArgs, GraphQLError, getOperationAST, parse } from 'graphql';
+import {
+  createHandler,
+  type Request as HandlerRequest,
+  parseRequestParams,
+  type Response as HandlerResponse,
+} from 'graphql-http';
 import { Hono, type Context } from 'hono';
 import { isGraphiQLPageRequest } from '../auth/bearer.ts';
 import type { TokenService } from '../auth/tokens.ts';
@@ -26,6 +31,7 @@ import type { Locale } from '../resources/types.ts';
 import { SERVICE_UNAVAILABLE } from './errors.ts';
 import { GRAPHIQL_EXAMPLE } from './examples.ts';
 import { type OperationOptions, type OperationPipeline, operationPipeline, type RequestContext } from './operation.ts';
+import { NOT_BY_TRANSPORT } from './streaming.ts';
 import { printSdl } from './schema.ts';
 import { sseTransport } from './sse.ts';
 import { type GraphQLWebSocket, graphqlWebSocket } from './websocket.ts';
@@ -69,6 +75,12 @@ export interface GraphQLTransports {
   routes: Hono;
   /** GraphQL over WebSocket (graphql-ws), on the same path. */
   websocket: GraphQLWebSocket;
+  /**
+   * The answer to an HttpError thrown on the way to /graphql (by this route or by the middleware
+   * before it: a body over the limit, an Idempotency-Key refused, a malformed URL), as GraphQL
+   * errors with a code; undefined for another path, a 5xx, or another error.
+   */
+  answerError(c: Context, error: unknown): Response | undefined;
 }
 
 /** graphql-http's handler over the pipeline, with the operations' metrics. */
@@ -85,7 +97,9 @@ function httpHandler(operations: OperationPipeline, metrics: Metrics) {
   return createHandler<IncomingMessage | undefined, RequestContext>({
     execute: operations.execute,
     async onSubscribe(req, params) {
-      const prepared = await operations.prepare(req, params);
+      let prepared = await operations.prepare(req, params);
+      if (!Array.isArray(prepared) && prepared && 'document' in prepared)
+        prepared = transportRefusal(req.method, req.context.accept, prepared) ?? prepared;
       // Refused before running (syntax, validation, limits, scope): an operation all the same.
       if (Array.isArray(prepared)) {
         // The document may not parse: the name as the client gave it, or as the text starts.
@@ -156,54 +170,206 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
       if (!graphiqlPage || graphiqlPage.token !== token) graphiqlPage = { html: await graphiqlHtml(c, token), token };
       return c.html(graphiqlPage.html, 200, GRAPHIQL_PAGE_HEADERS);
     }
-    const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
     // an oversized body is a 413 and a body that is not UTF-8 its own 400.
     const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
-    if (c.req.header('accept')?.includes('text/event-stream')) {
-      const streamed = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
-      return sse(streamed, c.get('auth'));
-    }
+    if (text === undefined) return refuse(c, 400, 'BAD_REQUEST', 'the request body is not valid UTF-8');
     // A JSON array of operations would multiply every per-request limit by its length.
-    if (text?.trimStart().startsWith('[')) {
-      return c.json(
-        {
-          errors: [{ message: 'batched operations (a JSON array) are not supported: send one operation per request' }],
-        },
+    if (text?.trimStart().startsWith('['))
+      return refuse(
+        c,
         400,
+        'BATCH_NOT_SUPPORTED',
+        'batched operations (a JSON array) are not supported: send one operation per request',
       );
+    if (c.req.header('accept')?.includes('text/event-stream')) {
+      const streamed = await streamedRequest(c, text);
+      if (streamed instanceof Response) return streamed;
+      if (streamed) return sse(streamed, c.get('auth'));
     }
-    const request: HandlerRequest<IncomingMessage | undefined, RequestContext> = {
-      method: c.req.method,
-      url: c.req.url,
-      headers: { get: (name) => c.req.header(name) ?? null },
-      body: text,
-      raw,
-      context: {
-        auth: c.get('auth'),
-        startedAt: performance.now(),
-        accept: c.req.header('accept') ?? null,
-        beforeCommit: c.get('beforeCommit'),
-      },
-    };
-    const [answer, init] = await handler(request);
-    const body =
-      request.context.answerBytes ?? (init?.status === 400 && answer ? clarifyRequestErrors(answer) : answer);
-    // Its headers are a plain object with lower-case names (graphql-http's and ours): handed to
-    // Node as they are, without a Headers object in between.
-    const headers = { ...(init?.headers as Record<string, string> | undefined) };
-    // graphql-http leaves the type off its 405 for a mutation over GET, whose body is JSON.
-    if (body && !headers['content-type']) headers['content-type'] = JSON_CONTENT_TYPE;
-    const status = (init?.status ?? 200) as 200;
-    return body === null ? c.body(null, status, headers) : c.body(body, status, headers);
+    return answerOverHttp(c, handler, text);
   });
 
-  app.all('/graphql', (c) => {
-    throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on /graphql: use GET or POST`, {
+  app.all('/graphql', (c) =>
+    refuse(c, 405, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql: use GET or POST`, {
       Allow: 'GET, POST',
-    });
+    }),
+  );
+  return {
+    routes: app,
+    websocket: graphqlWebSocket(operations, options.tokens, graphqlPath, options.maxBodyBytes),
+    answerError: (c, error) => {
+      if (c.req.path !== graphqlPath || !(error instanceof HttpError) || error.status >= 500) return undefined;
+      return refuse(
+        c,
+        error.status,
+        HTTP_ERROR_CODES[error.code] ?? error.code.toUpperCase(),
+        error.message,
+        error.headers,
+      );
+    },
+  };
+}
+
+type Handler = ReturnType<typeof httpHandler>;
+
+/** A query or mutation over plain HTTP, through graphql-http; what it refuses before any operation, with a code. */
+async function answerOverHttp(c: Context, handler: Handler, text: string | null): Promise<Response> {
+  const request: HandlerRequest<IncomingMessage | undefined, RequestContext> = {
+    method: c.req.method,
+    url: c.req.url,
+    headers: { get: (name) => c.req.header(name) ?? null },
+    body: text,
+    raw: (c.env as { incoming?: IncomingMessage } | undefined)?.incoming,
+    context: {
+      auth: c.get('auth'),
+      startedAt: performance.now(),
+      accept: c.req.header('accept') ?? null,
+      beforeCommit: c.get('beforeCommit'),
+    },
+  };
+  const [answer, init] = await handler(request);
+  const status = init?.status ?? 200;
+  // graphql-http answers 405, 406 and 415 without a body.
+  if (answer === null && status >= 400) {
+    const [code, message] = transportProblem(status, c.req.method);
+    return refuse(c, status, code, message, init?.headers as Record<string, string> | undefined);
+  }
+  // Its headers are a plain object with lower-case names (graphql-http's and ours): handed to
+  // Node as they are, without a Headers object in between.
+  const headers = { ...(init?.headers as Record<string, string> | undefined) };
+  let body = request.context.answerBytes ?? answer;
+  if (status === 400 && typeof body === 'string') {
+    const clarified = clarifyRequestErrors(body);
+    if (clarified !== body) {
+      body = clarified;
+      headers['content-type'] = errorMediaType(c, status);
+      headers['x-content-type-options'] = 'nosniff';
+    }
+  }
+  return body === null ? c.body(null, status as 200, headers) : c.body(body, status as 200, headers);
+}
+
+/**
+ * A request over Server-Sent Events checked as graphql-http checks one over plain HTTP (its body
+ * or query string, its media type), so that both answer alike what is not a GraphQL request (a
+ * 4xx with a code, not an event carrying an error, or a 500 for malformed `variables` in a
+ * query string). A mutation whose client takes JSON too goes over plain HTTP (undefined): the
+ * stream would refuse it.
+ */
+async function streamedRequest(c: Context, text: string | null): Promise<Request | Response | undefined> {
+  const request = {
+    method: c.req.method,
+    url: c.req.url,
+    headers: { get: (name: string) => c.req.header(name) ?? null },
+    body: text,
+    raw: undefined,
+    context: undefined,
+  };
+  let params: Awaited<ReturnType<typeof parseRequestParams>>;
+  try {
+    params = await parseRequestParams(request);
+  } catch (error) {
+    const message = (error as Error).message;
+    return refuse(c, 400, 'BAD_REQUEST', REQUEST_ERRORS[message] ?? message);
+  }
+  if (Array.isArray(params)) {
+    const [code, message] = transportProblem(params[1].status, c.req.method);
+    return refuse(c, params[1].status, code, message, params[1].headers as Record<string, string> | undefined);
+  }
+  const { query, operationName } = params as { query: string; operationName?: string };
+  if (
+    /application\/(json|graphql-response\+json|\*)|\*\/\*/.test(c.req.header('accept') ?? '') &&
+    isMutation(query, operationName)
+  )
+    return undefined;
+  return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
+}
+
+/** Whether a document's chosen operation is a mutation (anything that does not parse is not). */
+function isMutation(query: string, operationName: string | undefined): boolean {
+  try {
+    return getOperationAST(parse(query), operationName)?.operation === 'mutation';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What over plain HTTP the transport does not carry: a subscription (it streams), a mutation
+ * over GET (405, as graphql-http answers it, with a code).
+ */
+function transportRefusal(
+  method: string,
+  accept: string | null,
+  args: ExecutionArgs,
+): HandlerResponse | readonly GraphQLError[] | undefined {
+  const operation = getOperationAST(args.document, args.operationName)?.operation;
+  if (operation === 'subscription')
+    return [
+      new GraphQLError(
+        'subscriptions are not taken over plain HTTP: send them with Accept: text/event-stream (Server-Sent Events) or over WebSocket (graphql-transport-ws)',
+        { extensions: { code: NOT_BY_TRANSPORT } },
+      ),
+    ];
+  if (operation === 'mutation' && method === 'GET')
+    return [
+      errorBody(NOT_BY_TRANSPORT, 'mutations are not taken over GET: send them with POST'),
+      {
+        status: 405,
+        statusText: 'Method Not Allowed',
+        headers: { allow: 'POST', 'content-type': successMediaType(accept), 'x-content-type-options': 'nosniff' },
+      },
+    ];
+  return undefined;
+}
+
+/** The code and words of a refusal graphql-http (or its request parser) gives by status alone. */
+function transportProblem(status: number, method: string): [code: string, message: string] {
+  switch (status) {
+    case 405:
+      return ['METHOD_NOT_ALLOWED', `${method} is not allowed on /graphql: use GET or POST`];
+    case 406:
+      return [
+        'NOT_ACCEPTABLE',
+        'none of the media types the Accept header names can be answered: accept application/graphql-response+json or application/json',
+      ];
+    case 415:
+      return [
+        'UNSUPPORTED_MEDIA_TYPE',
+        'the body must be a JSON object: send it with Content-Type: application/json (UTF-8)',
+      ];
+    default:
+      return ['BAD_REQUEST', 'the request is not a GraphQL request'];
+  }
+}
+
+/** The GraphQL codes of the HTTP layer's refusals (the others are their REST codes in capitals). */
+const HTTP_ERROR_CODES: Partial<Record<string, string>> = {
+  invalid_json: 'BAD_REQUEST',
+  invalid_parameter: 'BAD_REQUEST',
+};
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ errors: [{ message, extensions: { code } }] });
+}
+
+/** The media type of an error answer: graphql-http's for the Accept header, JSON for a 406 (nothing else would do). */
+function errorMediaType(c: Context, status: number): string {
+  return status === 406 ? JSON_CONTENT_TYPE : successMediaType(c.req.header('accept') ?? null);
+}
+
+/**
+ * A refusal before any operation runs: GraphQL errors with a code, in the media type the Accept
+ * header negotiates, with the headers its status needs (Allow, Connection, Retry-After). Error
+ * answers may quote the request: nosniff, as REST's.
+ */
+function refuse(c: Context, status: number, code: string, message: string, headers: Record<string, string> = {}) {
+  return c.body(errorBody(code, message), status as 400, {
+    ...headers,
+    'content-type': errorMediaType(c, status),
+    'x-content-type-options': 'nosniff',
   });
-  return { routes: app, websocket: graphqlWebSocket(operations, options.tokens, graphqlPath) };
 }
 
 /**
@@ -225,11 +391,9 @@ function successMediaType(accept: string | null): string {
   return JSON_CONTENT_TYPE;
 }
 
-/** The body as strict UTF-8 text (graphql-http parses the JSON). */
-async function readText(c: Context, limit: number): Promise<string> {
-  const text = decodeUtf8(await readBody(c, limit));
-  if (text === undefined) throw new HttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
-  return text;
+/** The body as strict UTF-8 text (graphql-http parses the JSON); undefined when it is not UTF-8. */
+async function readText(c: Context, limit: number): Promise<string | undefined> {
+  return decodeUtf8(await readBody(c, limit));
 }
 
 /**

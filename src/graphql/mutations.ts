@@ -5,6 +5,7 @@
  * data layer (src/data/writes.ts), which holds the rules; this file maps names and shapes.
  */
 import { badInput } from './errors.ts';
+import { fieldOfPath } from './input-problems.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
 import type { Row } from '../data/load.ts';
@@ -114,8 +115,28 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
   });
 }
 
-/** GraphQL input values to the data layer's shape; `set` and `add`/`remove` are exclusive. */
-function toWriteInput(inputName: string, values: Record<string, unknown>): WriteInput {
+/** The largest id (ids are 32-bit integers, from 1). */
+const MAX_ID = 2_147_483_647;
+
+/**
+ * A relationship id that no resource can have (0, negative) is bad input naming the field, not a
+ * "not found": GraphQL's Int has checked the type and the 32 bits already.
+ */
+function checkId(id: number, path: string): number {
+  if (id < 1) throw badInput(`${path} must be an id from 1 to ${MAX_ID} (got ${id})`, fieldOfPath(path));
+  return id;
+}
+
+function checkIds(ids: number[] | null | undefined, path: string): number[] | null | undefined {
+  for (const [i, id] of (ids ?? []).entries()) checkId(id, `${path}[${i}]`);
+  return ids;
+}
+
+/**
+ * GraphQL input values to the data layer's shape; `set` and `add`/`remove` are exclusive. `at`
+ * is where the values are in the arguments (`input`, `items[2]`), for messages.
+ */
+function toWriteInput(inputName: string, values: Record<string, unknown>, at = 'input'): WriteInput {
   const fields = inputFields.get(inputName)!;
   const input: Required<WriteInput> = { attributes: {}, relationships: {} };
   for (const [field, value] of Object.entries(values)) {
@@ -126,9 +147,11 @@ function toWriteInput(inputName: string, values: Record<string, unknown>): Write
         meaning.objectFields && value !== null
           ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [meaning.objectFields!.get(k) ?? k, v]))
           : value;
-    } else if ('toOne' in meaning) input.relationships[meaning.toOne] = value as number | null;
+    } else if ('toOne' in meaning)
+      input.relationships[meaning.toOne] = value === null ? null : checkId(value as number, `${at}.${field}`);
     else {
       const change = (value ?? {}) as { set?: number[] | null; add?: number[] | null; remove?: number[] | null };
+      for (const key of ['set', 'add', 'remove'] as const) checkIds(change[key], `${at}.${field}.${key}`);
       if (change.set != null && (change.add != null || change.remove != null)) {
         throw badInput(`${field}: give either set, or add and remove`, field);
       }
@@ -171,7 +194,11 @@ function expectedVersionDescription(of: string): string {
 
 /** The data layer's options for a mutation's `expectedVersion` (null and absent alike: no condition). */
 function conditions(expectedVersion: number | null | undefined): WriteOptions {
-  return expectedVersion === null || expectedVersion === undefined ? {} : { expectedVersion };
+  if (expectedVersion === null || expectedVersion === undefined) return {};
+  // Versions start at 1: a lower one was never read, and would be answered as a stale one.
+  if (expectedVersion < 1)
+    throw badInput(`expectedVersion must be a version from 1 to ${MAX_ID} (got ${expectedVersion})`, 'expectedVersion');
+  return { expectedVersion };
 }
 
 /** After a write, what the operation reads next is read anew, not taken from what it loaded before. */
@@ -282,8 +309,8 @@ const StructureInput = builder.inputType('CreateProductStructureInput', {
   }),
 });
 const Structure = refOf('product_structures');
-const items = (values: unknown[] | null | undefined): ItemInput[] =>
-  (values ?? []).map((v) => toWriteInput('ProductStructureItemInput', v as never));
+const items = (values: unknown[] | null | undefined, at: string): ItemInput[] =>
+  (values ?? []).map((v, i) => toWriteInput('ProductStructureItemInput', v as never, `${at}[${i}]`));
 
 builder.mutationFields((t) => ({
   createProductStructure: t.field({
@@ -305,7 +332,7 @@ builder.mutationFields((t) => ({
         return fresh(
           await writer(context).createStructure(
             args.productId,
-            { attributes, items: items(args.input.items) },
+            { attributes, items: items(args.input.items, 'input.items') },
             options,
           ),
           context,
@@ -322,7 +349,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
-        await writer(context).addItems(args.structureId, items(args.items), conditions(args.expectedVersion));
+        await writer(context).addItems(args.structureId, items(args.items, 'items'), conditions(args.expectedVersion));
         return fresh(args.structureId, context);
       }),
   }),
@@ -336,7 +363,11 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) =>
       write(itemResource.type, async () => {
-        await writer(context).replaceItems(args.structureId, items(args.items), conditions(args.expectedVersion));
+        await writer(context).replaceItems(
+          args.structureId,
+          items(args.items, 'items'),
+          conditions(args.expectedVersion),
+        );
         return fresh(args.structureId, context);
       }),
   }),

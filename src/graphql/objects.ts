@@ -11,7 +11,15 @@ import { resources, resourceByType } from '../resources/registry.ts';
 import { extensionOf } from '../resources/extensions.ts';
 import { LOCALES, type Attribute, type Locale, type ResourceDefinition } from '../resources/types.ts';
 import { builder, type RowRef, type Types } from './builder.ts';
-import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
+import {
+  checkPageSize,
+  connectionOf,
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type ConnectionShape,
+} from './connections.ts';
+import { boundedArguments } from './limits.ts';
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { fieldSources, type FieldSource } from './plan.ts';
@@ -257,6 +265,7 @@ function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fie
         after: t.arg.string(),
       },
       complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
+      extensions: boundedArguments({ first: { min: 0, max: MAX_PAGE_SIZE } }),
       load: tracedBatch(
         `${resource.type}.${name}`,
         async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {

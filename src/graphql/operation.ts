@@ -10,20 +10,15 @@
 import type { IncomingMessage } from 'node:http';
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { contextCacheSymbol } from '@pothos/core';
-import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
   execute,
   GraphQLError,
   getOperationAST,
   Kind,
   NoSchemaIntrospectionCustomRule,
-  TypeInfo,
   visit,
-  visitWithTypeInfo,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -47,7 +42,8 @@ import { traced, tracedSync } from '../observability/tracing.ts';
 import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, maskError } from './errors.ts';
-import { GRAPHQL_LIMITS } from './limits.ts';
+import { variableProblems, withInputProblems } from './input-problems.ts';
+import { argumentsError, costError, depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
 import { planFor } from './plan.ts';
 import { schema } from './schema.ts';
 
@@ -90,103 +86,6 @@ const reportLimit = {
   ],
 };
 
-/** A limit an operation's estimated cost goes over. */
-interface CostBreach {
-  name: string;
-  actual: number;
-  max: number;
-  code: string;
-}
-
-/**
- * Pothos's estimate of an operation's cost (fields weighted by page sizes) against the limits:
- * the first one it goes over, if any.
- */
-function costBreach(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): CostBreach | undefined {
-  // complexityFromQuery reads the first operation of a document: hand it the chosen one.
-  const only: DocumentNode = {
-    kind: Kind.DOCUMENT,
-    definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)],
-  };
-  const { complexity, depth, breadth } = complexityFromQuery(only, { schema, variables });
-  return [
-    { name: 'complexity', actual: complexity, max: GRAPHQL_LIMITS.complexity, code: 'QUERY_COMPLEXITY' },
-    { name: 'depth', actual: depth, max: GRAPHQL_LIMITS.depth, code: 'QUERY_DEPTH' },
-    { name: 'breadth', actual: breadth, max: GRAPHQL_LIMITS.breadth, code: 'QUERY_BREADTH' },
-  ].find((limit) => limit.actual > limit.max);
-}
-
-/**
- * The variables an operation's estimated cost can change with: those in the arguments of a field
- * whose cost is computed from them (page sizes, BOM levels; the estimate reads nothing else, not
- * even @skip and @include).
- */
-function costVariables(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  const names = new Set<string>();
-  const typeInfo = new TypeInfo(schema);
-  const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
-  for (const definition of [operation, ...fragments]) {
-    visit(
-      definition,
-      visitWithTypeInfo(typeInfo, {
-        Field(node) {
-          if (typeof typeInfo.getFieldDef()?.extensions?.complexity !== 'function') return;
-          for (const argument of node.arguments ?? [])
-            visit(argument, { Variable: (v) => void names.add(v.name.value) });
-        },
-      }),
-    );
-  }
-  return [...names];
-}
-
-/**
- * An operation's estimated costs (their breach, null when within the limits), by the values of
- * the variables they can change with: one estimate when there are none. Clients send the same
- * page sizes over and over (W3's operation estimated on every request was 1% of its CPU).
- */
-interface OperationCost {
-  variables: string[];
-  breaches: Map<string, CostBreach | null>;
-}
-const costs = new WeakMap<OperationDefinitionNode, OperationCost>();
-/** Estimates kept per operation (a client sending ever new page sizes starts it again)... */
-const COST_ESTIMATES_KEPT = 64;
-/** ...for values this long at most (JSON): longer ones are estimated on every request. */
-const COST_KEY_CHARS = 256;
-
-/** The estimated cost against the limits, as a request error; undefined when within them. */
-function costError(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): GraphQLError | undefined {
-  let cost = costs.get(operation);
-  if (!cost)
-    costs.set(operation, (cost = { variables: costVariables(schema, document, operation), breaches: new Map() }));
-  // Variables that fit their types (these did, checked before) and give these the same values
-  // give the same estimate. A variable left out (its default) is not one given as null.
-  const key = cost.variables.map((name) => (name in variables ? JSON.stringify(variables[name]) : '')).join('\n');
-  let breach = cost.breaches.get(key);
-  if (breach === undefined) {
-    breach = costBreach(schema, document, operation, variables) ?? null;
-    if (key.length <= COST_KEY_CHARS) {
-      if (cost.breaches.size >= COST_ESTIMATES_KEPT) cost.breaches.clear();
-      cost.breaches.set(key, breach);
-    }
-  }
-  if (!breach) return undefined;
-  return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
-    extensions: { code: breach.code },
-  });
-}
-
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult | AsyncIterable<ExecutionResult>> | ExecutionResult;
 
 export interface OperationPipeline {
@@ -208,9 +107,15 @@ function envelopOf(options: OperationOptions) {
   // envelop plugins are typed for the context they need; these need none of ours.
   const plugins = [
     maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens }),
-    maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, flattenFragments: true, ...reportLimit }),
+    // Ours, not graphql-armor's: that one leaves introspection (`__schema`) out of the depth, and
+    // counts a fragment spread's directives only the first time the fragment is spread.
+    {
+      onValidate: ({ addValidationRule }) => {
+        addValidationRule(depthRule);
+        addValidationRule(directivesRule);
+      },
+    },
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
-    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.directives, ...reportLimit }),
   ] as Plugin[];
   if (!options.introspection) {
     plugins.push(
@@ -312,7 +217,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     try {
       document = tracedSync('graphql.parse', {}, () => enveloped.parse(query));
     } catch (error) {
-      if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
+      if (error instanceof GraphQLError) return [parseError(error)];
       throw error;
     }
     // Text the database cannot store is named before validation, as for a document never seen.
@@ -327,10 +232,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
         throw error;
       }
     })();
-    if (errors.length > 0)
-      return errors.map(
-        (error: GraphQLError) => asBadInput(error, document) ?? withCode(error, 'GRAPHQL_VALIDATION_FAILED'),
-      );
+    if (errors.length > 0) return validationErrors(envelopedSchema, document, errors, options.introspection);
     knownQueries.set(query, document);
     return document;
   };
@@ -343,26 +245,23 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     const unstorable = unstorableInput(document, params.variables);
     if (unstorable) return [unstorable];
     const operation = getOperationAST(document, params.operationName);
-    // Variables that do not fit their types are a request error (400), like a bad literal: the
-    // executor would answer them with a 200 and no data.
-    if (operation?.variableDefinitions?.length) {
-      const coerced = getVariableValues(envelopedSchema, operation.variableDefinitions, params.variables ?? {});
-      if (coerced.errors) {
-        return coerced.errors.map((e) => badInput(e.message, undefined, e.nodes));
-      }
-    }
-    // The estimated cost may depend on the variables (page sizes), so it is checked once they
-    // are known to fit their types.
-    const tooCostly = operation && costError(envelopedSchema, document, operation, params.variables ?? {});
-    if (tooCostly) return [tooCostly];
-    if (operation?.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
+    if (!operation) return [operationNameError(document, params.operationName ?? undefined)];
+    const refused = checkedVariables(
+      envelopedSchema,
+      document,
+      operation,
+      params.variables ?? undefined,
+      options.introspection,
+    );
+    if (refused) return refused;
+    if (operation.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
     // A literal of one shape (no spreads): made for every request.
     const contextValue: GraphQLContext = {
       [contextCacheSymbol]: {},
       db,
       // A subscription's events follow writes as they commit: they read where those are (the
       // primary), not from a read replica that may not have replayed them yet.
-      source: operation?.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId),
+      source: operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId),
       plan: planFor(envelopedSchema, document),
       auth,
       writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
@@ -401,6 +300,54 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   };
 }
 
+/**
+ * What refuses an operation by its variables, or undefined: values that do not fit their types
+ * (a request error, 400, like a bad literal: the executor would answer them with a 200 and no
+ * data), then sized arguments, list lengths and the estimated cost, which may depend on the
+ * variables (page sizes) and are checked once those are known to fit their types.
+ */
+function checkedVariables(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  given: Record<string, unknown> | undefined,
+  introspection: boolean,
+): GraphQLError[] | undefined {
+  let variables: Record<string, unknown> = {};
+  if (operation.variableDefinitions?.length) {
+    const coerced = getVariableValues(schema, operation.variableDefinitions, given ?? {});
+    if (coerced.errors) {
+      const described = variableProblems(schema, document, operation, given ?? {}, !introspection);
+      return described.length > 0 ? described : coerced.errors.map((e) => badInput(e.message, undefined, e.nodes));
+    }
+    variables = coerced.coerced;
+  }
+  const refused =
+    argumentsError(schema, document, operation, variables) ?? costError(schema, document, operation, variables);
+  return refused && [refused];
+}
+
+/** graphql-js gives up comparing fields of one name past a budget, and says only "Validation aborted.". */
+const VALIDATION_ABORTED = new GraphQLError(
+  'the document repeats fields of the same name more often than validation compares (some hundreds in one selection): select each field once',
+);
+
+/** Validation errors with codes: values written in the query as BAD_USER_INPUT naming the field, the rest as they are. */
+function validationErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  errors: readonly GraphQLError[],
+  introspection: boolean,
+): GraphQLError[] {
+  const inputs = withInputProblems(schema, document, errors, !introspection);
+  return errors.map(
+    (error, i) =>
+      inputs[i] ??
+      asBadInput(error, document) ??
+      withCode(error.message === 'Validation aborted.' ? VALIDATION_ABORTED : error, 'GRAPHQL_VALIDATION_FAILED'),
+  );
+}
+
 /** The refusal of a mutation whose token lacks the write scope: an HTTP answer of its own (403). */
 function insufficientScope(): [string, { status: 403; statusText: string; headers: Record<string, string> }] {
   return [
@@ -415,6 +362,33 @@ function insufficientScope(): [string, { status: 403; statusText: string; header
       },
     },
   ];
+}
+
+/** Why a document has no operation to run: several and none named, or the name is not one of them. */
+function operationNameError(document: DocumentNode, name: string | undefined): GraphQLError {
+  const names = document.definitions.flatMap((d) =>
+    d.kind === Kind.OPERATION_DEFINITION ? [d.name?.value ?? '(anonymous)'] : [],
+  );
+  if (name === undefined)
+    return new GraphQLError(
+      `the document holds ${names.length} operations (${names.join(', ')}): name the one to run in "operationName"`,
+      { extensions: { code: 'OPERATION_NAME_REQUIRED' } },
+    );
+  return new GraphQLError(
+    `the document has no operation named ${JSON.stringify(name)}: its operations are ${names.join(', ')}`,
+    { extensions: { code: 'UNKNOWN_OPERATION_NAME' } },
+  );
+}
+
+/**
+ * A document that does not parse; or one over the token limit, which graphql-armor finds while
+ * parsing and words as a syntax error: a limit like the others (a validation error).
+ */
+function parseError(error: GraphQLError): GraphQLError {
+  if (!/^Syntax Error: Token limit of \d+ exceeded/.test(error.message)) return withCode(error, 'GRAPHQL_PARSE_FAILED');
+  return new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+  });
 }
 
 /** An error with a code (one it carries already is kept). */

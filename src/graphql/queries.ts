@@ -8,8 +8,16 @@ import { countRows, filterCondition, listRows, type Condition, type ListQuery, t
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
-import { checkPageSize, connectionOf, decodeCursor, DEFAULT_PAGE_SIZE, type ConnectionShape } from './connections.ts';
+import {
+  checkPageSize,
+  connectionOf,
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type ConnectionShape,
+} from './connections.ts';
 import { badInput } from './errors.ts';
+import { boundedArguments } from './limits.ts';
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, constant, singular, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
@@ -152,10 +160,14 @@ function defineList(resource: ResourceDefinition): void {
         field: 1,
         multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE,
       }),
+      extensions: boundedArguments({ first: PAGE_SIZE, last: PAGE_SIZE }),
       resolve: (_root, args, context) => listPage(resource, filters, args, context),
     }),
   );
 }
+
+/** What `first` and `last` of a connection take. */
+const PAGE_SIZE = { min: 0, max: MAX_PAGE_SIZE };
 
 builder.queryType({ description: 'Reads. Every field needs an access token with the `read` scope.' });
 for (const resource of resources) defineList(resource);

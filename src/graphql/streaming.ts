@@ -8,6 +8,9 @@ import { GraphQLError, getOperationAST, type ExecutionArgs } from 'graphql';
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { OperationPipeline } from './operation.ts';
 
+/** The code of an operation a transport does not carry (a mutation over a stream or GET, a subscription over plain HTTP). */
+export const NOT_BY_TRANSPORT = 'OPERATION_NOT_SUPPORTED_BY_TRANSPORT';
+
 export interface StreamedParams {
   query: string;
   operationName?: string | null;
@@ -45,7 +48,7 @@ export async function prepareStreamed(
     return [
       new GraphQLError(
         'mutations are not taken over a stream: send them as a plain POST to /graphql (Accept: application/json)',
-        { extensions: { code: 'BAD_REQUEST' } },
+        { extensions: { code: NOT_BY_TRANSPORT } },
       ),
     ];
   return args;

@@ -5,7 +5,8 @@
  * without a valid one the socket is closed with 4403 and the reason. Every subscribe checks the
  * token again (a revoked or expired one is refused), and a running subscription ends when its
  * token does (./subscriptions.ts). The server pings every 12 s, so that proxies keep idle
- * sockets open and dead peers are noticed.
+ * sockets open and dead peers are noticed. A message may be as long as a request body
+ * (MAX_BODY_BYTES); a longer one closes the socket with 1009.
  *
  * Dependencies: ws (the WebSocket server Node lacks) and graphql-ws (the protocol: connection
  * set-up, subscribe and complete messages, ids, pings), rather than implementing either.
@@ -14,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { bearerToken } from '../auth/bearer.ts';
 import type { BearerAuth, TokenService } from '../auth/tokens.ts';
 import type { OperationPipeline } from './operation.ts';
@@ -39,12 +40,28 @@ function tokenOf(payload: Readonly<Record<string, unknown>> | undefined): string
   return typeof header === 'string' ? bearerToken(header) : undefined;
 }
 
+/**
+ * A message over the limit is the client's doing, and ws has answered it already (it closes the
+ * socket with 1009): its 'error' event is not passed on, or graphql-ws would log it on stderr as
+ * an internal error of ours, once for every such client.
+ */
+function quietOversizedMessages(ws: WebSocket): void {
+  const emit = ws.emit.bind(ws);
+  ws.emit = ((event: string, ...args: unknown[]) =>
+    event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+      ? true
+      : emit(event, ...args)) as WebSocket['emit'];
+}
+
 export function graphqlWebSocket(
   operations: OperationPipeline,
   tokens: TokenService,
   graphqlPath: string,
+  maxMessageBytes: number,
 ): GraphQLWebSocket {
-  const wss = new WebSocketServer({ noServer: true });
+  // A message is what a request body is over HTTP: bounded alike (ws would take 100 MiB, and
+  // ends a longer one with 1009, "message too big").
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
   const connections = new WeakMap<object, Connection>();
 
   /** The connection's token, checked now: its auth, or why it is refused. */
@@ -88,7 +105,10 @@ export function graphqlWebSocket(
     handleUpgrade(request, socket, head) {
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
       if (path !== graphqlPath) return false;
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        quietOversizedMessages(ws);
+        wss.emit('connection', ws, request);
+      });
       return true;
     },
     async close() {

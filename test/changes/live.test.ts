@@ -455,7 +455,7 @@ describe.each(providers)('live changes on %s', (provider) => {
       expect(end?.result.errors).toEqual([
         expect.objectContaining({
           message: expect.stringMatching(/mutations are not taken over a stream: send them as a plain POST/),
-          extensions: { code: 'BAD_REQUEST' },
+          extensions: { code: 'OPERATION_NOT_SUPPORTED_BY_TRANSPORT' },
         }),
       ]);
       expect(await logHead(prisma)).toBe(head);

@@ -302,14 +302,17 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       ).then(answer);
       expect(mutation.status).toBe(405);
       expect(mutation.headers.get('allow')).toBe('POST');
-      expect(mutation.text).toContain('mutations over GET');
+      expect(mutation.json.errors[0]).toMatchObject({
+        message: expect.stringContaining('mutations are not taken over GET'),
+        extensions: { code: 'OPERATION_NOT_SUPPORTED_BY_TRANSPORT' },
+      });
     });
 
     it('answers other methods on /graphql with 405 and Allow: GET, POST', async () => {
       const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Bearer ${token}` } }).then(answer);
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, POST');
-      expect(res.json).toMatchObject({ error: { code: 'method_not_allowed' } });
+      expect(res.json.errors[0].extensions).toEqual({ code: 'METHOD_NOT_ALLOWED' });
     });
 
     it('publishes the SDL without a token, equal to the committed schema.graphql', async () => {
@@ -355,12 +358,13 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(res.json).toEqual({ data: { __typename: 'Query' } });
     });
 
-    it('answers a body one byte over the limit with 413 payload_too_large and closes the connection', async () => {
+    it('answers a body one byte over the limit with 413 PAYLOAD_TOO_LARGE and closes the connection', async () => {
       const res = await send(padded(LIMIT + 1));
       expect(res.status).toBe(413);
       expect(res.headers.get('connection')).toBe('close');
+      expect(res.headers.get('content-type')).toContain('application/graphql-response+json');
       expect(res.json).toEqual({
-        error: { code: 'payload_too_large', http_code: 413, message: expect.stringContaining(String(LIMIT)) },
+        errors: [{ message: expect.stringContaining(String(LIMIT)), extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
       });
     });
 
@@ -374,7 +378,7 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       });
       const res = await send(stream, { duplex: 'half' } as RequestInit);
       expect(res.status).toBe(413);
-      expect(res.json).toMatchObject({ error: { code: 'payload_too_large' } });
+      expect(res.json.errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
     });
   });
 
@@ -418,14 +422,13 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       expect(res.json.errors[0].message).toMatch(/token limit of 5000 exceeded/i);
     });
 
-    it('refuses `first: 101` on products with BAD_USER_INPUT naming the argument and the maximum', async () => {
+    it('refuses `first: 101` on products before running it (400), BAD_USER_INPUT naming the argument and the maximum', async () => {
       const res = await post({ query: '{ products(first: 101) { nodes { id } } }' });
-      expect(res.status, res.text).toBe(200);
-      expect(res.json.data).toBeNull();
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.data).toBeUndefined();
       expect(res.json.errors).toHaveLength(1);
       expect(res.json.errors[0]).toMatchObject({
-        message: expect.stringMatching(/first must be between 0 and 100 \(got 101\)/),
-        path: ['products'],
+        message: expect.stringMatching(/first must be between 0 and 100 \(got 101\), in Query.products/),
         extensions: { code: 'BAD_USER_INPUT', field: 'first' },
       });
     });
