@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { payloadTooLarge } from './errors.ts';
+import { HttpError, payloadTooLarge } from './errors.ts';
 
 const CLIENT_GONE = 'the client closed the connection before the end of the body';
 
@@ -29,7 +29,24 @@ export async function readBody(c: Context, limit: number): Promise<Buffer> {
   }
   const body = await readOnce(c, limit);
   bodies.set(c.req.raw, body);
+  refuseContentCoding(c);
   return body;
+}
+
+/**
+ * A body sent compressed (Content-Encoding: gzip, ...) would be read as if it were not: 415, with
+ * the one coding taken (RFC 9110 §15.5.16). Checked once the body is read, so that the connection
+ * stays usable.
+ */
+function refuseContentCoding(c: Context): void {
+  const coding = c.req.header('content-encoding');
+  if (coding === undefined || coding.split(',').every((part) => /^\s*identity\s*$/i.test(part))) return;
+  throw new HttpError(
+    415,
+    'unsupported_media_type',
+    `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed`,
+    { 'Accept-Encoding': 'identity' },
+  );
 }
 
 async function readOnce(c: Context, limit: number): Promise<Buffer> {

@@ -9,6 +9,7 @@ import { resources } from '../../src/resources/registry.ts';
 import type { ResourceDefinition } from '../../src/resources/types.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
+import { dumpDatabase } from '../support/dump.ts';
 import { getTokens } from '../support/oauth.ts';
 
 /** Cases per surface and provider: 2,000 in CI (the default); `npm run fuzz -- --runs N` sets more. */
@@ -79,4 +80,12 @@ export async function fuzzEnv(provider: Provider): Promise<FuzzEnv> {
   const token = (await getTokens(t, await createClient(database.db.prisma, 'fuzzer', ['read', 'write']))).access_token;
   await makeFixture(t, token);
   return { database, t, token };
+}
+
+/**
+ * What a refused write must leave as it was: every table but the answers kept for
+ * `Idempotency-Key` (a refusal is kept too, so that a retry gets it again), which the fuzzers send.
+ */
+export function dataDump(env: FuzzEnv): Promise<string> {
+  return dumpDatabase(env.database.db, { except: ['idempotency_keys'] });
 }

@@ -10,9 +10,18 @@ import { resourceByType } from '../../src/resources/registry.ts';
 import { includeValues } from '../../src/rest/query.ts';
 import { REST_ROUTES, type RestRoute } from '../../src/rest/routes.ts';
 import { providers } from '../support/databases.ts';
-import { dumpDatabase } from '../support/dump.ts';
-import { anyJson, deepNesting, oddNumber, oddString, rawJson, withDuplicateKey } from './arbitraries.ts';
-import { FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+import {
+  anyJson,
+  deepNesting,
+  integerBoundary,
+  integerBoundaryText,
+  oddHeaders,
+  oddNumber,
+  oddString,
+  rawJson,
+  withDuplicateKey,
+} from './arbitraries.ts';
+import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
 
 interface RestCase {
   route: RestRoute;
@@ -21,6 +30,8 @@ interface RestCase {
   query: [string, string][];
   body?: string;
   contentType?: string;
+  /** Request headers besides Authorization and Content-Type. */
+  headers: Record<string, string>;
   /** A name the answer must be a 4xx about (the one thing the case broke on purpose). */
   names?: string;
 }
@@ -51,6 +62,7 @@ const junkId = fc.oneof(
     '1%20',
   ),
   fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).map(String),
+  integerBoundaryText,
   oddString.map(percentEncode),
 );
 const pathOf = (route: RestRoute, id: string) => route.path.replace(':id', id);
@@ -107,6 +119,42 @@ function validBody(route: RestRoute): Record<string, unknown> | undefined {
   }
 }
 
+/** An id at the edges of what the databases and JSON hold, as a number or as the string of one. */
+const boundaryId = fc.oneof(integerBoundary, integerBoundaryText);
+
+/**
+ * The valid body with one resource identifier's id at an integer boundary: in the data of a
+ * relationship operation, in a relationship of the resource written, or in an item's product.
+ */
+function withBoundaryId(route: RestRoute, valid: Record<string, unknown>): fc.Arbitrary<{ body: string }> | undefined {
+  const resource = resourceByType(route.type)!;
+  const data = valid.data as Record<string, unknown> | Record<string, unknown>[];
+  const identifierOf = (target: string, id: unknown) => ({ type: target, id });
+  if (route.operation.startsWith('rel-') && !Array.isArray(data) && data.id !== undefined)
+    return boundaryId.map((id) => ({ body: rawJson({ data: { ...data, id } }) }));
+  if (Array.isArray(data)) {
+    const [first] = data;
+    if (first?.id !== undefined) return boundaryId.map((id) => ({ body: rawJson({ data: [{ ...first, id }] }) }));
+    return boundaryId.map((id) => ({
+      body: rawJson({ data: [{ ...first, relationships: { product: { data: identifierOf('products', id) } } }] }),
+    }));
+  }
+  const links = Object.entries(resource.relationships);
+  if (links.length === 0) return undefined;
+  return fc.tuple(fc.constantFrom(...links), boundaryId).map(([[name, rel], id]) => ({
+    body: rawJson({
+      data: {
+        ...data,
+        relationships: {
+          [name]: {
+            data: rel.cardinality === 'to-one' ? identifierOf(rel.target, id) : [identifierOf(rel.target, id)],
+          },
+        },
+      },
+    }),
+  }));
+}
+
 /** A name neither the registry nor the contract knows, printable (a URL or message would escape the rest). */
 const unknownName = fc.stringMatching(/^[a-z][a-z_]{0,12}$/).filter((n) => !KNOWN_PARAMETERS.has(n));
 
@@ -128,8 +176,10 @@ function spoiledBody(route: RestRoute): fc.Arbitrary<{ body: string; names?: str
             }),
         ]
       : [];
+  const boundary = withBoundaryId(route, valid);
   return fc.oneof(
     ...withUnknownAttribute,
+    ...(boundary ? [boundary] : []),
     // One member of data replaced by anything.
     fc.tuple(fc.constantFrom('type', 'id', 'attributes', 'relationships', 'meta'), anyJson).map(([member, value]) => {
       const data = valid.data;
@@ -174,6 +224,7 @@ function queryFor(route: RestRoute): fc.Arbitrary<{ query: [string, string][]; n
   const value = fc.oneof(
     oddString,
     oddNumber.map(String),
+    integerBoundaryText,
     fc.constantFrom(...includeValues(route).keys(), 'include', '1', '50', '51', '0'),
   );
   const pairs = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...known, 'include'), oddString), value), { maxLength: 3 });
@@ -229,12 +280,16 @@ const restCase: fc.Arbitrary<RestCase> = fc.constantFrom(...REST_ROUTES).chain((
       arbitrary: fc.constantFrom('text/plain', 'application/vnd.api+json', 'application/json; charset=latin1', ''),
     },
   );
-  return fc.tuple(id, queryFor(route), body, contentType).map(([id, q, b, type]) => {
+  const headers = fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: oddHeaders });
+  return fc.tuple(id, queryFor(route), body, contentType, headers).map(([id, q, b, type, headers]) => {
     // What the answer must name, where the case broke one known thing on a resource that exists
     // (id 1 exists for every type) and the operation is not refused outright. The query is read
     // first: a bad parameter is the answer whatever the body; an unknown attribute only when
     // the query is empty and the body's type taken.
-    const clean = (!route.path.includes(':id') || (id === '1' && !DELETABLE.has(route.type))) && !route.refused;
+    const clean =
+      (!route.path.includes(':id') || (id === '1' && !DELETABLE.has(route.type))) &&
+      !route.refused &&
+      Object.keys(headers).length === 0;
     const names = !clean
       ? undefined
       : (q.names ?? (q.query.length === 0 && (!writes || type === 'application/json') ? b.names : undefined));
@@ -244,6 +299,7 @@ const restCase: fc.Arbitrary<RestCase> = fc.constantFrom(...REST_ROUTES).chain((
       query: q.query,
       body: b.body,
       contentType: writes ? type : undefined,
+      headers,
       names,
     };
   });
@@ -273,7 +329,7 @@ const SHAPE_B_CODES = [
 
 function describeCase(c: RestCase, status: number, text: string): string {
   const query = c.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`.slice(0, 100)).join('&');
-  return `${c.route.method} ${c.path}?${query} body ${JSON.stringify(c.body?.slice(0, 300))} (${c.contentType}) -> ${status} ${text.slice(0, 300)}`;
+  return `${c.route.method} ${c.path}?${query} headers ${JSON.stringify(c.headers)} body ${JSON.stringify(c.body?.slice(0, 300))} (${c.contentType}) -> ${status} ${text.slice(0, 300)}`;
 }
 
 /** The error's message, after checking the answer has one of the contract's error shapes. */
@@ -298,6 +354,7 @@ const changesQuery: fc.Arbitrary<{ query: [string, string][]; names?: string }> 
         fc.oneof(
           fc.integer({ min: 0, max: 3000 }).map(String),
           fc.constantFrom('products', 'products,units', 'product_structure_items', '500', '501', '-1', '', ','),
+          integerBoundaryText,
           oddString,
         ),
       ),
@@ -315,7 +372,7 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
   let dump: string;
   beforeAll(async () => {
     env = await fuzzEnv(provider);
-    dump = await dumpDatabase(env.database.db);
+    dump = await dataDump(env);
   }, 120_000);
   afterAll(async () => env?.database.cleanup());
 
@@ -329,7 +386,7 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
         cases += 1;
         const search =
           c.query.length > 0 ? `?${c.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}` : '';
-        const headers: Record<string, string> = { Authorization: `Bearer ${env.token}` };
+        const headers: Record<string, string> = { ...c.headers, Authorization: `Bearer ${env.token}` };
         if (c.contentType) headers['Content-Type'] = c.contentType;
         const res = await env.t.request(`${c.path}${search}`, { method: c.route.method, headers, body: c.body });
         const text = await res.text();
@@ -342,11 +399,10 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
           const message = errorMessage(res.status, JSON.parse(text), what);
           expect(message.length, what).toBeGreaterThan(0);
           if (c.names) expect(message, what).toContain(c.names);
-          if (writes)
-            expect(await dumpDatabase(env.database.db), `a refused write changed the database: ${what}`).toBe(dump);
+          if (writes) expect(await dataDump(env), `a refused write changed the database: ${what}`).toBe(dump);
         } else {
           expect(c.names, `${what}: answered ${res.status}, not a refusal naming ${c.names}`).toBeUndefined();
-          if (writes) dump = await dumpDatabase(env.database.db);
+          if (writes) dump = await dataDump(env);
         }
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },

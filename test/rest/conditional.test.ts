@@ -370,7 +370,10 @@ describe.each(providers)('REST conditional requests on %s', (provider) => {
       expect(await api.count('units')).toBe(before);
       expectStatus(await api.post('/units', body(), ifNoneMatch('"1-x"')), 201);
       const unit = await api.create('units');
-      for (const headers of [{ 'If-Modified-Since': future() }, { 'If-Range': '"0-x"', Range: 'bytes=0-1' }])
+      for (const headers of [{ 'If-Modified-Since': future() }, { 'If-Range': '"0-x"', Range: 'bytes=0-1' }] as Record<
+        string,
+        string
+      >[])
         expectStatus(await api.patch(`/units/${unit.id}`, change(9), { headers }), 200);
     });
 

@@ -29,22 +29,25 @@ function cell(value: unknown): string {
 
 const names = new WeakMap<Database, Promise<string[]>>();
 
-export async function dumpDatabase(db: Database): Promise<string> {
+/** Every table's rows, but those of the tables `except` names. */
+export async function dumpDatabase(db: Database, { except = [] as readonly string[] } = {}): Promise<string> {
   let tables = names.get(db);
   if (!tables) names.set(db, (tables = tableNames(db)));
   const parts = await Promise.all(
-    (await tables).map(async (table) => {
-      const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${table}"`);
-      const lines = rows
-        .map((row) =>
-          Object.keys(row)
-            .sort()
-            .map((column) => `${column}=${cell(row[column])}`)
-            .join('|'),
-        )
-        .sort();
-      return `# ${table} (${rows.length})\n${lines.join('\n')}`;
-    }),
+    (await tables)
+      .filter((table) => !except.includes(table))
+      .map(async (table) => {
+        const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${table}"`);
+        const lines = rows
+          .map((row) =>
+            Object.keys(row)
+              .sort()
+              .map((column) => `${column}=${cell(row[column])}`)
+              .join('|'),
+          )
+          .sort();
+        return `# ${table} (${rows.length})\n${lines.join('\n')}`;
+      }),
   );
   return parts.join('\n');
 }
