@@ -6,7 +6,13 @@
  */
 import { z } from 'zod';
 import { unstorableText } from '../db/text.ts';
-import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } from '../resources/types.ts';
+import {
+  type Attribute,
+  type AttributeType,
+  LOCALES,
+  type ResourceDefinition,
+  type ScalarType,
+} from '../resources/types.ts';
 import { attributeParts } from './columns.ts';
 import { DecimalInputError, parseDecimal } from './decimal.ts';
 import { DomainError } from './errors.ts';
@@ -79,13 +85,7 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
-    const expected =
-      attribute.type === 'localized'
-        ? 'localized text'
-        : typeof attribute.type === 'object'
-          ? 'object'
-          : attribute.type;
-    const message = issue.code === 'invalid_type' ? `must be ${article(expected)}` : issue.message;
+    const message = problemOf(attribute, issue, value);
     throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
   }
   if (attribute.type === 'string' && (attribute.unique || attribute.required) && isBlank(parsed.data as string)) {
@@ -112,6 +112,40 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
 /** Nothing but white space and invisible format characters (zero-width spaces, a BOM). */
 function isBlank(text: string): boolean {
   return /^[\s\p{Cf}]*$/u.test(text);
+}
+
+/** The value's type, said where it is at `path` inside an attribute's value. */
+function typeAt(attribute: Attribute, path: readonly PropertyKey[]): AttributeType | undefined {
+  if (path.length === 0) return attribute.type;
+  if (attribute.type === 'localized') return 'string';
+  return typeof attribute.type === 'object' ? attribute.type.object[String(path[0])] : undefined;
+}
+
+/**
+ * What is wrong with a value zod refused, in words that name what the value at the issue's place
+ * must be (zod's own say "Invalid input" for a decimal of the wrong type, and speak of the
+ * attribute's type where a field inside it is at fault); our own rules' messages as they are.
+ */
+function problemOf(attribute: Attribute, issue: z.core.$ZodIssue, value: unknown): string {
+  const type = typeAt(attribute, issue.path);
+  const given = issue.path.reduce<unknown>((v, key) => (v as Record<PropertyKey, unknown>)?.[key], value);
+  const got = ` (got ${describeValue(given)})`;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = attribute.type === 'localized' ? LOCALES : Object.keys((attribute.type as { object: object }).object);
+    return `has no ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: its keys are ${keys.join(', ')}`;
+  }
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && type !== undefined)
+    return `must be ${article(typeof type === 'object' ? 'object' : type === 'localized' ? 'localized text' : type)}${got}`;
+  if (issue.code === 'too_big' || issue.code === 'too_small') return `${issue.message}${got}`;
+  return issue.message;
+}
+
+/** A value as a message quotes it: its JSON, cut short; a string's length when it is long. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string' && value.length > 40) return `a string of ${value.length} characters`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 40 ? `${json.slice(0, 40)}…` : json;
 }
 
 function article(type: string): string {
