@@ -140,12 +140,17 @@ function problemOf(attribute: Attribute, issue: z.core.$ZodIssue, value: unknown
   return issue.message;
 }
 
-/** A value as a message quotes it: its JSON, cut short; a string's length when it is long. */
+/**
+ * A value as a message quotes it: a number, boolean or null as JSON, a string quoted (its length
+ * when long), lists and objects by what they are (never serialized: one may be nested thousands
+ * deep).
+ */
 function describeValue(value: unknown): string {
-  if (typeof value === 'string' && value.length > 40) return `a string of ${value.length} characters`;
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length > 40 ? `${json.slice(0, 40)}…` : json;
+  if (typeof value === 'string')
+    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
 }
 
 function article(type: string): string {
