@@ -26,6 +26,7 @@ import {
   type OperationDefinitionNode,
   type ValueNode,
 } from 'graphql';
+import { INT32_RANGE } from '../data/integers.ts';
 import { badInput } from './errors.ts';
 
 /**
@@ -52,7 +53,7 @@ function quote(text: string): string {
 }
 
 const BUILT_IN_SCALARS: Record<string, string> = {
-  Int: 'must be an integer from -2147483648 to 2147483647',
+  Int: `must be ${INT32_RANGE}`,
   Float: 'must be a number',
   String: 'must be a string',
   Boolean: 'must be true or false',

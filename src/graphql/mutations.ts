@@ -8,6 +8,7 @@ import { badInput } from './errors.ts';
 import { fieldOfPath } from './input-problems.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
+import { INT32_MAX } from '../data/integers.ts';
 import type { Row } from '../data/load.ts';
 import { BomWriter, type ItemInput } from '../data/bom-writes.ts';
 import type { ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
@@ -115,15 +116,12 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
   });
 }
 
-/** The largest id (ids are 32-bit integers, from 1). */
-const MAX_ID = 2_147_483_647;
-
 /**
  * A relationship id that no resource can have (0, negative) is bad input naming the field, not a
  * "not found": GraphQL's Int has checked the type and the 32 bits already.
  */
 function checkId(id: number, path: string): number {
-  if (id < 1) throw badInput(`${path} must be an id from 1 to ${MAX_ID} (got ${id})`, fieldOfPath(path));
+  if (id < 1) throw badInput(`${path} must be an id from 1 to ${INT32_MAX} (got ${id})`, fieldOfPath(path));
   return id;
 }
 
@@ -197,7 +195,10 @@ function conditions(expectedVersion: number | null | undefined): WriteOptions {
   if (expectedVersion === null || expectedVersion === undefined) return {};
   // Versions start at 1: a lower one was never read, and would be answered as a stale one.
   if (expectedVersion < 1)
-    throw badInput(`expectedVersion must be a version from 1 to ${MAX_ID} (got ${expectedVersion})`, 'expectedVersion');
+    throw badInput(
+      `expectedVersion must be a version from 1 to ${INT32_MAX} (got ${expectedVersion})`,
+      'expectedVersion',
+    );
   return { expectedVersion };
 }
 
