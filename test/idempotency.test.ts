@@ -12,7 +12,7 @@ import { emptyDatabase, migratedDatabase, providers } from './support/databases.
 import { basic, getTokens, TestClock } from './support/oauth.ts';
 import { startService } from './support/process.ts';
 import { expectShapeB, expectStatus, restSuite, type RestResponse } from './rest/support.ts';
-import { Sql } from '../src/data/sql.ts';
+import { Sql } from '../src/db/sql.ts';
 import type { WriteTx } from '../src/db/transactions.ts';
 
 const unitBody = (reference: string) => ({ data: { type: 'units', attributes: { reference } } });

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.ts';
 import { NamedStatements } from '../src/db/named-statements.ts';
-import { Sql } from '../src/data/sql.ts';
+import { Sql } from '../src/db/sql.ts';
 import { testApp } from './support/app.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from './support/databases.ts';
 import { CHANGES, clientWithTokens, createBrand, graphql, logAfter, logHead, type Send } from './support/live.ts';

@@ -11,7 +11,7 @@ import type { ChangeRecorder } from './change-log.ts';
 import { DomainError } from './errors.ts';
 import type { Row } from './load.ts';
 import { deleteRows, insertRow, valuesWhere } from './rows.ts';
-import { id, Sql } from './sql.ts';
+import { id, Sql } from '../db/sql.ts';
 import { withServerDates } from './row-values.ts';
 import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
 

@@ -11,7 +11,7 @@
  */
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { groupBy, type DataSource } from './load.ts';
-import { Sql, decimalAsNumber, id } from './sql.ts';
+import { Sql, decimalAsNumber, id } from '../db/sql.ts';
 
 /** Enough digits that a chain of multiplications and divisions loses nothing before the final cut. */
 const Decimal = BaseDecimal.clone({ precision: 40 });

@@ -28,7 +28,7 @@ import { attributesOf, relationshipsOf } from './forms.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
 import { appendInsert, lockedRows } from './rows.ts';
-import { Sql } from './sql.ts';
+import { Sql } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 
 type CommitListener = () => void;

@@ -15,8 +15,8 @@ import type { PrismaDb, PrismaTx } from '../db/client.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { Provider } from '../db/url.ts';
 import { DomainError } from './errors.ts';
-import { INT32_MAX } from './integers.ts';
-import { Sql } from './sql.ts';
+import { INT32_MAX } from '../db/integers.ts';
+import { Sql } from '../db/sql.ts';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 

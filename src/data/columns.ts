@@ -5,7 +5,7 @@
 import { resourceByType } from '../resources/registry.ts';
 import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } from '../resources/types.ts';
 import type { Provider } from '../db/url.ts';
-import { decimalAsNumber, id } from './sql.ts';
+import { decimalAsNumber, id } from '../db/sql.ts';
 
 export interface Column {
   name: string;

@@ -7,7 +7,7 @@ import type { Filter } from '../resources/types.ts';
 import { definition, selectList, type Column } from './columns.ts';
 import type { DataSource, Row } from './load.ts';
 import { LOG_POSITION_COLUMNS, logPosition, positionIn } from './changes.ts';
-import { Sql, countValue, id } from './sql.ts';
+import { Sql, countValue, id } from '../db/sql.ts';
 
 export type Condition =
   /** `column = value`, or `IS NULL` for null. */

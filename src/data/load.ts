@@ -6,7 +6,7 @@
 import type { DataSource } from '../db/reads.ts';
 import { LOG_POSITION_COLUMNS, positionIn } from './changes.ts';
 import { selectList, type Column } from './columns.ts';
-import { Sql, id } from './sql.ts';
+import { Sql, id } from '../db/sql.ts';
 
 /** A row keyed by column name; `id` always present. */
 export type Row = { id: number } & Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import type { ResourceDefinition } from '../resources/types.ts';
 import { attributeColumns } from './columns.ts';
-import { Decimal } from './decimal.ts';
+import { Decimal } from '../db/decimal.ts';
 
 /** The column types of each type, for asRead. */
 const columnTypes = new Map<ResourceDefinition, Map<string, string>>();

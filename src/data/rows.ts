@@ -7,7 +7,7 @@ import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { selectList, type Column } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
-import { id, Sql } from './sql.ts';
+import { id, Sql } from '../db/sql.ts';
 
 /**
  * Rows of `type` by id, `null` where there is none, locked until the transaction ends

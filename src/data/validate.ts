@@ -14,9 +14,9 @@ import {
   type ScalarType,
 } from '../resources/types.ts';
 import { attributeParts } from './columns.ts';
-import { DecimalInputError, parseDecimal } from './decimal.ts';
+import { DecimalInputError, parseDecimal } from '../db/decimal.ts';
 import { DomainError } from './errors.ts';
-import { INT32_MAX, INT32_MIN, INT32_RANGE } from './integers.ts';
+import { INT32_MAX, INT32_MIN, INT32_RANGE } from '../db/integers.ts';
 
 /** Longest text accepted in a string attribute (the spec gives none; this keeps master data sane). */
 export const MAX_TEXT_LENGTH = 4000;

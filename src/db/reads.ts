@@ -13,7 +13,7 @@ import type Sqlite from 'better-sqlite3';
 import { tracedSync } from '../observability/tracing.ts';
 import type { Provider } from './url.ts';
 
-/** A statement: its text with placeholders and the values they stand for (see src/data/sql.ts). */
+/** A statement: its text with placeholders and the values they stand for (see ./sql.ts). */
 export interface Statement {
   toString(): string;
   readonly values: readonly unknown[];

@@ -5,7 +5,7 @@
  * Why not Prisma's interactive transactions: measured here, a product update of four statements
  * cost 8.2 ms of CPU through Prisma's model API inside `$transaction`, 3.1 ms through its raw
  * queries inside it, and 1.1 ms as the same SQL on a pooled connection. Writes are what other
- * systems wait for; their statements are built from the registry like the reads' (../data/sql.ts).
+ * systems wait for; their statements are built from the registry like the reads' (./sql.ts).
  */
 import type Sqlite from 'better-sqlite3';
 import type pg from 'pg';

@@ -13,7 +13,7 @@ import {
   type BomLine,
   type WhereUsedLine,
 } from '../data/bom.ts';
-import { toOutputNumber } from '../data/decimal.ts';
+import { toOutputNumber } from '../db/decimal.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { refOf } from './objects.ts';

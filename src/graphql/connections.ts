@@ -5,7 +5,7 @@
  * as cheap deep in a list as on its first page, where an offset makes the database step over
  * every row before it. `totalCount` costs a statement only when it is selected.
  */
-import { idFromText } from '../data/integers.ts';
+import { idFromText } from '../db/integers.ts';
 import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
 import { builder, type RowRef } from './builder.ts';

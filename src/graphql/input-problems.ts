@@ -26,7 +26,7 @@ import {
   type OperationDefinitionNode,
   type ValueNode,
 } from 'graphql';
-import { INT32_RANGE } from '../data/integers.ts';
+import { INT32_RANGE } from '../db/integers.ts';
 import { badInput } from './errors.ts';
 
 /**

@@ -8,7 +8,7 @@ import { badInput } from './errors.ts';
 import { fieldOfPath } from './input-problems.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
-import { INT32_MAX } from '../data/integers.ts';
+import { INT32_MAX } from '../db/integers.ts';
 import type { Row } from '../data/load.ts';
 import { BomWriter, type ItemInput } from '../data/bom-writes.ts';
 import type { ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';

@@ -2,7 +2,7 @@
  * `DateTime` (RFC 3339), `Decimal` (exact, as a JSON number) and `JSON` (output only: change-log values).
  */
 import { GraphQLScalarType, Kind } from 'graphql';
-import { parseDecimal, DecimalInputError } from '../data/decimal.ts';
+import { parseDecimal, DecimalInputError } from '../db/decimal.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 

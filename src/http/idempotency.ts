@@ -21,7 +21,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Clock } from '../clock.ts';
 import type { PrismaDb } from '../db/client.ts';
 import { uniqueViolationFields } from '../db/errors.ts';
-import { Sql } from '../data/sql.ts';
+import { Sql } from '../db/sql.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import { readBody } from './body.ts';
 import { HttpError } from './errors.ts';

@@ -9,7 +9,7 @@ import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
 import { atom } from '../data/forms.ts';
-import { idFromText } from '../data/integers.ts';
+import { idFromText } from '../db/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { ItemInput } from '../data/bom-writes.ts';
 import type { ToManyChange, WriteInput } from '../data/writes.ts';
-import { ID_RANGE, idFromText, isId } from '../data/integers.ts';
+import { ID_RANGE, idFromText, isId } from '../db/integers.ts';
 import { readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { decodeUtf8 } from '../http/input.ts';

@@ -3,7 +3,7 @@
  * else, a repeated parameter, or a malformed value is 400 `invalid_parameter`.
  */
 import type { Context } from 'hono';
-import { ID_RANGE, INT32_RANGE, idFromText, int32FromText } from '../data/integers.ts';
+import { ID_RANGE, INT32_RANGE, idFromText, int32FromText } from '../db/integers.ts';
 import { filterCondition, type Condition } from '../data/list.ts';
 import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';

@@ -7,7 +7,7 @@ import { singular, typeName } from '../../resources/names.ts';
 
 export type Schema = SchemaObject | ReferenceObject;
 
-export { INT32_MAX } from '../../data/integers.ts';
+export { INT32_MAX } from '../../db/integers.ts';
 /** How documents write date-times (../../data/forms.ts `atom`). */
 export const ATOM_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$';
 export const ATOM_EXAMPLE = '2026-01-31T12:00:00+00:00';

@@ -4,7 +4,7 @@
  * ../../data/validate.ts), its documents, and the values they share (localized text, ids, links).
  */
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { MAX_SIGNIFICANT_DIGITS } from '../../data/decimal.ts';
+import { MAX_SIGNIFICANT_DIGITS } from '../../db/decimal.ts';
 import { MAX_TEXT_LENGTH } from '../../data/validate.ts';
 import { isWritable } from '../../data/writes.ts';
 import {

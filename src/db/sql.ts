@@ -2,7 +2,7 @@
  * Building parameterised SQL for both providers. Identifiers come only from the resource
  * registry (never from a request) and are quoted; every value is a parameter.
  */
-import type { Provider } from '../db/url.ts';
+import type { Provider } from './url.ts';
 
 /** A statement under construction: text with placeholders, and the values they stand for. */
 export class Sql {
