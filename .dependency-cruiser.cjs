@@ -1,7 +1,7 @@
 /**
  * Import rules of src/ (docs/architecture.md, "Layers"), checked by `npm run lint` and by
  * test/architecture.test.ts. The arrows run one way:
- *   main -> app -> surfaces (rest, graphql, auth) -> http -> data -> db -> resources
+ *   main -> app -> surfaces (rest, graphql, auth) -> http -> data -> query -> db -> resources
  * with config, clock, timeout and observability usable from anywhere below app.
  */
 const SURFACES = '^src/(rest|graphql|auth)/';
@@ -37,6 +37,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/data/' },
       to: { path: ABOVE_DATA },
+    },
+    {
+      name: 'query-below-data',
+      comment:
+        'src/query is the filter language the data layer, roles and webhooks share: it reads the resource descriptions and builds SQL with src/db, and imports nothing above.',
+      severity: 'error',
+      from: { path: '^src/query/' },
+      to: { path: [ABOVE_DATA, '^src/data/'] },
     },
     {
       name: 'db-below-data',

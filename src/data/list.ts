@@ -3,95 +3,41 @@
  * connections and REST LIST. Conditions are data, so each surface maps its own parameters to
  * them and the SQL is written once.
  */
-import type { Filter } from '../resources/types.ts';
-import { definition, selectList, type Column } from './columns.ts';
+import { appendWhere } from '../query/compile.ts';
+import { appendSearchJoin } from '../query/search.ts';
+import type { WhereNode } from '../query/where.ts';
+import { selectList, type Column } from './columns.ts';
 import type { DataSource, Row } from './load.ts';
 import { LOG_POSITION_COLUMNS, logPosition, positionIn } from './changes.ts';
 import { Sql, countValue, id } from '../db/sql.ts';
-
-export type Condition =
-  /** `column = value`, or `IS NULL` for null. */
-  | { kind: 'equals'; column: string; value: string | number | boolean | null }
-  | { kind: 'in'; column: string; values: readonly (string | number)[] }
-  /** Strictly after / before a date-time or a number (an id, for keyset paging). */
-  | { kind: 'after' | 'before'; column: string; value: Date | number }
-  /** A GTIN given as digits: stored with or without leading zeros (a GTIN has at most 14 digits). */
-  | { kind: 'gtin'; column: string; digits: string }
-  /** The to-one relationship's target has this `reference`. */
-  | { kind: 'relatedReference'; relationship: string; reference: string };
-
-/**
- * The condition a registry filter (a REST LIST filter of the spec, which GraphQL offers too)
- * sets, given its value as the surface parsed it: a number for `integer`, a boolean for `flag`,
- * a Date for `after`, the string otherwise.
- */
-export function filterCondition(filter: Filter, value: string | number | boolean | Date): Condition {
-  switch (filter.kind) {
-    case 'equals':
-    case 'integer':
-    case 'flag':
-      return { kind: 'equals', column: filter.column, value: value as string | number | boolean };
-    case 'gtin':
-      return { kind: 'gtin', column: filter.column, digits: value as string };
-    case 'relatedReference':
-      return { kind: 'relatedReference', relationship: filter.relationship, reference: value as string };
-    case 'after':
-      return { kind: 'after', column: filter.column, value: value as Date };
-  }
-}
 
 export interface Order {
   column: string;
   direction: 'asc' | 'desc';
 }
 
-export interface ListQuery {
-  conditions: readonly Condition[];
+/** The rows of a list: those `where` matches (the filter language, src/query), and `search` if given. */
+export interface ListRows {
+  where: WhereNode;
+  /** The words of a search (src/query/search.ts): only rows matching all, by relevance unless ordered otherwise. */
+  search?: readonly string[];
+}
+
+export interface ListQuery extends ListRows {
   /** `id` is always added last, so that pages are stable. */
   orderBy: readonly Order[];
   limit: number;
   offset: number;
 }
 
-function where(sql: Sql, type: string, conditions: readonly Condition[]): void {
-  conditions.forEach((condition, i) => {
-    sql.text(i === 0 ? ' WHERE ' : ' AND ');
-    switch (condition.kind) {
-      case 'equals':
-        if (condition.value === null) sql.text(`t.${id(condition.column)} IS NULL`);
-        else sql.text(`t.${id(condition.column)} = `).value(condition.value);
-        break;
-      case 'in':
-        if (condition.values.length === 0) sql.text('1 = 0');
-        else sql.text(`t.${id(condition.column)}`).in(condition.values);
-        break;
-      case 'after':
-        sql.text(`t.${id(condition.column)} > `).value(condition.value);
-        break;
-      case 'before':
-        sql.text(`t.${id(condition.column)} < `).value(condition.value);
-        break;
-      case 'gtin': {
-        const digits = condition.digits.replace(/^0+/, '');
-        const candidates = Array.from(
-          { length: Math.max(1, 15 - digits.length) },
-          (_, zeros) => '0'.repeat(zeros) + digits,
-        );
-        sql.text(`t.${id(condition.column)}`).in(candidates);
-        break;
-      }
-      case 'relatedReference': {
-        const rel = definition(type).relationships[condition.relationship];
-        if (rel?.storage.kind !== 'foreignKey')
-          throw new Error(`${type}.${condition.relationship} is not a foreign key`);
-        sql
-          .text(`t.${id(rel.storage.column)} IN (SELECT r."id" FROM ${id(rel.target)} r WHERE r."reference" = `)
-          .value(condition.reference)
-          .text(')');
-        break;
-      }
-    }
-  });
+/** Appends ` FROM <type> t` and what restricts it to the rows: the search's join, the where. */
+export function appendRows(sql: Sql, type: string, rows: ListRows): void {
+  sql.text(` FROM ${id(type)} t`);
+  if (rows.search) appendSearchJoin(sql, type, rows.search, 't', 's');
+  const { where } = rows;
+  if (where.kind === 'and' && where.items.length === 0) return;
+  sql.text(' WHERE ');
+  appendWhere(sql, where, 't');
 }
 
 /** The column a page read with its total carries it in (listPage). */
@@ -137,7 +83,7 @@ export async function listPage(
   if (again.length > 0) return withPosition(again);
   return {
     rows: again,
-    total: query.offset === 0 ? 0 : await countRows(db, type, query.conditions),
+    total: query.offset === 0 ? 0 : await countRows(db, type, query),
     logPosition: position,
   };
 }
@@ -155,11 +101,12 @@ function pageStatement(
   ];
   // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
   const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
-  const orderBy = ` ORDER BY ${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;
+  const byRelevance = query.search && query.orderBy.length === 0 ? 's."rank" DESC, ' : '';
+  const orderBy = ` ORDER BY ${byRelevance}${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;
   const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')}`);
   if (withTotalAndPosition) {
-    sql.text(`, (SELECT COUNT(*) FROM ${id(type)} t`);
-    where(sql, type, query.conditions);
+    sql.text(', (SELECT COUNT(*)');
+    appendRows(sql, type, query);
     sql.text(`) AS ${id(TOTAL)}, ${LOG_POSITION_COLUMNS}`);
   }
   // A page past the first is cut by ids alone, and only its rows are read.
@@ -169,11 +116,11 @@ function pageStatement(
   // the statement 1.6 -> 1.1 ms).
   /** ` FROM <type> t WHERE ... ORDER BY ... LIMIT ... OFFSET ...`: the page. */
   const page = () => {
-    sql.text(` FROM ${id(type)} t`);
-    where(sql, type, query.conditions);
+    appendRows(sql, type, query);
     sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
   };
-  if (query.offset === 0) {
+  // A search's page is ordered by the search's relevance, which only its own join has.
+  if (query.offset === 0 || query.search) {
     page();
   } else if (db.provider === 'postgresql') {
     // The page's ids as an array, read by the primary key: one index scan, whatever PostgreSQL
@@ -193,8 +140,8 @@ function pageStatement(
   return sql;
 }
 
-export async function countRows(db: DataSource, type: string, conditions: readonly Condition[]): Promise<number> {
-  const sql = new Sql(db.provider).text(`SELECT COUNT(*) AS "n" FROM ${id(type)} t`);
-  where(sql, type, conditions);
+export async function countRows(db: DataSource, type: string, rows: ListRows): Promise<number> {
+  const sql = new Sql(db.provider).text('SELECT COUNT(*) AS "n"');
+  appendRows(sql, type, rows);
   return countValue((await db.query<{ n: unknown }>(sql))[0]);
 }

@@ -8,6 +8,7 @@ import { PrismaClient } from '../generated/sqlite/client.ts';
 import { COUNTED_METHODS, countingFactory, type OpenedDatabase } from './provider.ts';
 import { SqliteStatements, sqliteReads } from './reads.ts';
 import { sqliteTransactions } from './transactions.ts';
+import { registerSqliteFunctions } from './sqlite-functions.ts';
 import { type DatabaseTarget, type DatabaseTimeouts, ensureSqliteDirectory } from './url.ts';
 
 /**
@@ -130,7 +131,11 @@ export function openSqlite(
       setUp: SQLITE_CONNECTION_SETUP,
       gate,
       // The adapter's better-sqlite3 connection: the data layer reads on it too.
-      onConnect: (a) => (connection = beginImmediately((a as { client: Sqlite.Database }).client)),
+      onConnect: (a) => {
+        const client = (a as { client: Sqlite.Database }).client;
+        registerSqliteFunctions(client);
+        connection = beginImmediately(client);
+      },
     }),
     // Waiting to start an interactive transaction is waiting for the connection.
     transactionOptions: { maxWait: timeouts.connectMs },

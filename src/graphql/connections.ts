@@ -10,6 +10,8 @@ import { badInput } from './errors.ts';
 import type { Row } from '../data/load.ts';
 import { builder, type RowRef } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
+import type { AggregateRequest, Aggregates } from '../data/aggregate.ts';
+import { aggregateTypeOf, resolveAggregate } from './aggregates.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -23,6 +25,8 @@ export interface ConnectionShape {
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   count(context: GraphQLContext): Promise<number>;
+  /** The aggregates of the whole list, as filtered (not of the page). */
+  aggregate(context: GraphQLContext, request: AggregateRequest): Promise<Aggregates>;
 }
 
 /** A place in a list: the row's position (from 0) and, in a list in id order, its id. */
@@ -68,7 +72,7 @@ export const PageInfo = builder.objectRef<ConnectionShape>('PageInfo').implement
 
 const connections = new Map<string, ReturnType<typeof defineConnection>>();
 
-function defineConnection(name: string, node: RowRef) {
+function defineConnection(name: string, node: RowRef, type: string) {
   const edge = builder.objectRef<{ row: Row; cursor: string }>(`${name}Edge`).implement({
     fields: (t) => ({
       cursor: t.string({ nullable: false, resolve: (e) => e.cursor }),
@@ -97,13 +101,20 @@ function defineConnection(name: string, node: RowRef) {
         description: 'How many there are in the whole list (one more statement, only when selected).',
         resolve: (c, _args, context) => c.count(context),
       }),
+      aggregate: t.field({
+        type: aggregateTypeOf(type),
+        nullable: false,
+        description:
+          'Count, sums, averages, least and greatest values of the whole list (one more statement, only when selected).',
+        resolve: (c, _args, context, info) => resolveAggregate(type, (request) => c.aggregate(context, request), info),
+      }),
     }),
   });
 }
 
-/** The connection type of a node type, made once. */
-export function connectionOf(name: string, node: RowRef) {
+/** The connection type of a resource type's node type, made once. */
+export function connectionOf(name: string, node: RowRef, type: string) {
   let connection = connections.get(name);
-  if (!connection) connections.set(name, (connection = defineConnection(name, node)));
+  if (!connection) connections.set(name, (connection = defineConnection(name, node, type)));
   return connection;
 }

@@ -6,7 +6,10 @@
  */
 import type { ObjectRef } from '@pothos/core';
 import { partsReader, relationshipIds } from '../data/columns.ts';
-import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, type Row } from '../data/load.ts';
+import { countByColumn, pageByColumn, rowsByColumn, rowsByIds, rowsThroughJoin, type Row } from '../data/load.ts';
+import { whereFields } from '../query/fields.ts';
+import { EVERY_ROW, type WhereNode } from '../query/where.ts';
+import { aggregateRowsByColumn } from '../data/aggregate.ts';
 import { resources, resourceByType } from '../resources/registry.ts';
 import { extensionOf } from '../resources/extensions.ts';
 import { LOCALES, type Attribute, type Locale, type ResourceDefinition } from '../resources/types.ts';
@@ -25,6 +28,7 @@ import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { fieldSources, type FieldSource } from './plan.ts';
 import { requestLoader } from './request-loaders.ts';
 import { tracedBatch } from '../observability/tracing.ts';
+import { whereArgument, whereRefOf } from './where.ts';
 
 /** A resource's object type: fields may return a row, or an id that its loader turns into one. */
 
@@ -206,28 +210,48 @@ function addRelationshipFields(
         ),
         resolve: (row) => row.id,
       });
-    } else if (storage.kind === 'join') {
-      // The row carries the linked ids (plan.ts); the target's id loader loads them.
-      sources.set(field, { relationship: name });
+    } else {
       fields[field] = t.field({
         type: [target],
         nullable: false,
         description,
         deprecationReason,
-        resolve: (row) => relationshipIds(row, name) as number[],
+        args: {
+          where: t.arg({
+            type: whereRefOf(relationship.target),
+            description: `Only the ${relationship.target} that match.`,
+          }),
+        },
+        resolve: (row, args, context) => {
+          const where = whereArgument(relationship.target, args.where);
+          // The row carries a join's linked ids (plan.ts): the target's id loader loads them.
+          if (!where && storage.kind === 'join') return relationshipIds(row, name) as number[];
+          return filteredTargets(context, resource.type, name, where).load(row.id);
+        },
       });
-    } else {
-      fields[field] = t.loadableList({
-        type: target,
-        nullable: false,
-        description,
-        load: tracedBatch(`${resource.type}.${name}`, (ids: number[], context: GraphQLContext) =>
-          targetsOf(storage.targetColumn, ids, context),
-        ),
-        resolve: (row) => row.id,
-      });
+      if (storage.kind === 'join') sources.set(field, { relationship: name });
     }
   }
+}
+
+/**
+ * The targets of a to-many relationship for each row, where given: one per-request loader per
+ * relationship and where, so that a level of the query is one statement whatever the rows.
+ */
+function filteredTargets(context: GraphQLContext, type: string, name: string, where: WhereNode | undefined) {
+  const field = whereFields(type).get(name);
+  if (field?.kind !== 'toMany') throw new Error(`${type}.${name} is not to-many`);
+  const { link } = field;
+  const columns = () => context.plan.columns(link.target);
+  return requestLoader(
+    context,
+    `${type}.${name}:${JSON.stringify(where ?? null)}`,
+    tracedBatch(`${type}.${name}`, (ids: readonly number[]) =>
+      link.via === 'join'
+        ? rowsThroughJoin(context.source, link, ids, columns(), where!)
+        : rowsByColumn(context.source, link.target, link.targetColumn, ids, columns(), where),
+    ),
+  );
 }
 
 /** The resource this one belongs to (a structure's product, an item's structure). */
@@ -249,6 +273,12 @@ function addOwnerLinkFields(
   }
 }
 
+interface ReverseLinkArgs {
+  first?: number | null;
+  after?: string | null;
+  where?: unknown;
+}
+
 /** The resources whose to-one relationship points here, a page at a time (a product's structure items elsewhere). */
 function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fields: Fields): void {
   for (const [name, link] of Object.entries(resource.reverseLinks ?? {})) {
@@ -256,24 +286,27 @@ function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fie
     if (rel.storage.kind !== 'foreignKey') continue;
     const column = rel.storage.column;
     fields[camel(name)] = t.loadable({
-      type: connectionOf(typeName(link.type), refOf(link.type)),
+      type: connectionOf(typeName(link.type), refOf(link.type), link.type),
       nullable: false,
       byPath: true,
       description: `The ${link.type} whose \`${link.relationship}\` is this one, a page at a time.`,
       args: {
         first: t.arg.int({ description: `At most ${DEFAULT_PAGE_SIZE} by default, 100 at most.` }),
         after: t.arg.string(),
+        where: t.arg({ type: whereRefOf(link.type), description: `Only the ${link.type} that match.` }),
       },
       complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
       extensions: boundedArguments({ first: { min: 0, max: MAX_PAGE_SIZE } }),
       load: tracedBatch(
         `${resource.type}.${name}`,
-        async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
+        async (ids: number[], context: GraphQLContext, args: ReverseLinkArgs) => {
           const first = checkPageSize(args.first, 'first') ?? DEFAULT_PAGE_SIZE;
           const offset = args.after ? decodeCursor(args.after, 'after').position + 1 : 0;
+          const where = whereArgument(link.type, args.where);
           const pages = await pageByColumn(context.source, link.type, column, ids, context.plan.columns(link.type), {
             first,
             offset,
+            where,
           });
           return pages.map(
             (page, i): ConnectionShape => ({
@@ -283,8 +316,14 @@ function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fie
               hasNextPage: page.hasMore,
               hasPreviousPage: offset > 0,
               count: (ctx) =>
-                requestLoader(ctx, `count:${link.type}.${column}`, (keys) =>
-                  countByColumn(ctx.source, link.type, column, keys),
+                requestLoader(ctx, `count:${link.type}.${column}:${JSON.stringify(where ?? null)}`, (keys) =>
+                  countByColumn(ctx.source, link.type, column, keys, where),
+                ).load(ids[i]!),
+              aggregate: (ctx, request) =>
+                requestLoader(
+                  ctx,
+                  `aggregate:${link.type}.${column}:${JSON.stringify([where ?? null, request])}`,
+                  (keys) => aggregateRowsByColumn(ctx.source, link.type, column, keys, where ?? EVERY_ROW, request),
                 ).load(ids[i]!),
             }),
           );

@@ -4,7 +4,10 @@
  * for each to-one relationship, `modifiedAfter`/`modifiedBefore`, `idIn`, and every REST LIST
  * filter of the spec under its camelCase name.
  */
-import { countRows, filterCondition, listRows, type Condition, type ListQuery, type Order } from '../data/list.ts';
+import { countRows, listRows, type ListQuery, type ListRows, type Order } from '../data/list.ts';
+import { MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, SEARCHABLE_TYPES, searchWords } from '../query/search.ts';
+import { columnCondition, filterWhere } from '../query/filters.ts';
+import { type WhereNode, WhereInputError } from '../query/where.ts';
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
 import { builder } from './builder.ts';
@@ -18,18 +21,24 @@ import {
 } from './connections.ts';
 import { badInput } from './errors.ts';
 import { boundedArguments } from './limits.ts';
+import { whereArgument, whereRefOf } from './where.ts';
+import type { GraphQLResolveInfo } from 'graphql';
+import { aggregateRows, type AggregateRequest, type Aggregates } from '../data/aggregate.ts';
+import { requestedUnder } from './aggregates.ts';
+
+const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
+const NOTHING_BUT_COUNT: AggregateRequest = { sum: [], avg: [], min: [], max: [] };
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, constant, singular, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
 
-type FilterValue = string | number | boolean | Date | null;
-/** How one filter input field becomes a condition. */
+/** How one filter input field becomes a condition (its value checked, or WhereInputError). */
 type FilterField = {
   type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int'];
-  condition: (value: never) => Condition;
+  condition: (value: never, path: string) => WhereNode;
 };
 
-/** The GraphQL type of each kind of REST filter's value (see filterCondition). */
+/** The GraphQL type of each kind of REST filter's value (see filterWhere). */
 const FILTER_TYPES = {
   equals: 'String',
   integer: 'Int',
@@ -39,43 +48,33 @@ const FILTER_TYPES = {
   after: 'DateTime',
 } as const;
 
-function restFilterField(filter: Filter): FilterField {
+function restFilterField(type: string, filter: Filter): FilterField {
   return {
     type: FILTER_TYPES[filter.kind],
-    condition: (value: string | number | boolean | Date) => filterCondition(filter, value),
+    condition: (value: string | number | boolean | Date, path) => filterWhere(type, filter, value, path),
   };
 }
 
 /** The filter fields of a type, by GraphQL name. */
 export function filterFields(resource: ResourceDefinition): Map<string, FilterField> {
   const fields = new Map<string, FilterField>();
-  fields.set('idIn', { type: ['Int'], condition: (values: number[]) => ({ kind: 'in', column: 'id', values }) });
+  const on = (column: string, op: 'equals' | 'in' | 'gt' | 'lt') => (value: unknown, path: string) =>
+    columnCondition(resource.type, column, op, value, path);
+  fields.set('idIn', { type: ['Int'], condition: on('id', 'in') });
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     const column = attribute.column;
     if (attribute.type === 'string' || attribute.type === 'integer' || attribute.type === 'boolean') {
       const type = attribute.type === 'string' ? 'String' : attribute.type === 'integer' ? 'Int' : 'Boolean';
-      fields.set(attributeField(resource, name, column), {
-        type,
-        condition: (value: FilterValue) => ({ kind: 'equals', column, value: value as string }),
-      });
+      fields.set(attributeField(resource, name, column), { type, condition: on(column, 'equals') });
     } else if (attribute.type === 'datetime') {
-      fields.set(`${camel(name).replace(/Date$/, '')}After`, {
-        type: 'DateTime',
-        condition: (value: Date) => ({ kind: 'after', column, value }),
-      });
-      fields.set(`${camel(name).replace(/Date$/, '')}Before`, {
-        type: 'DateTime',
-        condition: (value: Date) => ({ kind: 'before', column, value }),
-      });
+      fields.set(`${camel(name).replace(/Date$/, '')}After`, { type: 'DateTime', condition: on(column, 'gt') });
+      fields.set(`${camel(name).replace(/Date$/, '')}Before`, { type: 'DateTime', condition: on(column, 'lt') });
     }
   }
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     const storage = relationship.storage;
     if (storage.kind !== 'foreignKey') continue;
-    fields.set(`${camel(name)}Id`, {
-      type: 'Int',
-      condition: (value: number | null) => ({ kind: 'equals', column: storage.column, value }),
-    });
+    fields.set(`${camel(name)}Id`, { type: 'Int', condition: on(storage.column, 'equals') });
   }
   // The REST filters, where their meaning differs from the generic one (gtin without leading
   // zeros) or their name is new (productGroupTypeId, preferredSupplierReference).
@@ -86,7 +85,7 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
         : camel(param.replace(/^filter\[(.*)\]$/, '$1'));
     if (filter.kind === 'gtin' || !fields.has(name)) {
       if (filter.kind === 'flag' || filter.kind === 'after') continue; // isActive, isSales, modifiedAfter already say it
-      fields.set(name, restFilterField(filter));
+      fields.set(name, restFilterField(resource.type, filter));
     }
   }
   return fields;
@@ -105,7 +104,7 @@ function orderableColumns(resource: ResourceDefinition): [string, string][] {
 function defineList(resource: ResourceDefinition): void {
   const name = typeName(resource.type);
   const node = refOf(resource.type);
-  const connection = connectionOf(name, node);
+  const connection = connectionOf(name, node, resource.type);
   const filters = filterFields(resource);
 
   const FilterInput = builder.inputType(`${name}Filter`, {
@@ -150,7 +149,18 @@ function defineList(resource: ResourceDefinition): void {
         after: t.arg.string(),
         last: t.arg.int(),
         before: t.arg.string(),
-        filter: t.arg({ type: FilterInput }),
+        filter: t.arg({ type: FilterInput, description: 'Equality on a few fields, in short; `where` says more.' }),
+        where: t.arg({
+          type: whereRefOf(resource.type),
+          description: 'Which rows: conditions on fields and related rows.',
+        }),
+        ...(SEARCHABLE_TYPES.has(resource.type)
+          ? {
+              search: t.arg.string({
+                description: `Words to find (each a word's beginning, case and accents ignored) in ${SEARCH_DESCRIPTIONS}; ordered by relevance when \`orderBy\` is not given.`,
+              }),
+            }
+          : {}),
         orderBy: t.arg({
           type: [OrderBy],
           description: 'Ties, and everything by default, are ordered by id ascending.',
@@ -161,7 +171,7 @@ function defineList(resource: ResourceDefinition): void {
         multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE,
       }),
       extensions: boundedArguments({ first: PAGE_SIZE, last: PAGE_SIZE }),
-      resolve: (_root, args, context) => listPage(resource, filters, args, context),
+      resolve: (_root, args, context, info) => listPage(resource, filters, args, context, info),
     }),
   );
 }
@@ -179,7 +189,40 @@ interface ListArgs {
   last?: number | null;
   before?: string | null;
   filter?: unknown;
+  where?: unknown;
+  search?: string | null;
   orderBy?: unknown;
+}
+
+/** The words of a `search` argument (undefined: no search), or BAD_USER_INPUT saying why none. */
+function searchArgument(text: string | null | undefined): readonly string[] | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (text.length > MAX_SEARCH_LENGTH)
+    throw badInput(`search is ${text.length} characters long: at most ${MAX_SEARCH_LENGTH}`, 'search');
+  const words = searchWords(text);
+  if (words.length === 0) throw badInput('search must hold a word (letters or digits)', 'search');
+  if (words.length > MAX_SEARCH_WORDS)
+    throw badInput(`search holds ${words.length} words: at most ${MAX_SEARCH_WORDS}`, 'search');
+  return words;
+}
+
+/** The rows `filter` and `where` ask for, both checked (BAD_USER_INPUT naming the field at fault). */
+function listWhere(resource: ResourceDefinition, filters: Map<string, FilterField>, args: ListArgs): WhereNode {
+  const items: WhereNode[] = [];
+  try {
+    for (const [field, value] of Object.entries((args.filter ?? {}) as Record<string, unknown>)) {
+      if (value === undefined) continue;
+      const filter = filters.get(field)!;
+      if (value === null && Array.isArray(filter.type)) throw new WhereInputError(`filter.${field}`, 'cannot be null');
+      items.push(filter.condition(value as never, `filter.${field}`));
+    }
+  } catch (error) {
+    if (error instanceof WhereInputError) throw badInput(error.message, 'filter');
+    throw error;
+  }
+  const where = whereArgument(resource.type, args.where);
+  if (where) items.push(where);
+  return items.length === 1 ? items[0]! : { kind: 'and', items };
 }
 
 /**
@@ -192,18 +235,19 @@ async function listPage(
   filters: Map<string, FilterField>,
   args: ListArgs,
   context: GraphQLContext,
+  info: GraphQLResolveInfo,
 ): Promise<ConnectionShape> {
-  const conditions: Condition[] = [];
-  for (const [field, value] of Object.entries((args.filter ?? {}) as Record<string, unknown>)) {
-    if (value === undefined) continue;
-    const filter = filters.get(field)!;
-    if (value === null && Array.isArray(filter.type))
-      throw badInput(`filter.${field} cannot be null`, `filter.${field}`);
-    conditions.push(filter.condition(value as never));
-  }
-  // Counted once, whether `last` needs the total, `totalCount` is selected, or both.
+  const list: ListRows = { where: listWhere(resource, filters, args), search: searchArgument(args.search) };
+  // Aggregates, when selected, are read in one statement with the count, which `last` may need
+  // before them; otherwise the count is counted once, whether `last` needs it, `totalCount` is
+  // selected, or both.
+  const requested = requestedUnder(resource.type, info);
+  let summary: Promise<Aggregates> | undefined;
+  const aggregate = (ctx: GraphQLContext) =>
+    (summary ??= aggregateRows(ctx.source, resource.type, list, requested ?? NOTHING_BUT_COUNT));
   let total: Promise<number> | undefined;
-  const count = (ctx: GraphQLContext) => (total ??= countRows(ctx.source, resource.type, conditions));
+  const count = (ctx: GraphQLContext) =>
+    (total ??= requested ? aggregate(ctx).then((a) => a.count) : countRows(ctx.source, resource.type, list));
   const first = checkPageSize(args.first, 'first');
   const last = checkPageSize(args.last, 'last');
   const after = args.after ? decodeCursor(args.after, 'after') : undefined;
@@ -217,17 +261,17 @@ async function listPage(
   if (last !== undefined) start = Math.max(start, end! - last);
   const limit = Math.max(0, end! - start);
   const orderBy = (args.orderBy ?? []) as unknown as Order[];
-  const byId = orderBy.length === 0;
+  const byId = orderBy.length === 0 && !list.search;
   // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
   const keyset = byId && after?.id !== undefined && start === after.position + 1;
   const page: ListQuery = keyset
     ? {
-        conditions: [...conditions, { kind: 'after', column: 'id', value: after.id! }],
+        where: { kind: 'and', items: [list.where, columnCondition(resource.type, 'id', 'gt', after.id!, 'after')] },
         orderBy,
         limit: limit + 1,
         offset: 0,
       }
-    : { conditions, orderBy, limit: limit + 1, offset: start };
+    : { ...list, orderBy, limit: limit + 1, offset: start };
   // One row more than asked tells whether another page follows.
   const rows =
     limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
@@ -238,5 +282,6 @@ async function listPage(
     hasNextPage: rows.length > limit || (args.before !== undefined && args.before !== null),
     hasPreviousPage: start > 0,
     count,
+    aggregate,
   };
 }

@@ -181,7 +181,7 @@ class RestHandlers {
     const query = parseQuery(c, route);
     const { loaders, docs } = this.request(c);
     const list = {
-      conditions: query.conditions,
+      where: { kind: 'and' as const, items: query.conditions },
       orderBy: [],
       limit: query.perPage,
       offset: (query.page - 1) * query.perPage,

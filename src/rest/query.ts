@@ -4,7 +4,8 @@
  */
 import type { Context } from 'hono';
 import { ID_RANGE, INT32_RANGE, idFromText, int32FromText } from '../db/integers.ts';
-import { filterCondition, type Condition } from '../data/list.ts';
+import { filterWhere } from '../query/filters.ts';
+import { type WhereNode, WhereInputError } from '../query/where.ts';
 import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import type { Filter } from '../resources/types.ts';
@@ -18,7 +19,8 @@ export interface Query {
   include: string[];
   page: number;
   perPage: number;
-  conditions: Condition[];
+  /** The filters given, each checked (src/query/filters.ts). */
+  conditions: WhereNode[];
 }
 
 function invalid(message: string): HttpError {
@@ -54,7 +56,7 @@ function atomDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** A filter's value parsed as its kind asks (filterCondition), or 400 naming the parameter. */
+/** A filter's value read from its text as its kind asks (src/query/filters.ts checks it further), or 400 naming the parameter. */
 function filterValue(name: string, filter: Filter, value: string): string | number | boolean | Date {
   switch (filter.kind) {
     case 'integer': {
@@ -65,10 +67,6 @@ function filterValue(name: string, filter: Filter, value: string): string | numb
     case 'flag':
       if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
       return value === '1';
-    case 'gtin':
-      if (!/^\d{1,14}$/.test(value))
-        throw invalid(`${name} must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
-      return value;
     case 'after': {
       const date = atomDate(value);
       if (!date)
@@ -78,6 +76,7 @@ function filterValue(name: string, filter: Filter, value: string): string | numb
       return date;
     }
     case 'equals':
+    case 'gtin':
     case 'relatedReference':
       return value;
   }
@@ -161,7 +160,12 @@ export function parseQuery(c: Context, route: RestRoute): Query {
       query.perPage = Number(value);
     } else if (route.operation === 'list' && resource.filters[name]) {
       const filter = resource.filters[name]!;
-      query.conditions.push(filterCondition(filter, filterValue(name, filter, value)));
+      try {
+        query.conditions.push(filterWhere(route.type, filter, filterValue(name, filter, value), name));
+      } catch (error) {
+        if (error instanceof WhereInputError) throw invalid(error.message);
+        throw error;
+      }
     } else {
       throw invalid(`unknown query parameter ${name}`);
     }

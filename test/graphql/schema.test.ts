@@ -3,6 +3,7 @@
  * relationship of the spec is reachable in GraphQL under the contract's name, with the right
  * type; the committed SDL is the one served.
  */
+import { SEARCHABLE_TYPES } from '../../src/query/search.ts';
 import { readFileSync } from 'node:fs';
 import {
   getNamedType,
@@ -82,7 +83,10 @@ describe('the GraphQL schema against the registry and the spec', () => {
       expect(String(one.type)).toBe(typeName(resource.type));
       const many = query[camel(resource.type)]!;
       expect(String(many.type)).toBe(`${typeName(resource.type)}Connection!`);
-      expect(many.args.map((a) => a.name).sort()).toEqual(['after', 'before', 'filter', 'first', 'last', 'orderBy']);
+      const searchable = SEARCHABLE_TYPES.has(resource.type) ? ['search'] : [];
+      expect(many.args.map((a) => a.name).sort()).toEqual(
+        ['after', 'before', 'filter', 'first', 'last', 'orderBy', ...searchable, 'where'].sort(),
+      );
     });
   });
 

@@ -1,0 +1,73 @@
+/**
+ * The shorthand filters, as conditions of the filter language: REST's LIST parameters of the spec
+ * (`filter[gtin]`, `is_active`, `modified_after`...) and GraphQL's `filter` argument, which offers
+ * them too. Their values are checked here, once for both APIs: a GTIN of letters is refused by
+ * either, not a 400 in one and an empty list in the other.
+ */
+import type { Filter } from '../resources/types.ts';
+import { type ScalarField, whereFields } from './fields.ts';
+import { type Operand, type Operator, type WhereNode, WhereInputError, operand } from './where.ts';
+
+/** The scalar field stored in `column` of `type`; a foreign key counts as a nullable integer. */
+function fieldOf(type: string, column: string): ScalarField {
+  for (const field of whereFields(type).values()) {
+    if (field.kind === 'scalar' && field.column === column) return field;
+    if (field.kind === 'toOne' && field.link.via === 'column' && field.link.column === column)
+      return { kind: 'scalar', column, type: 'integer', nullable: field.link.nullable };
+  }
+  throw new Error(`${type} has no column ${column}`);
+}
+
+/**
+ * `column` compared with `value` by `op` (equals, lt, gt...), the value checked for the column's
+ * type; `equals` null is `isNull`. `path` names the value in the request, for the error.
+ */
+export function columnCondition(type: string, column: string, op: Operator, value: unknown, path: string): WhereNode {
+  const field = fieldOf(type, column);
+  if (value === null) {
+    if (op !== 'equals') throw new WhereInputError(path, 'must not be null');
+    return { kind: 'compare', field, op: 'isNull', value: true };
+  }
+  if (op === 'in') {
+    if (!Array.isArray(value)) throw new WhereInputError(path, 'must be a list');
+    return { kind: 'compare', field, op, value: value.map((v, i) => operand(field.type, v, `${path}[${i}]`)) };
+  }
+  return { kind: 'compare', field, op, value: operand(field.type, value, path) };
+}
+
+const GTIN = /^\d{1,14}$/;
+
+/**
+ * The condition a filter of the spec sets, given its value as the surface read it (a number for
+ * `integer`, a boolean for `flag`, a Date for `after`, the text otherwise).
+ */
+export function filterWhere(type: string, filter: Filter, value: Operand, path: string): WhereNode {
+  switch (filter.kind) {
+    case 'equals':
+    case 'integer':
+    case 'flag':
+      return columnCondition(type, filter.column, 'equals', value, path);
+    case 'after':
+      return columnCondition(type, filter.column, 'gt', value, path);
+    case 'gtin': {
+      if (typeof value !== 'string' || !GTIN.test(value))
+        throw new WhereInputError(path, `must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
+      // Stored with or without leading zeros: every spelling of the same number.
+      const digits = value.replace(/^0+/, '');
+      const spellings = Array.from(
+        { length: Math.max(1, 15 - digits.length) },
+        (_, zeros) => '0'.repeat(zeros) + digits,
+      );
+      return columnCondition(type, filter.column, 'in', spellings, path);
+    }
+    case 'relatedReference': {
+      const field = whereFields(type).get(filter.relationship);
+      if (field?.kind !== 'toOne') throw new Error(`${type}.${filter.relationship} is not to-one`);
+      return {
+        kind: 'toOne',
+        link: field.link,
+        where: columnCondition(field.link.target, 'reference', 'equals', value, path),
+      };
+    }
+  }
+}
