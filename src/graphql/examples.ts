@@ -25,6 +25,22 @@ query ProductsWithStructure {
   }
 }
 
+# Real questions: bread (in any language, any case) priced 2 to 20, made from a dough (a product
+# of group 7, Doughs), with figures over every page, not just this one. \`search\` finds words
+# in keys, codes, names and contacts, best matches first.
+query FindProducts {
+  products(first: 10, where: {
+    name: { any: { contains: "BROOD" } }
+    consumerPrice: { gte: 2, lte: 20 }
+    productStructure: { items: { some: { product: { productGroup: { id: { equals: 7 } } } } } }
+  }) {
+    totalCount
+    aggregate { avg { consumerPrice } min { consumerPrice } max { consumerPrice } }
+    nodes { reference name { text } consumerPrice }
+  }
+  suppliers(first: 3, search: "bv") { nodes { reference name } }
+}
+
 # Everything needed to make 10 of a product, level by level, with losses.
 query BillOfMaterial {
   product(id: 401) {

@@ -207,7 +207,7 @@ export function directivesRule(context: ValidationContext): ASTVisitor {
 // Cost and breadth -------------------------------------------------------------------------------
 
 /** A list's multiplier where its field says nothing else (Pothos's default, ./builder.ts). */
-const LIST_MULTIPLIER = 10;
+export const LIST_MULTIPLIER = 10;
 
 type Complexity = number | { field?: number; multiplier?: number };
 type ComplexityOption = Complexity | ((args: Record<string, unknown>, context: unknown, field: unknown) => Complexity);

@@ -22,13 +22,13 @@ import {
   MAX_PAGE_SIZE,
   type ConnectionShape,
 } from './connections.ts';
-import { boundedArguments } from './limits.ts';
+import { boundedArguments, LIST_MULTIPLIER } from './limits.ts';
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, pascal, typeName } from '../resources/names.ts';
 import { fieldSources, type FieldSource } from './plan.ts';
 import { requestLoader } from './request-loaders.ts';
 import { tracedBatch } from '../observability/tracing.ts';
-import { whereArgument, whereRefOf } from './where.ts';
+import { whereArgument, whereCost, whereRefOf } from './where.ts';
 
 /** A resource's object type: fields may return a row, or an id that its loader turns into one. */
 
@@ -222,6 +222,10 @@ function addRelationshipFields(
             description: `Only the ${relationship.target} that match.`,
           }),
         },
+        complexity: (args: { where?: unknown }) => ({
+          field: 1 + whereCost(relationship.target, args.where, LIST_MULTIPLIER),
+          multiplier: LIST_MULTIPLIER,
+        }),
         resolve: (row, args, context) => {
           const where = whereArgument(relationship.target, args.where);
           // The row carries a join's linked ids (plan.ts): the target's id loader loads them.
@@ -295,7 +299,10 @@ function addReverseLinkFields(t: FieldBuilder, resource: ResourceDefinition, fie
         after: t.arg.string(),
         where: t.arg({ type: whereRefOf(link.type), description: `Only the ${link.type} that match.` }),
       },
-      complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_PAGE_SIZE }),
+      complexity: (args: { first?: number | null; where?: unknown }) => {
+        const rows = args.first ?? DEFAULT_PAGE_SIZE;
+        return { field: 1 + whereCost(link.type, args.where, rows), multiplier: rows };
+      },
       extensions: boundedArguments({ first: { min: 0, max: MAX_PAGE_SIZE } }),
       load: tracedBatch(
         `${resource.type}.${name}`,

@@ -21,7 +21,7 @@ import {
 } from './connections.ts';
 import { badInput } from './errors.ts';
 import { boundedArguments } from './limits.ts';
-import { whereArgument, whereRefOf } from './where.ts';
+import { whereArgument, whereCost, whereRefOf } from './where.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import { aggregateRows, type AggregateRequest, type Aggregates } from '../data/aggregate.ts';
 import { requestedUnder } from './aggregates.ts';
@@ -166,10 +166,10 @@ function defineList(resource: ResourceDefinition): void {
           description: 'Ties, and everything by default, are ordered by id ascending.',
         }),
       },
-      complexity: (args) => ({
-        field: 1,
-        multiplier: (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE,
-      }),
+      complexity: (args) => {
+        const rows = (args.first as number | null) ?? (args.last as number | null) ?? DEFAULT_PAGE_SIZE;
+        return { field: 1 + whereCost(resource.type, args.where, rows), multiplier: rows };
+      },
       extensions: boundedArguments({ first: PAGE_SIZE, last: PAGE_SIZE }),
       resolve: (_root, args, context, info) => listPage(resource, filters, args, context, info),
     }),

@@ -5,12 +5,13 @@
  */
 import type { InputObjectRef } from '@pothos/core';
 import { type WhereField, whereFields } from '../query/fields.ts';
-import { parseWhere, type WhereNode, WhereInputError } from '../query/where.ts';
+import { parseWhere, relationshipCost, type WhereNode, WhereInputError } from '../query/where.ts';
 import { resources } from '../resources/registry.ts';
 import { LOCALES, type ScalarType } from '../resources/types.ts';
 import { camel, pascal, typeName } from '../resources/names.ts';
 import { builder, type Types } from './builder.ts';
 import { badInput } from './errors.ts';
+import { LIST_MULTIPLIER } from './limits.ts';
 
 type WhereInput = Record<string, unknown>;
 type Ref = InputObjectRef<Types, WhereInput>;
@@ -154,5 +155,19 @@ export function whereArgument(type: string, value: unknown, argument = 'where'):
   } catch (error) {
     if (error instanceof WhereInputError) throw badInput(error.message, argument);
     throw error;
+  }
+}
+
+/**
+ * What a `where` adds to its field's cost: its conditions through relationships (priced like
+ * nested fields, src/query/where.ts relationshipCost) once per row of the page (`rows`). A where that does not parse costs nothing: it is
+ * refused before anything runs.
+ */
+export function whereCost(type: string, value: unknown, rows: number): number {
+  if (value === undefined || value === null) return 0;
+  try {
+    return relationshipCost(parseWhere(type, value, 'where', 'graphql'), LIST_MULTIPLIER) * rows;
+  } catch {
+    return 0;
   }
 }

@@ -327,3 +327,27 @@ export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
   return String(value);
 }
+
+/**
+ * The cost of reaching other rows for one row: a to-one condition costs 1 and what it asks of
+ * the related row; a to-many one `relatedRows` times that (the rows a list of related rows is
+ * priced at: the way a cost model prices nested fields). Conditions on the row's own fields cost
+ * nothing.
+ */
+export function relationshipCost(node: WhereNode, relatedRows: number): number {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.items.reduce((sum, item) => sum + relationshipCost(item, relatedRows), 0);
+    case 'not':
+      return relationshipCost(node.item, relatedRows);
+    case 'compare':
+      return 0;
+    case 'empty':
+      return node.link.via === 'inverse' ? 1 : 0;
+    case 'toOne':
+      return 1 + relationshipCost(node.where, relatedRows);
+    case 'toMany':
+      return relatedRows * (1 + relationshipCost(node.where, relatedRows));
+  }
+}

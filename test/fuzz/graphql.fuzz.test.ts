@@ -175,10 +175,20 @@ function selection(field: GraphQLField<unknown, unknown>): string {
   if (!(type instanceof GraphQLObjectType)) return '';
   const fields = type.getFields();
   // The change log's pages have no count (a log grows while it is read).
+  // A list's `where` and `search` are generated from their input types like any argument; its
+  // aggregates (every function the type has, of its first field) are asked too.
   if (fields.nodes)
-    return `{ ${fields.totalCount ? 'totalCount ' : ''}pageInfo { hasNextPage endCursor } nodes { id } }`;
+    return `{ ${fields.totalCount ? 'totalCount ' : ''}${aggregates(fields.aggregate)}pageInfo { hasNextPage endCursor } nodes { id } }`;
   if (fields.id) return fields.version ? '{ id version }' : '{ id }';
   return '{ __typename }';
+}
+
+function aggregates(field: GraphQLField<unknown, unknown> | undefined): string {
+  if (!field) return '';
+  const functions = Object.values((getNamedType(field.type) as GraphQLObjectType).getFields())
+    .filter((f) => f.name !== 'count')
+    .map((f) => `${f.name} { ${Object.keys((getNamedType(f.type) as GraphQLObjectType).getFields())[0]} }`);
+  return `aggregate { count ${functions.join(' ')} } `;
 }
 
 function operationText(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>): string {

@@ -5,11 +5,16 @@
  */
 import type { Database } from '../../src/db/client.ts';
 
+/**
+ * The tables of the database. On SQLite, ordinary tables only: not the FTS5 search indexes (a
+ * virtual table and its shadow tables, which hold blobs of the index's own format, derived from
+ * the base tables: prisma/sqlite/migrations/*_search_indexes).
+ */
 async function tableNames(db: Database): Promise<string[]> {
   const rows =
     db.provider === 'sqlite'
       ? await db.prisma.$queryRawUnsafe<{ name: string }[]>(
-          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+          `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`,
         )
       : await db.prisma.$queryRawUnsafe<{ name: string }[]>(
           `SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`,
@@ -29,6 +34,23 @@ function cell(value: unknown): string {
 
 const names = new WeakMap<Database, Promise<string[]>>();
 
+/**
+ * What `SELECT` reads from a table: every column, those of types Prisma's PostgreSQL adapter
+ * cannot read (the tsvector of the search documents, prisma/postgresql/migrations/*_search_indexes)
+ * as their text.
+ */
+async function selectList(db: Database, table: string): Promise<string> {
+  if (db.provider === 'sqlite') return '*';
+  const columns = await db.prisma.$queryRawUnsafe<{ name: string; type: string }[]>(
+    `SELECT column_name::text AS name, data_type::text AS type FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+    table,
+  );
+  return columns
+    .map(({ name, type }) => (type === 'tsvector' ? `"${name}"::text AS "${name}"` : `"${name}"`))
+    .join(', ');
+}
+
 /** Every table's rows, but those of the tables `except` names. */
 export async function dumpDatabase(db: Database, { except = [] as readonly string[] } = {}): Promise<string> {
   let tables = names.get(db);
@@ -37,7 +59,9 @@ export async function dumpDatabase(db: Database, { except = [] as readonly strin
     (await tables)
       .filter((table) => !except.includes(table))
       .map(async (table) => {
-        const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${table}"`);
+        const rows = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+          `SELECT ${await selectList(db, table)} FROM "${table}"`,
+        );
         const lines = rows
           .map((row) =>
             Object.keys(row)
