@@ -13,15 +13,17 @@ import { encodeCursor } from '../src/graphql/connections.ts';
 import { attributeField, camel, singular } from '../src/resources/names.ts';
 import type { GraphQLRequest } from './peer/queries.ts';
 import {
+  attributeEntries,
   byId,
   canonicalAttribute,
+  canonicalDecimal,
   definition,
   relationshipTarget,
   type Neutral,
   type NeutralResource,
   type Selection,
 } from './lib/neutral.ts';
-import type { ProductUpdate, ReadCase, ReadWorkloadName } from './workloads.ts';
+import type { ProductUpdate, ReadCase, ReadWorkloadName, Totals } from './workloads.ts';
 
 export interface OurWorkload {
   /**
@@ -32,11 +34,15 @@ export interface OurWorkload {
   graphql: (c: ReadCase) => GraphQLRequest;
   /** Our GraphQL answer (the parsed JSON body) in the neutral shape. Throws on `errors`. */
   normaliseGraphql: (c: ReadCase, body: unknown) => Neutral;
+  /** Our GraphQL answer's totals (W6: totalCount and aggregate), for a workload that reads them. */
+  graphqlTotals?: (c: ReadCase, body: unknown) => Totals;
   /**
    * Our REST call for the case: path and query string (e.g. `/products/6501`), or undefined where
-   * REST cannot express it (per_page is at most 50).
+   * REST cannot express it (per_page is at most 50, or `restMissing`).
    */
   rest: (c: ReadCase) => string | undefined;
+  /** Why REST has no call for this workload at all (shown as the skip's reason). */
+  restMissing?: string;
   /**
    * The part of the workload's selection the REST answer holds; the peer's answer is cut down to it
    * before comparing. Defaults to the first level of relationships (REST includes one level).
@@ -71,11 +77,14 @@ export function firstLevel(selection: Selection): Selection {
   return Object.fromEntries(Object.keys(selection).map((name) => [name, {}]));
 }
 
-/** Our selection set for a resource: id, every attribute, the selected relationships (graphql.md names). */
-function selectionSet(type: string, selection: Selection, indent: string): string {
+/**
+ * Our selection set for a resource: id, every attribute (or those named, at the root: W6), the
+ * selected relationships (graphql.md names).
+ */
+function selectionSet(type: string, selection: Selection, indent: string, attributes?: readonly string[]): string {
   const def = definition(type);
   const lines = ['id'];
-  for (const [name, a] of Object.entries(def.attributes)) {
+  for (const [name, a] of attributeEntries(def, attributes)) {
     const field = attributeField(def, name, a.column);
     if (a.type === 'localized') lines.push(`${field} { nl fr en de }`);
     else if (typeof a.type === 'object') lines.push(`${field} { ${Object.keys(a.type.object).map(camel).join(' ')} }`);
@@ -114,10 +123,15 @@ function ourRequest(c: ReadCase): GraphQLRequest {
 
 type Node = Record<string, unknown>;
 
-function neutralOf(type: string, node: Node, selection: Selection): NeutralResource {
+function neutralOf(
+  type: string,
+  node: Node,
+  selection: Selection,
+  attributeNames?: readonly string[],
+): NeutralResource {
   const def = definition(type);
   const attributes = Object.fromEntries(
-    Object.entries(def.attributes).map(([name, a]) => {
+    attributeEntries(def, attributeNames).map(([name, a]) => {
       const value = node[attributeField(def, name, a.column)];
       return [
         name,
@@ -151,10 +165,65 @@ function normaliseOurs(c: ReadCase, body: unknown): Neutral {
   }
   const nodes = (data?.[camel(workload.type)] as { nodes: Node[] } | undefined)?.nodes;
   if (!nodes) throw new Error(`ours: no ${camel(workload.type)} in the answer`);
-  return nodes.map((n) => neutralOf(workload.type, n, workload.include));
+  return nodes.map((n) => neutralOf(workload.type, n, workload.include, workload.attributes));
 }
 
 const graphql = { graphql: ourRequest, normaliseGraphql: normaliseOurs };
+
+/**
+ * W6 through our `where` (query.md): the name in any language `contains` the fragment
+ * (case-insensitive), the consumer price within the range (inclusive; Decimal is a JSON number),
+ * and a structure with `some` item whose product is in the group; the first page, in id order,
+ * with totalCount and the aggregate over the whole filtered list.
+ */
+function ourW6Request(c: ReadCase): GraphQLRequest {
+  const { params, workload } = c;
+  if (params.shape !== 'list' || params.nameContains === undefined || !params.consumerPrice)
+    throw new Error(`${c.key}: not W6's parameters`);
+  const body = selectionSet(workload.type, workload.include, '      ', workload.attributes);
+  return {
+    query: `query ${workload.name}($text: String!, $min: Decimal!, $max: Decimal!, $group: Int!) {
+  products(first: ${params.pageSize}, where: {
+    name: { any: { contains: $text } }
+    consumerPrice: { gte: $min, lte: $max }
+    productStructure: { items: { some: { product: { productGroup: { id: { equals: $group } } } } } }
+  }) {
+    totalCount
+    aggregate { count min { consumerPrice } max { consumerPrice } sum { consumerPrice } }
+    nodes {
+${body}
+    }
+  }
+}`,
+    variables: {
+      text: params.nameContains,
+      min: Number(params.consumerPrice.min),
+      max: Number(params.consumerPrice.max),
+      group: params.componentGroup,
+    },
+  };
+}
+
+function ourW6Totals(_: ReadCase, body: unknown): Totals {
+  const { data } = body as { data?: Record<string, unknown> | null };
+  const connection = data?.products as
+    | {
+        totalCount: number;
+        aggregate: { count: number } & Record<'min' | 'max' | 'sum', { consumerPrice: unknown } | null>;
+      }
+    | undefined;
+  if (!connection) throw new Error('ours: no totals in the answer');
+  const { totalCount, aggregate } = connection;
+  return {
+    totalCount,
+    aggregate: {
+      count: aggregate.count,
+      min: canonicalDecimal(aggregate.min?.consumerPrice),
+      max: canonicalDecimal(aggregate.max?.consumerPrice),
+      sum: canonicalDecimal(aggregate.sum?.consumerPrice),
+    },
+  };
+}
 
 export const OURS: Record<ReadWorkloadName, OurWorkload> = {
   // The REST calls are rest.md's (restPath); check them, and fromJsonApi, against the real REST
@@ -166,6 +235,15 @@ export const OURS: Record<ReadWorkloadName, OurWorkload> = {
   W2: { ...graphql, rest: restPath },
   W3: { ...graphql, rest: restPath },
   W4: { ...graphql, rest: restPath },
+  // REST's list filters are the spec's equalities and modified_after (rest.md): no text, range or
+  // condition through a relationship, and no aggregates.
+  W6: {
+    graphql: ourW6Request,
+    normaliseGraphql: normaliseOurs,
+    graphqlTotals: ourW6Totals,
+    rest: () => undefined,
+    restMissing: "REST has no W6: rest.md's filters have no text fragment, range, relationship condition or aggregate",
+  },
 };
 
 /**

@@ -76,7 +76,7 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4,W5,FANOUT (default: all; W5 writes, and runs after the reads;
+  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT (default: all; W5 writes, and runs after the reads;
                        FANOUT, SSE subscribers of our server while writes arrive, runs last, on pg20)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
   --cpu-prof DIR       our servers write a V8 CPU profile of their whole run into DIR when they
@@ -199,7 +199,7 @@ interface Plan {
 }
 
 /**
- * What runs where: the six workloads on the scale-20 databases; the growth cases (W2 with pages
+ * What runs where: the seven workloads on the scale-20 databases; the growth cases (W2 with pages
  * of 10 and 100 at scale 20; W0 and W2 at scale 1) on PostgreSQL, beside the peer. W5 writes, so
  * it comes last on its database: the reads are verified and timed on the data as seeded (and as
  * W5 leaves it, which changes none of their parameters: workloads.ts).
@@ -213,7 +213,7 @@ const DATASETS = ['pg20', 'pg1', 'sqlite20'];
 const SWEEP = ['W0@1', 'W0@50', 'W2@1', 'W2@50'];
 
 function plan(options: Options): Plan[] {
-  const READS = ['W0', 'W1', 'W2', 'W3', 'W4'];
+  const READS = ['W0', 'W1', 'W2', 'W3', 'W4', 'W6'];
   const MAIN = [...READS, 'W5'];
   const byDataset: Record<string, string[]> = {
     pg20: [...READS, ...(options.growth ? ['W2/10', 'W2/100'] : []), ...(options.sweep ? SWEEP : []), 'W5'],
@@ -342,6 +342,19 @@ async function verify(c: ReadCase, bound: ReadBound[], probe: number): Promise<v
       const expected = c.params.shape === 'one' ? [c.params.id] : c.params.expectedIds;
       if (JSON.stringify(ids) !== JSON.stringify(expected)) {
         throw new Error(`ids ${JSON.stringify(ids).slice(0, 80)} instead of ${JSON.stringify(expected).slice(0, 80)}`);
+      }
+      // W6: totalCount and the aggregate must be the database's (only totalCount from a target
+      // without aggregates).
+      const expectedTotals = c.params.shape === 'list' ? c.params.expectedTotals : undefined;
+      if (expectedTotals) {
+        if (!b.binding.totals) throw new Error("no totals in this target's answer");
+        const totals = b.binding.totals(answer.body);
+        const difference = firstDifference(
+          totals.aggregate ? expectedTotals : { totalCount: expectedTotals.totalCount },
+          totals,
+        );
+        if (difference) throw new Error(`totals: ${difference}`);
+        log(`  ${c.key} ${b.target.name}: totals ${JSON.stringify(totals)}`);
       }
       if (!reference) {
         reference = { name: b.target.name, neutral, selection: b.binding.selection };
@@ -599,7 +612,9 @@ async function printQueries(plans: Plan[]): Promise<void> {
         const request = peerRequest(c);
         console.log(request.query);
         console.log(`# variables: ${JSON.stringify(request.variables)}`);
-        console.log(`# REST (rest.md): GET ${OURS[c.workload.name].rest?.(c) ?? '(not expressible)'}\n`);
+        const ours = OURS[c.workload.name];
+        if (ours.graphqlTotals) console.log(`# ours: ${JSON.stringify(ours.graphql(c))}`);
+        console.log(`# REST (rest.md): ${ours.restMissing ?? `GET ${ours.rest(c) ?? '(not expressible)'}`}\n`);
         continue;
       }
       const update = productUpdate(c.params as UpdateParams, 0);

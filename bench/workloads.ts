@@ -7,7 +7,7 @@
 import { canonicalDecimal, dateTimeMillis, type Selection } from './lib/neutral.ts';
 import type { SqlReader } from './lib/databases.ts';
 
-export type ReadWorkloadName = 'W0' | 'W1' | 'W2' | 'W3' | 'W4';
+export type ReadWorkloadName = 'W0' | 'W1' | 'W2' | 'W3' | 'W4' | 'W6';
 export type WorkloadName = ReadWorkloadName | 'W5';
 
 export interface Workload {
@@ -19,10 +19,24 @@ export interface Workload {
   shape: 'one' | 'list' | 'update';
   /** Relationships followed (all attributes of every resource are read); none for an update. */
   include: Selection;
+  /** The root resources' attributes read, by the spec's names, when not all of them (W6). */
+  attributes?: string[];
   /** Default page size of a list workload. */
   pageSize?: number;
-  /** List filters, in the spec's terms (REST `active=1`, `modified_after=`). */
-  filters?: { active?: true; modifiedAfter?: true };
+  /**
+   * List filters, in the spec's terms (REST `active=1`, `modified_after=`); W6's in words: a text
+   * fragment of the name in any language, a consumer price range (inclusive), and "has a structure
+   * with an item whose product is in a product group".
+   */
+  filters?: {
+    active?: true;
+    modifiedAfter?: true;
+    nameContains?: true;
+    consumerPriceRange?: true;
+    componentGroup?: true;
+  };
+  /** The list's totals are read too: its total count and the consumer price's count, min, max, sum (W6). */
+  totals?: true;
 }
 
 export const WORKLOADS: Record<WorkloadName, Workload> = {
@@ -84,6 +98,18 @@ export const WORKLOADS: Record<WorkloadName, Workload> = {
     shape: 'update',
     include: {},
   },
+  W6: {
+    name: 'W6',
+    title:
+      'products by name fragment (any language), price range and component group: first page of 20, totalCount, aggregate',
+    type: 'products',
+    shape: 'list',
+    pageSize: 20,
+    include: {},
+    attributes: ['reference', 'name', 'consumer_price'],
+    filters: { nameContains: true, consumerPriceRange: true, componentGroup: true },
+    totals: true,
+  },
 };
 
 /** One measured thing: a workload at one page size. `W2/10` is W2 with pages of 10. */
@@ -132,8 +158,26 @@ export interface ListParams {
   active?: boolean;
   /** Only rows with modified_date strictly after this ATOM date-time (W4). */
   modifiedAfter?: string;
+  /** Only products with this text in their name in at least one language, case-insensitively (W6). */
+  nameContains?: string;
+  /** Only products whose consumer price is at least `min` and at most `max` (decimals, W6). */
+  consumerPrice?: { min: string; max: string };
+  /** Only products with a structure that has an item whose product is in this product group (W6). */
+  componentGroup?: number;
   /** The ids the page must hold, in order (checked against every answer). */
   expectedIds: number[];
+  /** The totals every answer must give, for a workload that reads them (W6). */
+  expectedTotals?: Totals;
+}
+
+/**
+ * A list's totals (W6): how many rows match, and the aggregate of their consumer prices (decimals
+ * canonical, lib/neutral.ts; null over no prices). `aggregate` is left out by a target that has no
+ * aggregates; `count` is the aggregate's count of rows, the same as totalCount.
+ */
+export interface Totals {
+  totalCount: number;
+  aggregate?: { count: number; min: string | null; max: string | null; sum: string | null };
 }
 
 /**
@@ -179,6 +223,11 @@ export async function storedProduct(
 
 /** How many products W5 rotates over (fewer on a small dataset: a fifth of its products). */
 const W5_PRODUCTS = 2000;
+
+/** The number of products W5 rewrites, the last ones by id, of `total` products. */
+function w5Count(total: number): number {
+  return Math.min(W5_PRODUCTS, Math.floor(total / 5));
+}
 
 export interface ResolvedCase extends WorkloadCase {
   params: CaseParams;
@@ -284,12 +333,15 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
       case 'W4':
         params = w4Page(size);
         break;
+      case 'W6':
+        params = await w6Params(sql, size);
+        break;
       case 'W5': {
         // The last products by id (8001-10000 at scale 20, finished goods). Our server sets
         // modified_date on every write, and W4's parameters depend on it: W5's products all come
         // after W4's date product and W4's page, so that the read cases find the same parameters
         // in the next run, after this one's writes.
-        const count = Math.min(W5_PRODUCTS, Math.floor(products.length / 5));
+        const count = w5Count(products.length);
         const rotation = products.slice(-count);
         const firstId = rotation[0]!.id;
         if (rotation.at(-1)!.id !== firstId + count - 1)
@@ -311,4 +363,171 @@ export async function resolveCases(sql: SqlReader, cases: WorkloadCase[]): Promi
     resolved.push({ ...c, params });
   }
   return resolved;
+}
+
+// ---------------------------------------------------------------------------------------------
+// W6: a name fragment, a price range and a component group, found in the data
+// ---------------------------------------------------------------------------------------------
+
+/** A decimal's canonical text as a whole number of 10^-scale units (exact). */
+function decimalUnits(canonical: string, scale: number): bigint {
+  const negative = canonical.startsWith('-');
+  const [whole, fraction = ''] = canonical.replace('-', '').split('.');
+  const units = BigInt(whole! + fraction.padEnd(scale, '0'));
+  return negative ? -units : units;
+}
+
+function fractionDigits(canonical: string): number {
+  return canonical.split('.')[1]?.length ?? 0;
+}
+
+function compareDecimals(a: string, b: string): number {
+  const scale = Math.max(fractionDigits(a), fractionDigits(b));
+  const [x, y] = [decimalUnits(a, scale), decimalUnits(b, scale)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The exact sum of canonical decimals, canonical (null for none). */
+function sumDecimals(values: string[]): string | null {
+  if (values.length === 0) return null;
+  const scale = Math.max(...values.map(fractionDigits));
+  const total = values.reduce((sum, v) => sum + decimalUnits(v, scale), 0n);
+  const digits = (total < 0n ? -total : total).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return canonicalDecimal(`${total < 0n ? '-' : ''}${text}`);
+}
+
+interface W6Product {
+  id: number;
+  /** name_nl, name_fr, name_en, name_de (empty where unset). */
+  names: string[];
+  price: string | null;
+  /** The product groups of the products its structure's items hold. */
+  componentGroups: Set<number>;
+}
+
+/** Matched case-insensitively the way every side does it for an ASCII fragment. */
+function nameMatches(p: W6Product, fragment: string): boolean {
+  return p.names.some((n) => n.toLowerCase().includes(fragment));
+}
+
+/**
+ * W6's parameters, found in the data, and the page and totals that follow from them:
+ *
+ * - the price range: the lower and upper quartiles of the consumer prices (the prices of real
+ *   products, so that both inclusive bounds are met by some product);
+ * - the group: of the product groups the items' products are in, the one whose products are in
+ *   the structures of the number of priced products nearest to half of those with a structure;
+ * - the fragment: four lowercase ASCII letters (no LIKE wildcard, the same case folding
+ *   everywhere) found in the names, such that `any` and case-insensitivity both matter (no single
+ *   language holds every match, and some product holds it only in another case, e.g. `Appel...`
+ *   for `appe`), and all three filters leave more than a page; of those, the one matching the
+ *   number of products nearest to 5% of them (ties: alphabetically first).
+ *
+ * All three are chosen among the products W5 does not rewrite (the last ones by id), so that the
+ * parameters stay the same across runs. The page and the totals are the database's as it is now:
+ * W5's products leave the price range at their first update (it raises their prices above every
+ * price), so the totals of a database W5 has written are smaller than a fresh one's.
+ */
+async function w6Params(sql: SqlReader, size: number): Promise<ListParams> {
+  const rows = await sql.all('SELECT id, name_nl, name_fr, name_en, name_de, consumer_price FROM products ORDER BY id');
+  const byId = new Map<number, W6Product>();
+  const all = rows.map((r) => {
+    const p: W6Product = {
+      id: Number(r.id),
+      names: [r.name_nl, r.name_fr, r.name_en, r.name_de].map((n) => (n as string | null) ?? ''),
+      price: canonicalDecimal(r.consumer_price),
+      componentGroups: new Set(),
+    };
+    byId.set(p.id, p);
+    return p;
+  });
+  const components = await sql.all(
+    'SELECT s.product_id AS parent, c.product_group_id AS grp FROM product_structures s ' +
+      'JOIN product_structure_items i ON i.product_structure_id = s.id JOIN products c ON c.id = i.product_id ' +
+      'WHERE c.product_group_id IS NOT NULL',
+  );
+  for (const r of components) byId.get(Number(r.parent))?.componentGroups.add(Number(r.grp));
+  const stable = all.slice(0, all.length - w5Count(all.length));
+
+  const prices = stable
+    .map((p) => p.price)
+    .filter((v): v is string => v !== null)
+    .sort(compareDecimals);
+  if (prices.length < 4) throw new Error('W6: too few products with a consumer price');
+  const range = {
+    min: prices[Math.floor((prices.length - 1) / 4)]!,
+    max: prices[Math.floor((3 * (prices.length - 1)) / 4)]!,
+  };
+  const inRange = (p: W6Product) =>
+    p.price !== null && compareDecimals(p.price, range.min) >= 0 && compareDecimals(p.price, range.max) <= 0;
+
+  const structured = stable.filter((p) => p.price !== null && p.componentGroups.size > 0);
+  const groups = [...new Set(structured.flatMap((p) => [...p.componentGroups]))].sort((a, b) => a - b);
+  const usedBy = (g: number) => structured.filter((p) => p.componentGroups.has(g)).length;
+  const group = groups.reduce<number | undefined>(
+    (best, g) =>
+      best === undefined || Math.abs(usedBy(g) - structured.length / 2) < Math.abs(usedBy(best) - structured.length / 2)
+        ? g
+        : best,
+    undefined,
+  );
+  if (group === undefined) throw new Error("W6: no product group among the structures' items");
+
+  // Every four-letter lowercase ASCII run of the lowercased names: which products hold it, in
+  // which language, and which hold it as written (so the others need case-insensitivity).
+  const grams = new Map<string, { ids: Set<number>; byLanguage: Set<number>[]; asWritten: Set<number> }>();
+  for (const p of stable) {
+    p.names.forEach((name, language) => {
+      const lower = name.toLowerCase();
+      for (let i = 0; i + 4 <= lower.length; i++) {
+        const gram = lower.slice(i, i + 4);
+        if (!/^[a-z]{4}$/.test(gram)) continue;
+        let entry = grams.get(gram);
+        if (!entry) {
+          entry = { ids: new Set(), byLanguage: [new Set(), new Set(), new Set(), new Set()], asWritten: new Set() };
+          grams.set(gram, entry);
+        }
+        entry.ids.add(p.id);
+        entry.byLanguage[language]!.add(p.id);
+        if (name.includes(gram)) entry.asWritten.add(p.id);
+      }
+    });
+  }
+  const target = all.length * 0.05;
+  const matchesAll = (p: W6Product, fragment: string) =>
+    inRange(p) && p.componentGroups.has(group) && nameMatches(p, fragment);
+  const candidates = [...grams.entries()]
+    .filter(
+      ([gram, e]) =>
+        e.byLanguage.every((ids) => ids.size < e.ids.size) &&
+        e.asWritten.size < e.ids.size &&
+        stable.filter((p) => matchesAll(p, gram)).length > size,
+    )
+    .sort(([a, x], [b, y]) => Math.abs(x.ids.size - target) - Math.abs(y.ids.size - target) || (a < b ? -1 : 1));
+  const fragment = candidates[0]?.[0];
+  if (fragment === undefined) throw new Error('W6: no name fragment for which any language and case both matter');
+
+  const matching = all.filter((p) => matchesAll(p, fragment));
+  const matchingPrices = matching.map((p) => p.price!);
+  const sorted = [...matchingPrices].sort(compareDecimals);
+  return {
+    ...page(
+      matching.map((p) => p.id),
+      size,
+      0,
+    ),
+    nameContains: fragment,
+    consumerPrice: range,
+    componentGroup: group,
+    expectedTotals: {
+      totalCount: matching.length,
+      aggregate: {
+        count: matching.length,
+        min: sorted[0] ?? null,
+        max: sorted.at(-1) ?? null,
+        sum: sumDecimals(matchingPrices),
+      },
+    },
+  };
 }

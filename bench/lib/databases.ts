@@ -4,7 +4,8 @@
  * exactly that scale's data under the current migrations.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
@@ -82,13 +83,25 @@ function sqliteFile(dataset: Dataset): string {
   return dataset.url.slice('file:'.length);
 }
 
-function migrationNames(provider: Provider): string[] {
+/**
+ * The committed migrations by name, each with the checksum the service's migrator records
+ * (`_prisma_migrations.checksum`: SHA-256 of migration.sql, src/db/migrate.ts).
+ */
+function migrationChecksums(provider: Provider): Map<string, string> {
   const dir = join(ROOT_DIR, 'prisma', provider, 'migrations');
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+  return new Map(
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'migration.sql')))
+      .map((e) => [
+        e.name,
+        createHash('sha256')
+          .update(readFileSync(join(dir, e.name, 'migration.sql'), 'utf8'))
+          .digest('hex'),
+      ]),
+  );
 }
+
+const MIGRATIONS_CHANGED = 'migrations changed since applied';
 
 /** Why the dataset cannot be reused as it is, or undefined when it can. */
 async function staleReason(dataset: Dataset): Promise<string | undefined> {
@@ -105,15 +118,19 @@ async function staleReason(dataset: Dataset): Promise<string | undefined> {
         : "SELECT name FROM sqlite_master WHERE type = 'table'",
     );
     if (!tables.some((t) => t.name === '_prisma_migrations')) return 'not migrated';
-    const applied = new Set(
+    const applied = new Map(
       (
         await reader.all(
-          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+          'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
         )
-      ).map((r) => r.migration_name as string),
+      ).map((r) => [r.migration_name as string, r.checksum as string]),
     );
-    const missing = migrationNames(dataset.provider).filter((m) => !applied.has(m));
+    const committed = migrationChecksums(dataset.provider);
+    const missing = [...committed.keys()].filter((m) => !applied.has(m)).sort();
     if (missing.length > 0) return `migrations not applied: ${missing.join(', ')}`;
+    // A migration edited since it was applied (the server refuses to start on such a database).
+    const changed = [...committed].filter(([name, checksum]) => applied.get(name) !== checksum).map(([name]) => name);
+    if (changed.length > 0) return `${MIGRATIONS_CHANGED}: ${changed.join(', ')}`;
     for (const [table, perScale] of Object.entries(PER_SCALE)) {
       const [row] = await reader.all(`SELECT count(*) AS n FROM ${table}`);
       const count = Number(row?.n);
@@ -136,6 +153,27 @@ async function ensurePostgresDatabase(dataset: Dataset, adminUrl: string): Promi
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Starts the dataset afresh: the benchmark's own PostgreSQL database dropped and created again, or
+ * its SQLite file removed. For a migration edited since it was applied, which the service's
+ * migrator (and so the seed) refuses to build on.
+ */
+async function recreateDataset(dataset: Dataset, adminUrl: string): Promise<void> {
+  if (dataset.provider === 'sqlite') {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${sqliteFile(dataset)}${suffix}`, { force: true });
+    return;
+  }
+  const name = new URL(dataset.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  await ensurePostgresDatabase(dataset, adminUrl);
 }
 
 /** Runs the project's seed CLI (tsx src/seed/cli.ts) against the dataset, output passed through. */
@@ -186,6 +224,7 @@ export async function prepareDataset(dataset: Dataset, adminUrl: string, log: (l
   } else {
     log(`${dataset.id}: seeding scale ${dataset.scale} into ${describe(dataset)} (${reason})`);
     const started = Date.now();
+    if (reason.startsWith(MIGRATIONS_CHANGED)) await recreateDataset(dataset, adminUrl);
     await runSeed(dataset);
     const still = await staleReason(dataset);
     if (still) throw new Error(`${dataset.id}: still not usable after seeding: ${still}`);

@@ -49,6 +49,17 @@ export function definition(type: string): ResourceDefinition {
   return found;
 }
 
+/**
+ * The attributes of a type a workload reads, as `[name, definition]` in the registry's order: every
+ * one, or those named (spec names, checked against the registry).
+ */
+export function attributeEntries(def: ResourceDefinition, names?: readonly string[]) {
+  const entries = Object.entries(def.attributes);
+  if (!names) return entries;
+  for (const name of names) if (!(name in def.attributes)) throw new Error(`${def.type} has no attribute ${name}`);
+  return entries.filter(([name]) => names.includes(name));
+}
+
 /** The target type of a relationship, checked against the registry. */
 export function relationshipTarget(type: string, relationship: string): { target: string; many: boolean } {
   const rel = definition(type).relationships[relationship];

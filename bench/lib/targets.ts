@@ -5,8 +5,8 @@
  * for paired before/after numbers.
  */
 import { firstLevel, OUR_UPDATE, OURS } from '../ours.ts';
-import { normalisePeer, peerRequest, peerUpdate } from '../peer/queries.ts';
-import type { ProductUpdate, ReadCase } from '../workloads.ts';
+import { normalisePeer, peerRequest, peerTotals, peerUpdate } from '../peer/queries.ts';
+import type { ProductUpdate, ReadCase, Totals } from '../workloads.ts';
 import type { Provider } from './databases.ts';
 import { fromJsonApi, type JsonApiDocument, type Neutral, type Selection } from './neutral.ts';
 import type { CounterFilter, RunningServer, ServerKind } from './servers.ts';
@@ -26,6 +26,8 @@ export interface CaseBinding {
   /** The part of the case's selection the answer holds (the peer's answer is cut to it). */
   selection: Selection;
   normalise(body: unknown): Neutral;
+  /** The answer's totals, for a case that reads them (W6; checked against the database's). */
+  totals?(body: unknown): Totals;
 }
 
 export interface Target {
@@ -70,6 +72,7 @@ const OUR_TARGETS = {
       request: post(server, peerRequest(c)),
       selection: c.workload.include,
       normalise: (body) => normalisePeer(c, body),
+      ...(c.workload.totals && { totals: (body: unknown) => peerTotals(c, body) }),
     }),
     update: (u, server) => post(server, peerUpdate(u)),
     bodyOk: graphqlBodyOk,
@@ -80,10 +83,12 @@ const OUR_TARGETS = {
     providers: ['postgresql', 'sqlite'],
     bind(c, server) {
       const slot = OURS[c.workload.name];
+      const totals = slot.graphqlTotals;
       return {
         request: post(server, slot.graphql(c)),
         selection: c.workload.include,
         normalise: (body) => slot.normaliseGraphql(c, body),
+        ...(totals && { totals: (body: unknown) => totals(c, body) }),
       };
     },
     update: (u, server) => post(server, OUR_UPDATE.graphql(u)),
@@ -96,6 +101,7 @@ const OUR_TARGETS = {
     providers: ['postgresql', 'sqlite'],
     bind(c, server) {
       const slot = OURS[c.workload.name];
+      if (slot.restMissing) return slot.restMissing;
       const path = slot.rest(c);
       if (path === undefined) return `REST cannot express ${c.key} (per_page is at most 50)`;
       const selection = slot.restSelection ?? firstLevel(c.workload.include);

@@ -14,15 +14,17 @@
  * relationships from the table below, checked against the registry.
  */
 import {
+  attributeEntries,
   byId,
   canonicalAttribute,
+  canonicalDecimal,
   definition,
   relationshipTarget,
   type Neutral,
   type NeutralResource,
   type Selection,
 } from '../lib/neutral.ts';
-import type { ListParams, ProductUpdate, ReadCase } from '../workloads.ts';
+import type { ListParams, ProductUpdate, ReadCase, Totals } from '../workloads.ts';
 
 /** How PostGraphile reaches a relationship of the spec. */
 type PeerRelationship =
@@ -111,11 +113,14 @@ function relationshipOf(type: string, name: string): PeerRelationship {
   return rel;
 }
 
-/** The selection set of one resource: rowId, every attribute, the selected relationships. */
-function selectionSet(type: string, selection: Selection, indent: string): string {
+/**
+ * The selection set of one resource: rowId, every attribute (or those named, at the root: W6), the
+ * selected relationships.
+ */
+function selectionSet(type: string, selection: Selection, indent: string, attributes?: readonly string[]): string {
   const def = definition(type);
   const lines = ['rowId'];
-  for (const a of Object.values(def.attributes)) {
+  for (const [, a] of attributeEntries(def, attributes)) {
     if (a.type === 'localized') lines.push(['nl', 'fr', 'en', 'de'].map((l) => attributeField(a.column, l)).join(' '));
     else if (typeof a.type === 'object')
       lines.push(
@@ -159,8 +164,13 @@ export function peerRequest(c: ReadCase): GraphQLRequest {
     };
   }
   const { args, variables, declarations } = listArguments(params);
-  const body = selectionSet(workload.type, workload.include, '      ');
-  const query = `query ${operation}(${declarations.join(', ')}) {\n  ${root.all}(${args.join(', ')}) {\n    nodes {\n${body}\n    }\n  }\n}`;
+  const body = selectionSet(workload.type, workload.include, '      ', workload.attributes);
+  // W6's totals: the connection's totalCount, and @graphile/pg-aggregates' aggregates (no count
+  // of its own there: totalCount is the count).
+  const totals = workload.totals
+    ? '    totalCount\n    aggregates { min { consumerPrice } max { consumerPrice } sum { consumerPrice } }\n'
+    : '';
+  const query = `query ${operation}(${declarations.join(', ')}) {\n  ${root.all}(${args.join(', ')}) {\n${totals}    nodes {\n${body}\n    }\n  }\n}`;
   return { query, variables };
 }
 
@@ -191,6 +201,28 @@ function listArguments(params: ListParams) {
     declarations.push('$modifiedAfter: Datetime!');
     variables.modifiedAfter = params.modifiedAfter;
   }
+  // W6, in the connection filter's terms: `includesInsensitive` (ILIKE '%text%') on each language
+  // under `or`, a BigFloat range, and `some` through the structure to its items' products (the
+  // foreign key column, as a PostGraphile user would write it, rather than a join to the group).
+  if (params.nameContains !== undefined) {
+    const languages = ['nameNl', 'nameFr', 'nameEn', 'nameDe'];
+    filter.push(`or: [${languages.map((l) => `{ ${l}: { includesInsensitive: $text } }`).join(', ')}]`);
+    declarations.push('$text: String!');
+    variables.text = params.nameContains;
+  }
+  if (params.consumerPrice !== undefined) {
+    filter.push('consumerPrice: { greaterThanOrEqualTo: $min, lessThanOrEqualTo: $max }');
+    declarations.push('$min: BigFloat!', '$max: BigFloat!');
+    variables.min = params.consumerPrice.min;
+    variables.max = params.consumerPrice.max;
+  }
+  if (params.componentGroup !== undefined) {
+    filter.push(
+      'productStructuresByProductId: { some: { productStructureItemsByProductStructureId: { some: { productByProductId: { productGroupId: { equalTo: $group } } } } } }',
+    );
+    declarations.push('$group: Int!');
+    variables.group = params.componentGroup;
+  }
   // `condition` is PostGraphile's equality filter (on indexed columns, in amber).
   if (params.active !== undefined) {
     args.push('condition: { isActive: $active }');
@@ -203,10 +235,15 @@ function listArguments(params: ListParams) {
 
 type PeerNode = Record<string, unknown>;
 
-function neutralResource(type: string, node: PeerNode, selection: Selection): NeutralResource {
+function neutralResource(
+  type: string,
+  node: PeerNode,
+  selection: Selection,
+  attributeNames?: readonly string[],
+): NeutralResource {
   const def = definition(type);
   const attributes = Object.fromEntries(
-    Object.entries(def.attributes).map(([name, a]) => [
+    attributeEntries(def, attributeNames).map(([name, a]) => [
       name,
       canonicalAttribute(a.type, (part) => node[attributeField(a.column, part)]),
     ]),
@@ -242,5 +279,26 @@ export function normalisePeer(c: ReadCase, body: unknown): Neutral {
   }
   const nodes = (data?.[root.all] as { nodes: PeerNode[] } | undefined)?.nodes;
   if (!nodes) throw new Error(`PostGraphile: no ${root.all} in the answer`);
-  return nodes.map((n) => neutralResource(c.workload.type, n, c.workload.include));
+  return nodes.map((n) => neutralResource(c.workload.type, n, c.workload.include, c.workload.attributes));
+}
+
+/** The totals in PostGraphile's answer to peerRequest(c) (W6): totalCount and pg-aggregates' min, max, sum. */
+export function peerTotals(c: ReadCase, body: unknown): Totals {
+  const { data } = body as { data?: Record<string, unknown> | null };
+  const connection = data?.[ROOTS[c.workload.type]!.all] as
+    | { totalCount: number; aggregates?: Record<'min' | 'max' | 'sum', { consumerPrice: unknown } | null> }
+    | undefined;
+  if (!connection) throw new Error('PostGraphile: no totals in the answer');
+  const { totalCount, aggregates } = connection;
+  return {
+    totalCount,
+    ...(aggregates && {
+      aggregate: {
+        count: totalCount,
+        min: canonicalDecimal(aggregates.min?.consumerPrice),
+        max: canonicalDecimal(aggregates.max?.consumerPrice),
+        sum: canonicalDecimal(aggregates.sum?.consumerPrice),
+      },
+    }),
+  };
 }

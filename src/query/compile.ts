@@ -9,7 +9,7 @@
  */
 import { id, type Sql } from '../db/sql.ts';
 import { SQLITE_LOWER } from '../db/sqlite-functions.ts';
-import type { ToManyLink, ToOneLink } from './fields.ts';
+import type { ScalarField, ToManyLink, ToOneLink } from './fields.ts';
 import type { Operand, WhereNode } from './where.ts';
 
 const COMPARISON = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
@@ -51,6 +51,10 @@ function append(sql: Sql, node: WhereNode, alias: string, negated: boolean, dept
       empty(sql, node.link, alias, negated, depth);
       return;
     case 'toOne': {
+      if (node.link.via === 'column' && onlyOnId(node.where)) {
+        onForeignKey(sql, node.link, node.where, alias, negated, depth);
+        return;
+      }
       const inner = `w${depth}`;
       sql.text(negated ? 'NOT EXISTS (' : 'EXISTS (');
       toOneRows(sql, node.link, alias, inner);
@@ -71,6 +75,40 @@ function append(sql: Sql, node: WhereNode, alias: string, negated: boolean, dept
       return;
     }
   }
+}
+
+/** Whether a where asks only about the row's id (`productGroup: { id: { equals: 3 } }`). */
+function onlyOnId(node: WhereNode): boolean {
+  if (node.kind === 'and' || node.kind === 'or') return node.items.every(onlyOnId);
+  if (node.kind === 'not') return onlyOnId(node.item);
+  return node.kind === 'compare' && node.field.column === 'id';
+}
+
+/** The where with its comparisons of the id made on `field` instead. */
+function onField(node: WhereNode, field: ScalarField): WhereNode {
+  if (node.kind === 'and' || node.kind === 'or') return { ...node, items: node.items.map((n) => onField(n, field)) };
+  if (node.kind === 'not') return { kind: 'not', item: onField(node.item, field) };
+  return node.kind === 'compare' ? { ...node, field } : node;
+}
+
+/**
+ * A condition on the id of the row a foreign key points at, made on the foreign key: the same
+ * rows as the EXISTS (the key always points at a row), without reading the other table. The key
+ * must be set; the id is never missing.
+ */
+function onForeignKey(
+  sql: Sql,
+  link: Extract<ToOneLink, { via: 'column' }>,
+  where: WhereNode,
+  alias: string,
+  negated: boolean,
+  depth: number,
+): void {
+  const key: ScalarField = { kind: 'scalar', column: link.column, type: 'integer', nullable: false };
+  const column = `${alias}.${id(link.column)}`;
+  if (link.nullable) sql.text(negated ? `(${column} IS NULL OR ` : `(${column} IS NOT NULL AND `);
+  append(sql, onField(where, key), alias, negated, depth);
+  if (link.nullable) sql.text(')');
 }
 
 /** `SELECT 1 FROM <target> <inner> WHERE <inner is the row alias points at>` */
@@ -118,7 +156,6 @@ function compare(sql: Sql, node: Extract<WhereNode, { kind: 'compare' }>, alias:
 
 function positive(sql: Sql, op: string, column: string, value: Operand | Operand[], decimal: boolean): void {
   const param = (v: Operand) => (decimal && sql.provider === 'sqlite' ? Number(v) : v);
-  const lower = sql.provider === 'postgresql' ? `lower(${column})` : `${SQLITE_LOWER}(${column})`;
   switch (op) {
     case 'equals':
       sql.text(`${column} = `).value(param(value as Operand));
@@ -136,32 +173,31 @@ function positive(sql: Sql, op: string, column: string, value: Operand | Operand
       sql.text(`${column} ${COMPARISON[op]} `).value(param(value as Operand));
       return;
     default:
-      text(sql, op, column, lower, value as string);
+      text(sql, op, column, value as string);
   }
 }
 
-/** contains, startsWith, endsWith of a lowercased needle, in code points (not LIKE: no wildcards to escape). */
-function text(sql: Sql, op: string, column: string, lower: string, needle: string): void {
+/**
+ * contains, startsWith, endsWith of a lowercased needle. PostgreSQL: ILIKE (case-insensitive by
+ * the database's UTF-8 ctype), its wildcards escaped, which the planner estimates from the
+ * column's statistics (it guesses an expression such as strpos(lower(..)) at a third of the
+ * rows, and then chose hash joins over whole tables for the rest of W6's statement). SQLite: the
+ * Unicode lowercase of the column (its own LIKE folds ASCII only), compared in code points.
+ */
+function text(sql: Sql, op: string, column: string, needle: string): void {
   if (needle === '') {
     sql.text(`${column} IS NOT NULL`);
     return;
   }
-  const postgres = sql.provider === 'postgresql';
-  if (op === 'contains')
-    sql
-      .text(postgres ? `strpos(${lower}, ` : `instr(${lower}, `)
-      .value(needle)
-      .text(') > 0');
-  else if (op === 'startsWith')
-    sql
-      .text(`substr(${lower}, 1, `)
-      .value([...needle].length)
-      .text(') = ')
-      .value(needle);
-  else
-    sql
-      .text(postgres ? `right(${lower}, ` : `substr(${lower}, -`)
-      .value([...needle].length)
-      .text(') = ')
-      .value(needle);
+  if (sql.provider === 'postgresql') {
+    const escaped = needle.replace(/[\\%_]/g, '\\$&');
+    const pattern = op === 'contains' ? `%${escaped}%` : op === 'startsWith' ? `${escaped}%` : `%${escaped}`;
+    sql.text(`${column} ILIKE `).value(pattern);
+    return;
+  }
+  const lower = `${SQLITE_LOWER}(${column})`;
+  const length = [...needle].length;
+  if (op === 'contains') sql.text(`instr(${lower}, `).value(needle).text(') > 0');
+  else if (op === 'startsWith') sql.text(`substr(${lower}, 1, `).value(length).text(') = ').value(needle);
+  else sql.text(`substr(${lower}, -`).value(length).text(') = ').value(needle);
 }
