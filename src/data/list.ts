@@ -88,6 +88,22 @@ export async function listPage(
   };
 }
 
+/**
+ * ` ORDER BY ...` of a list's rows aliased `alias`: the order asked for, by relevance when a
+ * search is not ordered otherwise (its rank in `searchAlias`), and by id last, so that pages are
+ * stable. NULLS LAST on both providers (their defaults differ), so that a page means the same on
+ * either.
+ */
+export function orderClause(query: Pick<ListQuery, 'orderBy' | 'search'>, alias: string, searchAlias: string): string {
+  const order = [
+    ...query.orderBy.filter((o) => o.column !== 'id'),
+    query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' },
+  ];
+  const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
+  const byRelevance = query.search && query.orderBy.length === 0 ? `${searchAlias}."rank" DESC, ` : '';
+  return ` ORDER BY ${byRelevance}${order.map((o) => `${alias}.${id(o.column)} ${direction(o)}`).join(', ')}`;
+}
+
 function pageStatement(
   db: DataSource,
   type: string,
@@ -95,14 +111,7 @@ function pageStatement(
   columns: readonly Column[],
   withTotalAndPosition: boolean,
 ): Sql {
-  const order = [
-    ...query.orderBy.filter((o) => o.column !== 'id'),
-    query.orderBy.find((o) => o.column === 'id') ?? { column: 'id', direction: 'asc' },
-  ];
-  // NULLS LAST on both providers (their defaults differ), so that a page means the same on either.
-  const direction = (o: Order) => (o.direction === 'asc' ? 'ASC' : 'DESC') + (o.column === 'id' ? '' : ' NULLS LAST');
-  const byRelevance = query.search && query.orderBy.length === 0 ? 's."rank" DESC, ' : '';
-  const orderBy = ` ORDER BY ${byRelevance}${order.map((o) => `t.${id(o.column)} ${direction(o)}`).join(', ')}`;
+  const orderBy = orderClause(query, 't', 's');
   const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')}`);
   if (withTotalAndPosition) {
     sql.text(', (SELECT COUNT(*)');

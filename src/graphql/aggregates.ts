@@ -61,13 +61,19 @@ function requestOf(
   return request;
 }
 
-/** The aggregates a connection field's selection asks for (from the list's resolver), if any. */
-export function requestedUnder(type: string, info: GraphQLResolveInfo): AggregateRequest | undefined {
-  const aggregates = selected(
+/**
+ * What a connection field's selection asks of the whole list (from the list's resolver): the
+ * aggregates of its `aggregate` fields, or nothing but the count for `totalCount` alone;
+ * undefined when it asks for neither.
+ */
+export function requestedTotals(type: string, info: GraphQLResolveInfo): AggregateRequest | undefined {
+  const fields = selected(
     info.fieldNodes.map((n) => n.selectionSet),
     info.fragments,
-  ).filter((f) => f.name.value === 'aggregate');
-  return requestOf(type, aggregates, info.fragments);
+  );
+  const aggregates = fields.filter((f) => f.name.value === 'aggregate');
+  if (aggregates.length > 0) return requestOf(type, aggregates, info.fragments);
+  return fields.some((f) => f.name.value === 'totalCount') ? { sum: [], avg: [], min: [], max: [] } : undefined;
 }
 
 /** Something that computes a list's aggregates for a request. */

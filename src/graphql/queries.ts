@@ -4,7 +4,8 @@
  * for each to-one relationship, `modifiedAfter`/`modifiedBefore`, `idIn`, and every REST LIST
  * filter of the spec under its camelCase name.
  */
-import { countRows, listRows, type ListQuery, type ListRows, type Order } from '../data/list.ts';
+import { listRows, type ListRows, type Order } from '../data/list.ts';
+import type { Row } from '../data/load.ts';
 import { MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, SEARCHABLE_TYPES, searchWords } from '../query/search.ts';
 import { columnCondition, filterWhere } from '../query/filters.ts';
 import { type WhereNode, WhereInputError } from '../query/where.ts';
@@ -23,8 +24,14 @@ import { badInput } from './errors.ts';
 import { boundedArguments } from './limits.ts';
 import { whereArgument, whereCost, whereRefOf } from './where.ts';
 import type { GraphQLResolveInfo } from 'graphql';
-import { aggregateRows, type AggregateRequest, type Aggregates } from '../data/aggregate.ts';
-import { requestedUnder } from './aggregates.ts';
+import {
+  aggregateRows,
+  type AggregateRequest,
+  type Aggregates,
+  type PageOfList,
+  pageWithAggregates,
+} from '../data/aggregate.ts';
+import { requestedTotals } from './aggregates.ts';
 
 const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
 const NOTHING_BUT_COUNT: AggregateRequest = { sum: [], avg: [], min: [], max: [] };
@@ -238,16 +245,17 @@ async function listPage(
   info: GraphQLResolveInfo,
 ): Promise<ConnectionShape> {
   const list: ListRows = { where: listWhere(resource, filters, args), search: searchArgument(args.search) };
-  // Aggregates, when selected, are read in one statement with the count, which `last` may need
-  // before them; otherwise the count is counted once, whether `last` needs it, `totalCount` is
-  // selected, or both.
-  const requested = requestedUnder(resource.type, info);
+  // What `totalCount` and `aggregate` ask (the count at least), read once for both. With a
+  // `where` or a search, in one statement with the page (pageWithAggregates: the conditions are
+  // evaluated once, not for the page and again for the count); without, apart, where a count and
+  // a page cut early by LIMIT cost less than collecting every row of the list first. Apart too
+  // where `last` needs the count first.
+  const totals = requestedTotals(resource.type, info);
+  const together = totals && (args.where !== undefined || list.search !== undefined);
   let summary: Promise<Aggregates> | undefined;
   const aggregate = (ctx: GraphQLContext) =>
-    (summary ??= aggregateRows(ctx.source, resource.type, list, requested ?? NOTHING_BUT_COUNT));
-  let total: Promise<number> | undefined;
-  const count = (ctx: GraphQLContext) =>
-    (total ??= requested ? aggregate(ctx).then((a) => a.count) : countRows(ctx.source, resource.type, list));
+    (summary ??= aggregateRows(ctx.source, resource.type, list, totals ?? NOTHING_BUT_COUNT));
+  const count = (ctx: GraphQLContext) => aggregate(ctx).then((a) => a.count);
   const first = checkPageSize(args.first, 'first');
   const last = checkPageSize(args.last, 'last');
   const after = args.after ? decodeCursor(args.after, 'after') : undefined;
@@ -263,18 +271,24 @@ async function listPage(
   const orderBy = (args.orderBy ?? []) as unknown as Order[];
   const byId = orderBy.length === 0 && !list.search;
   // Forward from a cursor of a list in id order: the rows after its id, not `start` rows skipped.
-  const keyset = byId && after?.id !== undefined && start === after.position + 1;
-  const page: ListQuery = keyset
-    ? {
-        where: { kind: 'and', items: [list.where, columnCondition(resource.type, 'id', 'gt', after.id!, 'after')] },
-        orderBy,
-        limit: limit + 1,
-        offset: 0,
-      }
-    : { ...list, orderBy, limit: limit + 1, offset: start };
   // One row more than asked tells whether another page follows.
-  const rows =
-    limit === 0 ? [] : await listRows(context.source, resource.type, page, context.plan.columns(resource.type));
+  const page: PageOfList =
+    byId && after?.id !== undefined && start === after.position + 1
+      ? { orderBy, limit: limit + 1, offset: 0, afterId: after.id }
+      : { orderBy, limit: limit + 1, offset: start };
+  const columns = context.plan.columns(resource.type);
+  let rows: Row[] = [];
+  if (limit > 0 && together && !summary) {
+    const read = await pageWithAggregates(context.source, resource.type, list, page, columns, totals);
+    rows = read.rows;
+    if (read.aggregates) summary = Promise.resolve(read.aggregates);
+  } else if (limit > 0) {
+    const where: WhereNode =
+      page.afterId === undefined
+        ? list.where
+        : { kind: 'and', items: [list.where, columnCondition(resource.type, 'id', 'gt', page.afterId, 'after')] };
+    rows = await listRows(context.source, resource.type, { ...list, ...page, where }, columns);
+  }
   return {
     rows: rows.slice(0, limit),
     offset: start,
