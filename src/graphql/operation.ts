@@ -43,6 +43,7 @@ import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, maskError } from './errors.ts';
 import { variableProblems, withInputProblems } from './input-problems.ts';
+import { takesRecursiveInput } from './recursive-inputs.ts';
 import { argumentsError, costError, depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
 import { planFor } from './plan.ts';
 import { schema } from './schema.ts';
@@ -150,6 +151,7 @@ function compiledQueryOf(args: ExecutionArgs): CompiledQuery | undefined {
   const only = operations.length === 1 ? operations[0]! : undefined;
   if (!only || only.operation === 'subscription') return undefined;
   if (args.operationName && args.operationName !== only.name?.value) return undefined;
+  if (takesRecursiveInput(args.schema, only)) return undefined;
   let compiled = compiledQueries.get(args.document);
   if (compiled === undefined) {
     const result = compileQuery(args.schema, args.document, undefined);
@@ -457,7 +459,9 @@ function unstorableInput(document: DocumentNode, variables: unknown): GraphQLErr
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path, depth] = next;
     if (depth > MAX_VARIABLE_DEPTH)
-      return badInput(`variable ${path.replace(/[.[].*/, '')} is nested deeper than ${MAX_VARIABLE_DEPTH} levels`);
+      return badInput(
+        `variable ${path.replace(/[.[].*/, '')} is nested deeper than ${MAX_VARIABLE_DEPTH} levels, at ${path}`,
+      );
     if (typeof value === 'string') {
       const why = unstorableText(value);
       if (why) return badInput(`variable ${path} ${why}`);

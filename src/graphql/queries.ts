@@ -6,7 +6,7 @@
  */
 import { listRows, type ListRows, type Order } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
-import { MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, SEARCHABLE_TYPES, searchWords } from '../query/search.ts';
+import { SEARCHABLE_TYPES, searchInput } from '../query/search.ts';
 import { columnCondition, filterWhere } from '../query/filters.ts';
 import { type WhereNode, WhereInputError } from '../query/where.ts';
 import { resources } from '../resources/registry.ts';
@@ -204,13 +204,12 @@ interface ListArgs {
 /** The words of a `search` argument (undefined: no search), or BAD_USER_INPUT saying why none. */
 function searchArgument(text: string | null | undefined): readonly string[] | undefined {
   if (text === undefined || text === null) return undefined;
-  if (text.length > MAX_SEARCH_LENGTH)
-    throw badInput(`search is ${text.length} characters long: at most ${MAX_SEARCH_LENGTH}`, 'search');
-  const words = searchWords(text);
-  if (words.length === 0) throw badInput('search must hold a word (letters or digits)', 'search');
-  if (words.length > MAX_SEARCH_WORDS)
-    throw badInput(`search holds ${words.length} words: at most ${MAX_SEARCH_WORDS}`, 'search');
-  return words;
+  try {
+    return searchInput(text, 'search');
+  } catch (error) {
+    if (error instanceof WhereInputError) throw badInput(error.message, 'search');
+    throw error;
+  }
 }
 
 /** The rows `filter` and `where` ask for, both checked (BAD_USER_INPUT naming the field at fault). */

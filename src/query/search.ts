@@ -24,6 +24,7 @@
  * tokenizer of the index; the words come folded already, which changes nothing there.
  */
 import { id, type Sql } from '../db/sql.ts';
+import { WhereInputError } from './where.ts';
 
 type Weight = 'A' | 'B' | 'C' | 'D';
 
@@ -91,6 +92,17 @@ const COMBINING_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u
 export function searchWords(text: string): string[] {
   const folded = text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
   return [...new Set(folded.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0))];
+}
+
+/** The words of a search as a client gave it, or WhereInputError (at `path`) saying why it is none. */
+export function searchInput(text: string, path: string): string[] {
+  if (text.length > MAX_SEARCH_LENGTH)
+    throw new WhereInputError(path, `is ${text.length} characters long: at most ${MAX_SEARCH_LENGTH}`);
+  const words = searchWords(text);
+  if (words.length === 0) throw new WhereInputError(path, 'must hold a word (letters or digits)');
+  if (words.length > MAX_SEARCH_WORDS)
+    throw new WhereInputError(path, `holds ${words.length} words: at most ${MAX_SEARCH_WORDS}`);
+  return words;
 }
 
 function searched(type: string): readonly (readonly [string, Weight])[] {

@@ -6,7 +6,10 @@
  * in ./where-input.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { GRAPHIQL_EXAMPLE } from '../../src/graphql/examples.ts';
+import { takesRecursiveInput } from '../../src/graphql/recursive-inputs.ts';
+import { schema } from '../../src/graphql/schema.ts';
 import { providers } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 
@@ -129,5 +132,25 @@ describe.each(providers)('where, search and aggregate on %s', (provider) => {
     expect(many.statements).toBe(0);
     const few = await env.gql(`{ products(first: 100, where: ${deep}) { nodes { id } } }`);
     expect(few.body.errors).toBeUndefined();
+  });
+});
+
+describe('operations with a where variable', () => {
+  const operation = (text: string) =>
+    parse(text).definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
+  it('are run by graphql-js, not compiled by graphql-jit (which unrolled a recursive input type for 5 to 30 s)', () => {
+    expect(
+      takesRecursiveInput(schema, operation('query($w: ProductWhere) { products(where: $w) { totalCount } }')),
+    ).toBe(true);
+    expect(takesRecursiveInput(schema, operation('query($w: [SupplierWhere!]!) { suppliers { totalCount } }'))).toBe(
+      true,
+    );
+    expect(takesRecursiveInput(schema, operation('query($w: StringWhere) { products { totalCount } }'))).toBe(false);
+    expect(
+      takesRecursiveInput(
+        schema,
+        operation('query($f: ProductFilter, $n: Int) { products(first: $n, filter: $f) { totalCount } }'),
+      ),
+    ).toBe(false);
   });
 });
