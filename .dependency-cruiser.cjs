@@ -47,6 +47,14 @@ module.exports = {
       to: { path: [ABOVE_DATA, '^src/data/'] },
     },
     {
+      name: 'permissions-below-data',
+      comment:
+        'src/permissions (roles: reading, checking, storing them) is consulted by the data layer and the surfaces: it reads the descriptions, the filter language and src/db, and never imports the data layer back.',
+      severity: 'error',
+      from: { path: '^src/permissions/' },
+      to: { path: [ABOVE_DATA, '^src/data/'], pathNot: '^src/permissions/' },
+    },
+    {
       name: 'db-below-data',
       comment:
         'src/db knows databases, not resources\u2019 rules or requests: it imports neither src/data nor anything above.',

@@ -41,7 +41,7 @@ function printDemoClient(client: CreatedClient, url: string): void {
   process.stdout.write(
     [
       '',
-      'Demo API client created (its secret is shown only now; create others with `npm run client -- create`):',
+      'Demo API client created (its secret is shown only now; create others with `npm run client -- create ... --role admin`):',
       `  client_id:     ${client.client_id}`,
       `  client_secret: ${client.client_secret}`,
       'Get an access token:',

@@ -213,7 +213,7 @@ export async function startOurs(
   const created = JSON.parse(
     await runCli(
       'src/auth/cli.ts',
-      ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read,write', '--json'],
+      ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read,write', '--role', 'admin', '--json'],
       env,
     ),
   ) as {

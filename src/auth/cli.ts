@@ -1,9 +1,10 @@
 /**
  * `npm run client -- <command>`: manage API clients in the database DATABASE_URL names.
  *
- *   create --name NAME --scopes read,write [--json]   prints the id and the secret, once
+ *   create --name NAME --scopes read,write --role ROLE [--json]   prints the id and the secret, once
  *   list [--json]
- *   revoke CLIENT_ID                                   the client and all its tokens stop working
+ *   set-role CLIENT_ID ROLE                                        its next requests run under ROLE
+ *   revoke CLIENT_ID                                               the client and all its tokens stop working
  */
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
@@ -11,11 +12,15 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
+import { actor } from '../permissions/actor.ts';
+import { RoleInputError, setClientRole } from '../permissions/store.ts';
 import { ClientInputError, createClient, listClients, revokeClient } from './clients.ts';
 
-const USAGE = `usage: npm run client -- create --name NAME --scopes read,write [--json]
+const USAGE = `usage: npm run client -- create --name NAME --scopes read,write --role ROLE [--json]
        npm run client -- list [--json]
-       npm run client -- revoke CLIENT_ID`;
+       npm run client -- set-role CLIENT_ID ROLE
+       npm run client -- revoke CLIENT_ID
+ROLE is admin (everything) or a role of npm run roles -- list.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -23,6 +28,7 @@ async function main(): Promise<number> {
     options: {
       name: { type: 'string' },
       scopes: { type: 'string', default: 'read' },
+      role: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -32,7 +38,11 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['create', 'list', 'revoke'].includes(command))
+  if (command === 'create' && !values.role)
+    throw new ClientInputError(
+      'a client needs a role (--role): admin for everything, or a role of npm run roles -- list',
+    );
+  if (!['create', 'list', 'set-role', 'revoke'].includes(command))
     throw new ClientInputError(`unknown command ${command}\n${USAGE}`);
   const config = loadConfig();
   // The CLI writes wherever DATABASE_URL points (the SQLite default when unset), which need not
@@ -51,11 +61,12 @@ async function main(): Promise<number> {
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean),
+        values.role,
       );
       if (values.json)
         console.log(JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }));
       else {
-        console.log(`client ${client.name} created with scopes: ${client.scopes}`);
+        console.log(`client ${client.name} created with scopes: ${client.scopes}, role: ${client.role}`);
         console.log(`client_id:     ${client.client_id}`);
         console.log(`client_secret: ${client.client_secret}`);
         console.log('The secret is shown only now; only its hash is stored.');
@@ -66,11 +77,16 @@ async function main(): Promise<number> {
       else {
         for (const c of clients) {
           console.log(
-            `${c.client_id}  ${c.revoked ? 'REVOKED' : 'active '}  ${c.scopes.padEnd(10)}  ${c.created_date.toISOString()}  ${c.name}`,
+            `${c.client_id}  ${c.revoked ? 'REVOKED' : 'active '}  ${c.scopes.padEnd(10)}  ${c.role.padEnd(12)}  ${c.created_date.toISOString()}  ${c.name}`,
           );
         }
         if (clients.length === 0) console.log('no API clients');
       }
+    } else if (command === 'set-role') {
+      const [clientId, role] = rest;
+      if (!clientId || !role) throw new ClientInputError('set-role needs a CLIENT_ID and a ROLE');
+      const { before } = await setClientRole(db.prisma, db.provider, clientId, role, actor());
+      console.log(`client ${clientId}: role ${before} -> ${role}`);
     } else {
       const clientId = rest[0];
       if (!clientId) throw new ClientInputError('revoke needs a CLIENT_ID');
@@ -89,7 +105,8 @@ main().then(
   (error: unknown) => {
     // parseArgs reports bad options as errors with an ERR_PARSE_ARGS_* code: usage errors too.
     const usage = String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
-    const known = error instanceof ClientInputError || error instanceof ConfigError || usage;
+    const known =
+      error instanceof ClientInputError || error instanceof RoleInputError || error instanceof ConfigError || usage;
     console.error(
       `client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`,
     );

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { PrismaDb } from '../db/client.ts';
 import type { Provider } from '../db/url.ts';
+import { ADMIN } from '../permissions/roles.ts';
+import { unassignableRole } from '../permissions/store.ts';
 import { formatScopes, isScope } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 import { announceRevocation } from './tokens.ts';
@@ -12,6 +14,7 @@ export interface CreatedClient {
   client_secret: string;
   name: string;
   scopes: string;
+  role: string;
 }
 
 export class ClientInputError extends Error {}
@@ -19,22 +22,35 @@ export class ClientInputError extends Error {}
 /** The client the embedded default creates on first start (src/main.ts). */
 export const DEMO_CLIENT_NAME = 'demo';
 
-export async function createClient(prisma: PrismaDb, name: string, scopes: string[]): Promise<CreatedClient> {
+export async function createClient(
+  prisma: PrismaDb,
+  name: string,
+  scopes: string[],
+  role: string = ADMIN,
+): Promise<CreatedClient> {
   if (!name.trim()) throw new ClientInputError('a client needs a name (--name)');
+  const why = await unassignableRole(prisma, role);
+  if (why) throw new ClientInputError(why);
   if (scopes.length === 0) throw new ClientInputError('a client needs at least one scope (--scopes read,write)');
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0)
     throw new ClientInputError(`unknown scope ${unknown.join(', ')}: the scopes are read and write`);
   const secret = newSecret('mds');
   const client = await prisma.apiClient.create({
-    data: { client_id: randomUUID(), name: name.trim(), scopes: formatScopes(scopes), secret_hash: hashSecret(secret) },
+    data: {
+      client_id: randomUUID(),
+      name: name.trim(),
+      scopes: formatScopes(scopes),
+      secret_hash: hashSecret(secret),
+      role,
+    },
   });
-  return { client_id: client.client_id, client_secret: secret, name: client.name, scopes: client.scopes };
+  return { client_id: client.client_id, client_secret: secret, name: client.name, scopes: client.scopes, role };
 }
 
 export async function listClients(prisma: PrismaDb) {
   return prisma.apiClient.findMany({
-    select: { client_id: true, name: true, scopes: true, revoked: true, created_date: true },
+    select: { client_id: true, name: true, scopes: true, role: true, revoked: true, created_date: true },
     orderBy: { id: 'asc' },
   });
 }

@@ -10,7 +10,7 @@
 import { id, type Sql } from '../db/sql.ts';
 import { SQLITE_LOWER } from '../db/sqlite-functions.ts';
 import type { ScalarField, ToManyLink, ToOneLink } from './fields.ts';
-import type { Operand, WhereNode } from './where.ts';
+import { type Operand, onlyOnId, type WhereNode } from './where.ts';
 
 const COMPARISON = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
@@ -75,13 +75,6 @@ function append(sql: Sql, node: WhereNode, alias: string, negated: boolean, dept
       return;
     }
   }
-}
-
-/** Whether a where asks only about the row's id (`productGroup: { id: { equals: 3 } }`). */
-function onlyOnId(node: WhereNode): boolean {
-  if (node.kind === 'and' || node.kind === 'or') return node.items.every(onlyOnId);
-  if (node.kind === 'not') return onlyOnId(node.item);
-  return node.kind === 'compare' && node.field.column === 'id';
 }
 
 /** The where with its comparisons of the id made on `field` instead. */

@@ -48,9 +48,9 @@ export const EVERY_ROW: WhereNode = { kind: 'and', items: [] };
 export class WhereInputError extends Error {
   constructor(
     readonly path: string,
-    message: string,
+    readonly reason: string,
   ) {
-    super(`${path} ${message}`);
+    super(`${path} ${reason}`);
   }
 }
 
@@ -349,5 +349,34 @@ export function relationshipCost(node: WhereNode, relatedRows: number): number {
       return 1 + relationshipCost(node.where, relatedRows);
     case 'toMany':
       return relatedRows * (1 + relationshipCost(node.where, relatedRows));
+  }
+}
+
+/** Whether a where asks only about the row's id (`productGroup: { id: { equals: 3 } }`). */
+export function onlyOnId(node: WhereNode): boolean {
+  if (node.kind === 'and' || node.kind === 'or') return node.items.every(onlyOnId);
+  if (node.kind === 'not') return onlyOnId(node.item);
+  return node.kind === 'compare' && node.field.column === 'id';
+}
+
+/**
+ * Whether a where reads the row alone: its own fields, and the ids its to-one relationships hold
+ * (its foreign keys). Whether such a row matches changes only when the row itself is written.
+ */
+export function ownRowOnly(node: WhereNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.items.every(ownRowOnly);
+    case 'not':
+      return ownRowOnly(node.item);
+    case 'compare':
+      return true;
+    case 'empty':
+      return node.link.via === 'column';
+    case 'toOne':
+      return node.link.via === 'column' && onlyOnId(node.where);
+    case 'toMany':
+      return false;
   }
 }

@@ -23,7 +23,7 @@ describe('client command line', () => {
   });
 
   it('create --json prints only {client_id, client_secret}; the secret is stored hashed', async () => {
-    const result = await run('create', '--name', 'erp', '--scopes', 'read,write', '--json');
+    const result = await run('create', '--name', 'erp', '--scopes', 'read,write', '--role', 'admin', '--json');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -43,7 +43,9 @@ describe('client command line', () => {
   });
 
   it('list shows clients without secrets; revoke marks one revoked', async () => {
-    const created = JSON.parse((await run('create', '--name', 'bi', '--scopes', 'read', '--json')).stdout);
+    const created = JSON.parse(
+      (await run('create', '--name', 'bi', '--scopes', 'read', '--role', 'admin', '--json')).stdout,
+    );
     const revoke = await run('revoke', created.client_id);
     expect(revoke.code).toBe(0);
     const list = JSON.parse((await run('list', '--json')).stdout) as {
@@ -57,8 +59,11 @@ describe('client command line', () => {
   });
 
   it.each([
-    [['create', '--name', 'x', '--scopes', 'admin'], /unknown scope admin/],
-    [['create', '--scopes', 'read'], /needs a name/],
+    [['create', '--name', 'x', '--scopes', 'admin', '--role', 'admin'], /unknown scope admin/],
+    [['create', '--scopes', 'read', '--role', 'admin'], /needs a name/],
+    [['create', '--name', 'x', '--scopes', 'read'], /needs a role \(--role\): admin for everything/],
+    [['create', '--name', 'x', '--scopes', 'read', '--role', 'nope'], /no role "nope"; the roles are: admin/],
+    [['set-role', 'no-such-client', 'admin'], /no client no-such-client/],
     [['revoke', 'no-such-client'], /no client no-such-client/],
     [['explode'], /unknown command explode/],
   ])('%o fails with a clear message and exit code 2', async (args, message) => {

@@ -1,0 +1,178 @@
+/**
+ * Roles: what each consuming system may see and change (README, "Giving each system only what it
+ * needs"). A role names, per resource type and operation, the fields it may see or set and the
+ * rows it applies to, in the filter language of src/query with the spec's names. Deny by default:
+ * what a role does not name, it may not do. `admin` is built in and may do everything.
+ *
+ * This module reads and checks role files; it knows the resource descriptions and the filter
+ * language only, so the data layer can consult it without it ever importing the data layer.
+ */
+import { ownRowOnly, parseWhere, type WhereNode, WhereInputError } from '../query/where.ts';
+import { resourceByType, resources } from '../resources/registry.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
+
+export const ROLE_OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
+export type RoleOperation = (typeof ROLE_OPERATIONS)[number];
+
+/** What one operation on one type may do. */
+export interface Rule {
+  /** The attributes and relationships it may see or set (spec names); undefined: all of them. */
+  fields?: ReadonlySet<string>;
+  /** The rows it applies to; undefined: all. On the row's own fields and to-one ids only. */
+  where?: WhereNode;
+  /** create and update: what the row must meet after the write, or nothing is written. */
+  check?: WhereNode;
+}
+
+export interface Role {
+  name: string;
+  /** The rules as the role file gave them (what is stored and shown). */
+  source?: unknown;
+  /** By type, then operation; a type or operation not here is not allowed. Undefined: everything (admin). */
+  rules?: ReadonlyMap<string, ReadonlyMap<RoleOperation, Rule>>;
+}
+
+export const ADMIN = 'admin';
+export const ADMIN_ROLE: Role = { name: ADMIN };
+
+/** A role name: what `npm run client -- create --role` and role files accept. */
+export const ROLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** A role file that cannot be applied: every problem, each with its path in the file. */
+export class RoleFileError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`the role file is refused, nothing was applied:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
+/** Types whose rows a write removes (structure items, by REL-REMOVE or REL-REPLACE): the only ones `delete` applies to. */
+const DELETABLE = new Set(
+  resources.flatMap((r) =>
+    Object.values(r.relationships).flatMap((rel) => (rel.storage.kind === 'children' ? [rel.target] : [])),
+  ),
+);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The roles a role file defines (`{ "roles": { "<name>": { "<type>": { "<operation>": { fields,
+ * where, check } } } } }`), or RoleFileError listing every problem found, each by its path.
+ */
+export function parseRoleFile(input: unknown): Role[] {
+  const problems: string[] = [];
+  if (!isObject(input) || !isObject(input.roles) || Object.keys(input).some((k) => k !== 'roles'))
+    throw new RoleFileError(['(the file) must be a JSON object with one key, "roles": an object of roles by name']);
+  const roles: Role[] = [];
+  for (const [name, types] of Object.entries(input.roles)) {
+    const path = `roles.${name}`;
+    if (name === ADMIN) problems.push(`${path}: admin is built in and cannot be defined`);
+    else if (!ROLE_NAME.test(name))
+      problems.push(`${path}: a role's name is lowercase letters, digits and _, starting with a letter (at most 63)`);
+    if (!isObject(types)) {
+      problems.push(`${path}: must be an object of resource types`);
+      continue;
+    }
+    const rules = new Map<string, Map<RoleOperation, Rule>>();
+    for (const [type, operations] of Object.entries(types)) {
+      const resource = resourceByType(type);
+      if (!resource) {
+        problems.push(`${path}.${type}: is not a resource type`);
+        continue;
+      }
+      const byOperation = readOperations(resource, operations, `${path}.${type}`, problems);
+      if (byOperation) rules.set(type, byOperation);
+    }
+    roles.push({ name, rules, source: types });
+  }
+  if (problems.length > 0) throw new RoleFileError(problems);
+  return roles;
+}
+
+function readOperations(
+  resource: ResourceDefinition,
+  operations: unknown,
+  path: string,
+  problems: string[],
+): Map<RoleOperation, Rule> | undefined {
+  if (!isObject(operations)) {
+    problems.push(`${path}: must be an object of operations (${ROLE_OPERATIONS.join(', ')})`);
+    return undefined;
+  }
+  const rules = new Map<RoleOperation, Rule>();
+  for (const [operation, rule] of Object.entries(operations)) {
+    const at = `${path}.${operation}`;
+    if (!ROLE_OPERATIONS.includes(operation as RoleOperation)) {
+      problems.push(`${at}: is not an operation: ${ROLE_OPERATIONS.join(', ')}`);
+      continue;
+    }
+    if (operation === 'delete' && !DELETABLE.has(resource.type)) {
+      problems.push(`${at}: ${resource.type} are never deleted (delete applies to: ${[...DELETABLE].join(', ')})`);
+      continue;
+    }
+    const read = readRule(resource, operation as RoleOperation, rule, at, problems);
+    if (read) rules.set(operation as RoleOperation, read);
+  }
+  return rules;
+}
+
+function readRule(
+  resource: ResourceDefinition,
+  operation: RoleOperation,
+  input: unknown,
+  path: string,
+  problems: string[],
+): Rule | undefined {
+  if (!isObject(input)) {
+    problems.push(
+      `${path}: must be an object (with fields, where${operation === 'create' || operation === 'update' ? ', check' : ''}; {} allows everything)`,
+    );
+    return undefined;
+  }
+  const rule: Rule = {};
+  for (const [key, value] of Object.entries(input)) {
+    const at = `${path}.${key}`;
+    if (key === 'fields') rule.fields = readFields(resource, value, at, problems);
+    else if (key === 'where' || (key === 'check' && (operation === 'create' || operation === 'update')))
+      rule[key] = readCondition(resource, value, at, problems);
+    else
+      problems.push(
+        `${at}: is not a key of a rule: fields, where${operation === 'create' || operation === 'update' ? ', check' : ''}`,
+      );
+  }
+  return rule;
+}
+
+function readFields(resource: ResourceDefinition, value: unknown, path: string, problems: string[]) {
+  if (!Array.isArray(value)) {
+    problems.push(`${path}: must be a list of attribute and relationship names`);
+    return undefined;
+  }
+  const fields = new Set<string>();
+  value.forEach((name, i) => {
+    if (typeof name !== 'string' || !(name in resource.attributes || name in resource.relationships))
+      problems.push(`${path}[${i}]: ${JSON.stringify(name)} is not an attribute or relationship of ${resource.type}`);
+    else fields.add(name);
+  });
+  return fields;
+}
+
+function readCondition(resource: ResourceDefinition, value: unknown, path: string, problems: string[]) {
+  try {
+    const where = parseWhere(resource.type, value, path, 'spec');
+    if (!ownRowOnly(where)) {
+      problems.push(
+        `${path}: may name the row's own fields and its to-one relationships' ids only (a row's visibility must change only when the row itself is written)`,
+      );
+      return undefined;
+    }
+    return where;
+  } catch (error) {
+    if (error instanceof WhereInputError) {
+      problems.push(`${error.path}: ${error.reason}`);
+      return undefined;
+    }
+    throw error;
+  }
+}
