@@ -70,9 +70,13 @@ describe('SQLite under concurrent REST and GraphQL writers', () => {
         const results = [];
         for (let n = 0; n < 5; n++) {
           results.push(
-            await runScript('src/auth/cli.ts', ['create', '--name', `operator-${n}`, '--scopes', 'read', '--role', 'admin'], {
-              DATABASE_URL: database.target.url,
-            }),
+            await runScript(
+              'src/auth/cli.ts',
+              ['create', '--name', `operator-${n}`, '--scopes', 'read', '--role', 'admin'],
+              {
+                DATABASE_URL: database.target.url,
+              },
+            ),
           );
         }
         return results;
