@@ -29,12 +29,18 @@ function append(sql: Sql, node: WhereNode, alias: string, negated: boolean, dept
     case 'or': {
       // NOT (a AND b) is (NOT a) OR (NOT b).
       const conjunction = (node.kind === 'and') !== negated;
-      if (node.items.length === 0) {
+      // What holds either way is left out (the `AND: []` of a list without conditions beside a cursor's `id > n`).
+      const items = node.items.filter((item) => constantOf(item, negated) !== conjunction);
+      if (items.length === 0) {
         sql.text(conjunction ? '1 = 1' : '1 = 0');
         return;
       }
+      if (items.length === 1) {
+        append(sql, items[0]!, alias, negated, depth);
+        return;
+      }
       sql.text('(');
-      node.items.forEach((item, i) => {
+      items.forEach((item, i) => {
         if (i > 0) sql.text(conjunction ? ' AND ' : ' OR ');
         append(sql, item, alias, negated, depth);
       });
@@ -102,6 +108,12 @@ function onForeignKey(
   if (link.nullable) sql.text(negated ? `(${column} IS NULL OR ` : `(${column} IS NOT NULL AND `);
   append(sql, onField(where, key), alias, negated, depth);
   if (link.nullable) sql.text(')');
+}
+
+/** The truth of a node that holds for every row or none (an empty AND or OR), else undefined. */
+function constantOf(node: WhereNode, negated: boolean): boolean | undefined {
+  if ((node.kind !== 'and' && node.kind !== 'or') || node.items.length > 0) return undefined;
+  return (node.kind === 'and') !== negated;
 }
 
 /** `SELECT 1 FROM <target> <inner> WHERE <inner is the row alias points at>` */
