@@ -24,6 +24,9 @@ export type AggregateFunction = 'sum' | 'avg' | 'min' | 'max';
 /** Which columns each aggregate is asked of. */
 export type AggregateRequest = Record<AggregateFunction, readonly ScalarField[]>;
 
+/** The count alone. */
+export const COUNT_ONLY: AggregateRequest = { sum: [], avg: [], min: [], max: [] };
+
 export type AggregateValue = number | string | Date | null;
 
 export interface Aggregates {

@@ -17,6 +17,11 @@ import type { Provider } from './url.ts';
 export interface Statement {
   toString(): string;
   readonly values: readonly unknown[];
+  /**
+   * The text was shaped by a client (a `where` of its own making): texts without end, which take
+   * a bounded share of the prepared statements (./named-statements.ts, SqliteStatements).
+   */
+  readonly shaped?: boolean;
 }
 
 /** Where the data layer reads from. */
@@ -33,8 +38,10 @@ export function prismaReads(
   return { provider, query: <T>(s: Statement) => prisma.$queryRawUnsafe<T[]>(s.toString(), ...s.values) };
 }
 
-/** Statements prepared once per text; texts differ only by the length of their IN lists. */
+/** Statements prepared once per text, most of which differ only by the length of their IN lists... */
 const MAX_PREPARED = 2000;
+/** ...and at most this many of them texts a client shaped (Statement.shaped), the latest. */
+const MAX_PREPARED_SHAPED = 200;
 
 type Convert = (value: unknown) => unknown;
 const BOOLEAN: Convert = (v) => (v === null ? null : v !== 0);
@@ -52,11 +59,15 @@ function sqliteValue(value: unknown): unknown {
  * Statements prepared once per text on the SQLite connection, with how to convert what they
  * read; reads and writes (./transactions.ts) share them.
  */
-export class SqliteStatements {
-  private readonly prepared = new Map<string, { statement: Sqlite.Statement; converters: [string, Convert][] }>();
+type Prepared = { statement: Sqlite.Statement; converters: [string, Convert][] };
 
-  private prepare(db: Sqlite.Database, text: string) {
-    let entry = this.prepared.get(text);
+export class SqliteStatements {
+  private readonly prepared = new Map<string, Prepared>();
+  private readonly preparedShaped = new Map<string, Prepared>();
+
+  private prepare(db: Sqlite.Database, text: string, shaped = false) {
+    const cache = shaped ? this.preparedShaped : this.prepared;
+    let entry = cache.get(text);
     if (entry) return entry;
     const statement = db.prepare(text).safeIntegers(false);
     // Values are converted by the columns' declared types, which SQLite reports for plain column
@@ -72,15 +83,15 @@ export class SqliteStatements {
                 : [],
           )
       : [];
-    if (this.prepared.size >= MAX_PREPARED) this.prepared.delete(this.prepared.keys().next().value!);
-    this.prepared.set(text, (entry = { statement, converters }));
+    if (cache.size >= (shaped ? MAX_PREPARED_SHAPED : MAX_PREPARED)) cache.delete(cache.keys().next().value!);
+    cache.set(text, (entry = { statement, converters }));
     return entry;
   }
 
   /** Rows of a statement that returns some (a SELECT, or a write with RETURNING). */
   all<T>(db: Sqlite.Database, s: Statement): T[] {
     const text = s.toString();
-    const { statement, converters } = this.prepare(db, text);
+    const { statement, converters } = this.prepare(db, text, s.shaped);
     const rows = tracedSync('db.query', { 'db.system': 'sqlite', 'db.statement': text }, () =>
       statement.all(...s.values.map(sqliteValue)),
     ) as Record<string, unknown>[];
@@ -93,7 +104,7 @@ export class SqliteStatements {
   /** Rows changed by a statement that returns none. */
   run(db: Sqlite.Database, s: Statement): number {
     const text = s.toString();
-    const { statement } = this.prepare(db, text);
+    const { statement } = this.prepare(db, text, s.shaped);
     return tracedSync('db.query', { 'db.system': 'sqlite', 'db.statement': text }, () =>
       statement.run(...s.values.map(sqliteValue)),
     ).changes;
@@ -101,7 +112,7 @@ export class SqliteStatements {
 
   /** Whether the statement returns rows. */
   reads(db: Sqlite.Database, s: Statement): boolean {
-    return this.prepare(db, s.toString()).statement.reader;
+    return this.prepare(db, s.toString(), s.shaped).statement.reader;
   }
 }
 

@@ -8,6 +8,8 @@ import type { Provider } from './url.ts';
 export class Sql {
   readonly values: unknown[] = [];
   private readonly parts: string[] = [];
+  /** A client shaped the text (see Statement.shaped in ./reads.ts). */
+  shaped = false;
 
   constructor(readonly provider: Provider) {}
 

@@ -6,7 +6,13 @@
  */
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { Kind } from 'graphql';
-import type { AggregateFunction, AggregateRequest, Aggregates, AggregateValue } from '../data/aggregate.ts';
+import {
+  type AggregateFunction,
+  type AggregateRequest,
+  type Aggregates,
+  type AggregateValue,
+  COUNT_ONLY,
+} from '../data/aggregate.ts';
 import { type ScalarField, whereFields } from '../query/fields.ts';
 import { camel, typeName } from '../resources/names.ts';
 import { builder } from './builder.ts';
@@ -73,7 +79,7 @@ export function requestedTotals(type: string, info: GraphQLResolveInfo): Aggrega
   );
   const aggregates = fields.filter((f) => f.name.value === 'aggregate');
   if (aggregates.length > 0) return requestOf(type, aggregates, info.fragments);
-  return fields.some((f) => f.name.value === 'totalCount') ? { sum: [], avg: [], min: [], max: [] } : undefined;
+  return fields.some((f) => f.name.value === 'totalCount') ? COUNT_ONLY : undefined;
 }
 
 /** Something that computes a list's aggregates for a request. */

@@ -98,14 +98,15 @@ function defineConnection(name: string, node: RowRef, type: string) {
       pageInfo: t.field({ type: PageInfo, nullable: false, resolve: (c) => c }),
       totalCount: t.int({
         nullable: false,
-        description: 'How many there are in the whole list (one more statement, only when selected).',
+        description:
+          'How many there are in the whole list: read with the page where the list has a `where` or a `search`, else one more statement (only when selected).',
         resolve: (c, _args, context) => c.count(context),
       }),
       aggregate: t.field({
         type: aggregateTypeOf(type),
         nullable: false,
         description:
-          'Count, sums, averages, least and greatest values of the whole list (one more statement, only when selected).',
+          'Count, sums, averages, least and greatest values of the whole list, as filtered: read with the page where the list has a `where` or a `search`, else one more statement (only when selected).',
         resolve: (c, _args, context, info) => resolveAggregate(type, (request) => c.aggregate(context, request), info),
       }),
     }),

@@ -252,7 +252,7 @@ function filteredTargets(context: GraphQLContext, type: string, name: string, wh
     `${type}.${name}:${JSON.stringify(where ?? null)}`,
     tracedBatch(`${type}.${name}`, (ids: readonly number[]) =>
       link.via === 'join'
-        ? rowsThroughJoin(context.source, link, ids, columns(), where!)
+        ? rowsThroughJoin(context.source, link, ids, columns(), where ?? EVERY_ROW)
         : rowsByColumn(context.source, link.target, link.targetColumn, ids, columns(), where),
     ),
   );

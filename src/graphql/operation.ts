@@ -43,7 +43,7 @@ import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, maskError } from './errors.ts';
 import { variableProblems, withInputProblems } from './input-problems.ts';
-import { takesRecursiveInput } from './recursive-inputs.ts';
+import { oversizedRecursiveVariable, takesRecursiveInput } from './recursive-inputs.ts';
 import { argumentsError, costError, depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
 import { planFor } from './plan.ts';
 import { schema } from './schema.ts';
@@ -248,6 +248,8 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     if (unstorable) return [unstorable];
     const operation = getOperationAST(document, params.operationName);
     if (!operation) return [operationNameError(document, params.operationName ?? undefined)];
+    const oversized = oversizedRecursiveVariable(envelopedSchema, operation, params.variables);
+    if (oversized) return [badInput(oversized)];
     const refused = checkedVariables(
       envelopedSchema,
       document,

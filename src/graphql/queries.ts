@@ -24,20 +24,14 @@ import { badInput } from './errors.ts';
 import { boundedArguments } from './limits.ts';
 import { whereArgument, whereCost, whereRefOf } from './where.ts';
 import type { GraphQLResolveInfo } from 'graphql';
-import {
-  aggregateRows,
-  type AggregateRequest,
-  type Aggregates,
-  type PageOfList,
-  pageWithAggregates,
-} from '../data/aggregate.ts';
+import { aggregateRows, type Aggregates, COUNT_ONLY, type PageOfList, pageWithAggregates } from '../data/aggregate.ts';
 import { requestedTotals } from './aggregates.ts';
 
-const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
-const NOTHING_BUT_COUNT: AggregateRequest = { sum: [], avg: [], min: [], max: [] };
 import type { GraphQLContext } from './context.ts';
 import { attributeField, camel, constant, singular, typeName } from '../resources/names.ts';
 import { refOf } from './objects.ts';
+
+const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
 
 /** How one filter input field becomes a condition (its value checked, or WhereInputError). */
 type FilterField = {
@@ -253,7 +247,7 @@ async function listPage(
   const together = totals && (args.where !== undefined || list.search !== undefined);
   let summary: Promise<Aggregates> | undefined;
   const aggregate = (ctx: GraphQLContext) =>
-    (summary ??= aggregateRows(ctx.source, resource.type, list, totals ?? NOTHING_BUT_COUNT));
+    (summary ??= aggregateRows(ctx.source, resource.type, list, totals ?? COUNT_ONLY));
   const count = (ctx: GraphQLContext) => aggregate(ctx).then((a) => a.count);
   const first = checkPageSize(args.first, 'first');
   const last = checkPageSize(args.last, 'last');

@@ -10,7 +10,7 @@
 import { id, type Sql } from '../db/sql.ts';
 import { SQLITE_LOWER } from '../db/sqlite-functions.ts';
 import type { ScalarField, ToManyLink, ToOneLink } from './fields.ts';
-import { type Operand, onlyOnId, type WhereNode } from './where.ts';
+import { isParsed, type Operand, onlyOnId, type WhereNode } from './where.ts';
 
 const COMPARISON = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
@@ -24,6 +24,7 @@ export function appendWhere(sql: Sql, node: WhereNode, alias: string): void {
 }
 
 function append(sql: Sql, node: WhereNode, alias: string, negated: boolean, depth: number): void {
+  if (isParsed(node)) sql.shaped = true;
   switch (node.kind) {
     case 'and':
     case 'or': {

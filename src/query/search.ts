@@ -91,7 +91,8 @@ const COMBINING_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u
  */
 export function searchWords(text: string): string[] {
   const folded = text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
-  return [...new Set(folded.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0))];
+  // Letters and decimal digits make words: PostgreSQL's parser drops other numbers (½, ²).
+  return [...new Set(folded.split(/[^\p{L}\p{Nd}]+/u).filter((word) => word.length > 0))];
 }
 
 /** The words of a search as a client gave it, or WhereInputError (at `path`) saying why it is none. */

@@ -57,9 +57,12 @@ export class WhereInputError extends Error {
 export const WHERE_LIMITS = {
   /** Levels of nesting: each AND/OR/NOT element, relationship and some/every/none is one. */
   depth: 10,
-  /** Conditions in one where, counting every operator and relationship. */
+  /**
+   * Conditions in one where, counting every object, operator, relationship and value of `in`:
+   * what bounds the work of reading it and the parameters of its SQL (SQLite takes 32,766).
+   */
   conditions: 500,
-  /** Values in `in` and `notIn`. */
+  /** Values in `in` and `notIn`, and conditions in `AND` and `OR`. */
   values: 100,
   /** Characters of a text operand. */
   textLength: 1000,
@@ -99,7 +102,16 @@ interface Reading {
  * under `path`. Fields whose value is undefined are not given (GraphQL leaves them so).
  */
 export function parseWhere(type: string, input: unknown, path: string, spelling: Spelling = 'spec'): WhereNode {
-  return readWhere(type, input, path, { spelling, conditions: 0 }, 0, 'top');
+  const node = readWhere(type, input, path, { spelling, conditions: 0 }, 0, 'top');
+  parsed.add(node);
+  return node;
+}
+
+/** Wheres read from input: their SQL is shaped by whoever wrote them (Statement.shaped, src/db/reads.ts). */
+const parsed = new WeakSet<WhereNode>();
+
+export function isParsed(node: WhereNode): boolean {
+  return parsed.has(node);
 }
 
 type Place = 'top' | 'toOne' | 'quantified';
@@ -121,6 +133,7 @@ function readWhere(
   if (depth > WHERE_LIMITS.depth)
     throw new WhereInputError(path, `is nested more than ${WHERE_LIMITS.depth} levels deep`);
   const object = objectAt(input, path, 'an object of conditions');
+  count(reading, path);
   const items: WhereNode[] = [];
   const fields = whereFields(type);
   const spelled = namesOf(type, reading.spelling);
@@ -236,12 +249,12 @@ function readScalar(field: ScalarField, input: unknown, path: string, reading: R
       throw new WhereInputError(at, `is not an operator here: ${OPERATORS[field.type].join(', ')}`);
     count(reading, at);
     if (value === null) throw new WhereInputError(at, 'must not be null (isNull tests for a missing value)');
-    items.push(readOperator(field, op, value, at));
+    items.push(readOperator(field, op, value, at, reading));
   }
   return items.length === 1 ? items[0]! : { kind: 'and', items };
 }
 
-function readOperator(field: ScalarField, op: string, value: unknown, path: string): WhereNode {
+function readOperator(field: ScalarField, op: string, value: unknown, path: string, reading: Reading): WhereNode {
   switch (op) {
     case 'isNull':
       if (typeof value !== 'boolean') throw new WhereInputError(path, `must be true or false (got ${describe(value)})`);
@@ -256,6 +269,7 @@ function readOperator(field: ScalarField, op: string, value: unknown, path: stri
       if (value.length > WHERE_LIMITS.values)
         throw new WhereInputError(path, `holds ${value.length} values: at most ${WHERE_LIMITS.values}`);
       const values = value.map((v, i) => {
+        count(reading, `${path}[${i}]`);
         if (v === null)
           throw new WhereInputError(`${path}[${i}]`, 'must not be null (isNull tests for a missing value)');
         return operand(field.type, v, `${path}[${i}]`);
