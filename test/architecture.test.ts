@@ -57,6 +57,9 @@ describe('import rules', () => {
     write('test/support/app.ts', []);
     write('src/http/body.ts', ['../auth/tokens.ts']);
     write('src/auth/tokens.ts', []);
+    write('src/query/where.ts', ['../data/list.ts']);
+    write('src/data/list.ts', []);
+    write('src/permissions/roles.ts', ['../graphql/names.ts']);
     const found = (await violations(scratch)).sort();
     expect(found).toEqual([
       'data-below-surfaces: src/data/validate.ts -> src/http/input.ts',
@@ -65,6 +68,8 @@ describe('import rules', () => {
       'http-is-not-a-surface: src/http/body.ts -> src/auth/tokens.ts',
       'no-cycles: src/graphql/names.ts -> src/rest/api.ts -> src/graphql/names.ts',
       'only-main-starts-the-app: src/auth/cli.ts -> src/app.ts',
+      'permissions-below-data: src/permissions/roles.ts -> src/graphql/names.ts',
+      'query-below-data: src/query/where.ts -> src/data/list.ts',
       'resources-are-descriptions: src/resources/registry.ts -> src/db/client.ts',
       'rest-stands-apart: src/rest/api.ts -> src/graphql/names.ts',
       'src-stands-alone: src/seed/cli.ts -> test/support/app.ts',
