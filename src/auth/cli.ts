@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
+import { runCommand } from '../command.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
@@ -100,16 +101,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    // parseArgs reports bad options as errors with an ERR_PARSE_ARGS_* code: usage errors too.
-    const usage = String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
-    const known =
-      error instanceof ClientInputError || error instanceof RoleInputError || error instanceof ConfigError || usage;
-    console.error(
-      `client: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`,
-    );
-    process.exit(known ? 2 : 1);
-  },
-);
+runCommand('client', main, [ClientInputError, RoleInputError, ConfigError]);

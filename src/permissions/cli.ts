@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { runCommand } from '../command.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
@@ -79,15 +80,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const usage = String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
-    const known =
-      error instanceof RoleInputError || error instanceof RoleFileError || error instanceof ConfigError || usage;
-    console.error(
-      `roles: ${known ? (error as Error).message : `failed: ${String((error as Error).message).split('\n')[0]}`}`,
-    );
-    process.exit(known ? 2 : 1);
-  },
-);
+runCommand('roles', main, [RoleInputError, RoleFileError, ConfigError]);
