@@ -2,6 +2,7 @@
  * Builds the service as a fetch handler: no side effects, no listening (that is main.ts), so
  * tests call `app.fetch(new Request(...))` in memory.
  */
+import { RoleBook } from './permissions/book.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Hono, type Context } from 'hono';
@@ -101,8 +102,10 @@ function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
 
 export function createApp({ config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE }: AppOptions): App {
   const metrics = createMetrics(db);
-  const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl, db.provider);
+  const roles = new RoleBook(db.prisma, db.provider);
+  const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl, db.provider, roles);
   const revocations = followRevocations(db, config, tokens, logger);
+  const roleChanges = followRoleChanges(db, config, roles, logger);
   let draining = false;
   const app = new Hono().basePath(config.basePath || '/');
 
@@ -178,6 +181,7 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
     close: async () => {
       await revocations?.close();
+      await roleChanges?.close();
       changeFeed.close();
       // Each subscription sends SERVER_SHUTTING_DOWN before its socket closes.
       await subscriptions.whenNoneOpen(SUBSCRIPTIONS_CLOSE_MS);
@@ -208,6 +212,14 @@ function followRevocations(db: Database, config: Config, tokens: TokenService, l
   if (db.provider !== 'postgresql') return undefined;
   return tokens.followRevocations(sessionUrl(config.database), (error) =>
     logger.warn({ err: error.message }, 'the revocations listener was lost; reconnecting'),
+  );
+}
+
+/** PostgreSQL: role changes anywhere reach this replica at once (NOTIFY). */
+function followRoleChanges(db: Database, config: Config, roles: RoleBook, logger: Logger) {
+  if (db.provider !== 'postgresql') return undefined;
+  return roles.follow(sessionUrl(config.database), (error) =>
+    logger.warn({ err: error.message }, 'the role changes listener was lost; reconnecting'),
   );
 }
 

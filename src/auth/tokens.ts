@@ -6,6 +6,9 @@ import type { Clock } from '../clock.ts';
 import type { PrismaDb, PrismaTx } from '../db/client.ts';
 import { listen, type Listener } from '../db/notifications.ts';
 import type { Provider } from '../db/url.ts';
+import type { Access } from '../permissions/access.ts';
+import { RoleBook } from '../permissions/book.ts';
+import { ADMIN } from '../permissions/roles.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import { digest, hashSecret, newSecret, verifySecret } from './secrets.ts';
 
@@ -42,6 +45,9 @@ export interface AuthenticatedClient {
 export interface BearerAuth {
   clientId: number;
   scopes: string[];
+  /** The client's role (src/permissions), and what it may do: no Access for admin, which may do everything. */
+  role: string;
+  access?: Access;
   /** The token itself (its digest) and when it expires (ms since the epoch): long-lived streams watch it. */
   token: { digest: string; expiresAt: number };
 }
@@ -87,6 +93,17 @@ export async function announceRevocation(prisma: Pick<PrismaDb, '$executeRawUnsa
 }
 const VALIDATION_CACHE_SIZE = 10_000;
 
+/** What the access-token check reads (checkAccessToken). */
+interface AccessTokenRow {
+  kind: string;
+  api_client_id: number;
+  scope: string;
+  family: string;
+  expires_at: Date | string;
+  revoked_at: Date | string | null;
+  role: string;
+}
+
 interface CachedToken {
   auth: BearerAuth;
   family: string;
@@ -121,6 +138,7 @@ export class TokenService {
     private readonly accessTtlSeconds: number,
     private readonly refreshTtlSeconds: number,
     private readonly provider: Provider = 'sqlite',
+    private readonly roles: RoleBook = new RoleBook(prisma, provider),
   ) {}
 
   /** How long what was validated is trusted (see VALIDATION_CACHE_MS). */
@@ -382,25 +400,38 @@ export class TokenService {
     const cached = this.cache.get(key);
     if (cached && now - cached.cachedAt < this.trustMs) {
       if (cached.expiresAt <= now) return { ok: false, reason: 'the access token has expired' };
-      return { ok: true, auth: cached.auth };
+      return this.withAccess(cached.auth);
     }
     const generation = this.generation;
-    // The token and its client in one statement: a token of a revoked client is refused, whenever
-    // it was issued (one issued by a replica that still trusted the client, a moment before).
-    const row = await this.prisma.oAuthToken.findFirst({ where: { digest: key, api_client: { revoked: false } } });
+    // The token, its client and the client's role in one statement: a token of a revoked client
+    // is refused, whenever it was issued (one issued by a replica that still trusted the client,
+    // a moment before).
+    const [row] = await this.prisma.$queryRaw<AccessTokenRow[]>`
+      SELECT t."kind", t."api_client_id", t."scope", t."family", t."expires_at", t."revoked_at", c."role"
+      FROM "oauth_tokens" t JOIN "api_clients" c ON c."id" = t."api_client_id" AND c."revoked" = ${false}
+      WHERE t."digest" = ${key}`;
     if (row?.kind !== 'access') return { ok: false, reason: await this.whyRefused(key) };
-    if (row.revoked_at) return { ok: false, reason: 'the access token has been revoked' };
-    if (row.expires_at.getTime() <= now) return { ok: false, reason: 'the access token has expired' };
-    const auth = {
+    if (row.revoked_at !== null) return { ok: false, reason: 'the access token has been revoked' };
+    const expiresAt = new Date(row.expires_at).getTime();
+    if (expiresAt <= now) return { ok: false, reason: 'the access token has expired' };
+    const auth: BearerAuth = {
       clientId: row.api_client_id,
       scopes: parseScopes(row.scope),
-      token: { digest: key, expiresAt: row.expires_at.getTime() },
+      role: row.role,
+      token: { digest: key, expiresAt },
     };
     // Not kept when what is trusted was forgotten while this was read: it may predate a revocation.
-    if (generation !== this.generation) return { ok: true, auth };
-    if (this.cache.size >= VALIDATION_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { auth, family: row.family, expiresAt: row.expires_at.getTime(), cachedAt: now });
-    return { ok: true, auth };
+    if (generation === this.generation) {
+      if (this.cache.size >= VALIDATION_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { auth, family: row.family, expiresAt, cachedAt: now });
+    }
+    return this.withAccess(auth);
+  }
+
+  /** The check's answer, with the Access of the client's role as the roles are now. */
+  private async withAccess(auth: BearerAuth): Promise<AccessCheck> {
+    if (auth.role === ADMIN) return { ok: true, auth };
+    return { ok: true, auth: { ...auth, access: await this.roles.access(auth.role) } };
   }
 
   /** Why a token the check did not find is refused (a second statement, on refusals only). */

@@ -9,7 +9,7 @@
 import { Decimal, MAX_SIGNIFICANT_DIGITS } from '../db/decimal.ts';
 import { SQLITE_DECIMAL_SUM } from '../db/sqlite-functions.ts';
 import { id, Sql } from '../db/sql.ts';
-import { appendWhere } from '../query/compile.ts';
+import { andVisible } from './visible.ts';
 import type { ScalarField } from '../query/fields.ts';
 import type { WhereNode } from '../query/where.ts';
 import { selectList, type Column } from './columns.ts';
@@ -44,7 +44,7 @@ export async function aggregateRows(
 ): Promise<Aggregates> {
   const sql = new Sql(db.provider).text(`SELECT COUNT(*) AS ${id(COUNT)}`);
   const wanted = selectAggregates(sql, request, 't');
-  appendRows(sql, type, rows);
+  appendRows(sql, db, type, rows);
   const [row] = await db.query<Record<string, unknown>>(sql);
   return aggregatesOf(row!, wanted);
 }
@@ -63,11 +63,8 @@ export async function aggregateRowsByColumn(
 ): Promise<Aggregates[]> {
   const sql = new Sql(db.provider).text(`SELECT t.${id(column)} AS "__key", COUNT(*) AS ${id(COUNT)}`);
   const wanted = selectAggregates(sql, request, 't');
-  sql
-    .text(` FROM ${id(type)} t WHERE t.${id(column)}`)
-    .in(keys)
-    .text(' AND ');
-  appendWhere(sql, where, 't');
+  sql.text(` FROM ${id(type)} t WHERE t.${id(column)}`).in(keys);
+  andVisible(sql, db, type, where);
   sql.text(` GROUP BY t.${id(column)}`);
   const rows = new Map((await db.query<Record<string, unknown>>(sql)).map((row) => [row.__key, row]));
   return keys.map((key) => aggregatesOf(rows.get(key) ?? {}, wanted));
@@ -162,7 +159,7 @@ export async function pageWithAggregates(
   const sql = new Sql(db.provider).text(
     `WITH "matched" AS MATERIALIZED (SELECT ${[...kept].map((c) => `t.${id(c)}`).join(', ')}${rank}`,
   );
-  appendRows(sql, type, list);
+  appendRows(sql, db, type, list);
   sql.text(`), "summary" AS (SELECT COUNT(*) AS ${id(COUNT)}`);
   const wanted = selectAggregates(sql, request, 'm');
   sql.text(` FROM "matched" m) SELECT ${selectList(db.provider, columns, 't')}, "summary".*`);

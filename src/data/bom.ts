@@ -11,6 +11,7 @@
  */
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { groupBy, type DataSource } from './load.ts';
+import { andVisible } from './visible.ts';
 import { Sql, decimalAsNumber, id } from '../db/sql.ts';
 
 /** Enough digits that a chain of multiplications and divisions loses nothing before the final cut. */
@@ -46,8 +47,12 @@ export async function structureItems(db: DataSource, productIds: readonly number
       ` FROM ${id('product_structures')} s JOIN ${id('product_structure_items')} i ON i."product_structure_id" = s."id"`,
     )
     .text(` JOIN ${id('products')} p ON p."id" = i."product_id" WHERE s."product_id"`)
-    .in(productIds)
-    .text(` ORDER BY s."product_id", i."id"`);
+    .in(productIds);
+  // A role sees the lines of the structures, items and components it may read, no others.
+  andVisible(sql, db, 'product_structures', undefined, 's');
+  andVisible(sql, db, 'product_structure_items', undefined, 'i');
+  andVisible(sql, db, 'products', undefined, 'p');
+  sql.text(` ORDER BY s."product_id", i."id"`);
   // An expression's type is not declared in SQLite: its integers come back as bigint.
   const rows = (await db.query<StructureItem>(sql)).map((raw) => ({
     ...raw,
@@ -78,8 +83,16 @@ export async function usages(db: DataSource, productIds: readonly number[]): Pro
       ` FROM ${id('product_structure_items')} i JOIN ${id('product_structures')} s ON s."id" = i."product_structure_id"`,
     )
     .text(` WHERE i."product_id"`)
-    .in(productIds)
-    .text(` ORDER BY i."product_id", s."product_id", i."id"`);
+    .in(productIds);
+  andVisible(sql, db, 'product_structure_items', undefined, 'i');
+  andVisible(sql, db, 'product_structures', undefined, 's');
+  if (db.access) {
+    // The parent, when the role may see only some products.
+    sql.text(` AND EXISTS (SELECT 1 FROM ${id('products')} pp WHERE pp."id" = s."product_id"`);
+    andVisible(sql, db, 'products', undefined, 'pp');
+    sql.text(')');
+  }
+  sql.text(` ORDER BY i."product_id", s."product_id", i."id"`);
   return groupBy(await db.query<Usage>(sql), 'component', productIds);
 }
 

@@ -3,18 +3,17 @@
  * answers in key order, ready to be a DataLoader's batch function. Both API surfaces load
  * through these: GraphQL for every relationship, REST for `include`.
  */
-import type { DataSource } from '../db/reads.ts';
+import { andVisible, type DataSource } from './visible.ts';
 import { LOG_POSITION_COLUMNS, positionIn } from './changes.ts';
 import { selectList, type Column } from './columns.ts';
 import { Sql, id } from '../db/sql.ts';
-import { appendWhere } from '../query/compile.ts';
 import type { ToManyLink } from '../query/fields.ts';
 import type { WhereNode } from '../query/where.ts';
 
 /** A row keyed by column name; `id` always present. */
 export type Row = { id: number } & Record<string, unknown>;
 
-export type { DataSource } from '../db/reads.ts';
+export type { DataSource } from './visible.ts';
 
 /** Groups rows by the value of `key`, in the order of `keys` (an empty group where a key has no row). */
 export function groupBy<T, K extends keyof T>(rows: readonly T[], key: K, keys: readonly T[K][]): T[][] {
@@ -38,6 +37,7 @@ export async function rowsByIds(
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id"`)
     .in(ids);
+  andVisible(sql, db, type, undefined);
   const byId = new Map((await db.query<Row>(sql)).map((row) => [row.id, row]));
   return ids.map((key) => byId.get(key) ?? null);
 }
@@ -55,6 +55,7 @@ export async function rowWithLogPosition(
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, columns, 't')}, ${LOG_POSITION_COLUMNS} FROM ${id(type)} t WHERE t."id" = `)
     .value(rowId);
+  andVisible(sql, db, type, undefined);
   const [row] = await db.query<Row>(sql);
   return row && { row, logPosition: positionIn(row) };
 }
@@ -77,7 +78,7 @@ export async function rowsByColumn(
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, withKey, 't')} FROM ${id(type)} t WHERE t.${id(column)}`)
     .in(keys);
-  andWhere(sql, where);
+  andVisible(sql, db, type, where);
   sql.text(` ORDER BY t.${id(column)}, t."id"`);
   return groupBy(await db.query<Row>(sql), column, keys);
 }
@@ -112,7 +113,7 @@ export async function pageByColumn(
       `ROW_NUMBER() OVER (PARTITION BY t.${id(column)} ORDER BY t."id") AS "__n" FROM ${id(type)} t WHERE t.${id(column)}`,
     )
     .in(keys);
-  andWhere(sql, where);
+  andVisible(sql, db, type, where);
   sql
     .text(`) p WHERE "__n" > `)
     .value(offset)
@@ -136,17 +137,10 @@ export async function countByColumn(
   const sql = new Sql(db.provider)
     .text(`SELECT t.${id(column)} AS "k", COUNT(*) AS "n" FROM ${id(type)} t WHERE t.${id(column)}`)
     .in(keys);
-  andWhere(sql, where);
+  andVisible(sql, db, type, where);
   sql.text(` GROUP BY t.${id(column)}`);
   const counts = new Map((await db.query<{ k: number; n: unknown }>(sql)).map((r) => [r.k, Number(r.n)]));
   return keys.map((k) => counts.get(k) ?? 0);
-}
-
-/** Appends ` AND <where>` on the rows aliased `t`, when there is a where. */
-function andWhere(sql: Sql, where: WhereNode | undefined): void {
-  if (!where) return;
-  sql.text(' AND ');
-  appendWhere(sql, where, 't');
 }
 
 /**
@@ -165,7 +159,7 @@ export async function rowsThroughJoin(
     .text(` FROM ${id(link.joinTable)} j JOIN ${id(link.target)} t ON t."id" = j.${id(link.targetColumn)}`)
     .text(` WHERE j.${id(link.ownColumn)}`)
     .in(owners);
-  andWhere(sql, where);
+  andVisible(sql, db, link.target, where);
   sql.text(' ORDER BY "__owner", t."id"');
   return groupBy(await db.query<Row & { __owner: number }>(sql), '__owner', owners);
 }

@@ -13,10 +13,13 @@
  * CPU a GraphQL lookup by id costs).
  */
 import type { WriteTx } from '../db/transactions.ts';
+import type { Access } from '../permissions/access.ts';
 
 export interface WriteCaller {
   /** The API client (its row id) the change log names; undefined outside HTTP (the CLI, tests). */
   apiClientId?: number;
+  /** What the client's role may change (src/permissions); none for admin and outside HTTP. */
+  access?: Access;
   /** Runs last in each write's transaction, before the commit; a failure rolls the write back. */
   beforeCommit?(tx: WriteTx): Promise<void>;
 }

@@ -7,6 +7,7 @@
  * context and its read plan (./plan.ts), and runs compiled by graphql-jit (or by graphql-js where
  * graphql-jit cannot serve it), its errors masked (./errors.ts).
  */
+import { readingAs } from '../data/visible.ts';
 import type { IncomingMessage } from 'node:http';
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -265,10 +266,10 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       db,
       // A subscription's events follow writes as they commit: they read where those are (the
       // primary), not from a read replica that may not have replayed them yet.
-      source: operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId),
+      source: readingAs(operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId), auth.access),
       plan: planFor(envelopedSchema, document),
       auth,
-      writeCaller: { apiClientId: auth.clientId, beforeCommit: req.context.beforeCommit },
+      writeCaller: { apiClientId: auth.clientId, access: auth.access, beforeCommit: req.context.beforeCommit },
       localeChain: options.localeChain,
       clock: options.clock,
       changeFeed: live.changeFeed,

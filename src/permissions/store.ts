@@ -8,6 +8,8 @@ import type { Provider } from '../db/url.ts';
 import { ADMIN, parseRoleFile, type Role } from './roles.ts';
 
 export const ROLES_CHANNEL = 'mdg_roles';
+/** The channel on which replicas forget the tokens they trust (src/auth/tokens.ts, which this layer may not import). */
+const REVOCATIONS_CHANNEL = 'mdg_revocations';
 
 /** A request about roles that cannot be carried out (an unknown role, a role still in use). */
 export class RoleInputError extends Error {}
@@ -113,15 +115,11 @@ export async function unknownRole(prisma: PrismaDb | PrismaTx, name: string): Pr
   return `no role ${JSON.stringify(name)}; the roles are: ${[ADMIN, ...names].join(', ')}`;
 }
 
-/**
- * Why a client cannot be given `role`, or undefined when it can. Roles other than `admin` are
- * stored and checked, but not yet enforced by the APIs: a client given one would still read and
- * write everything, so it cannot be given one until they are.
- */
+/** Why a client cannot be given `role` (there is no such role), or undefined when it can. */
 export async function unassignableRole(prisma: PrismaDb | PrismaTx, role: string): Promise<string | undefined> {
   if (role === ADMIN) return undefined;
   if ((await prisma.role.count({ where: { name: role } })) === 0) return unknownRole(prisma, role);
-  return `role ${role} cannot be given to a client yet: this version stores and checks roles but does not enforce them (a client with it would still see and change everything); use admin`;
+  return undefined;
 }
 
 /** Gives a client another role; RoleInputError for an unknown client or role. */
@@ -142,7 +140,9 @@ export async function setClientRole(
     await tx.roleChange.create({
       data: { role, change: 'assigned', before: assignment(client.role), after: assignment(role), changed_by: actor },
     });
-    if (provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_notify('${ROLES_CHANNEL}', '')`);
+    // Replicas read the role again, and the client's tokens, which they trust with its old role.
+    if (provider === 'postgresql')
+      await tx.$executeRawUnsafe(`SELECT pg_notify('${ROLES_CHANNEL}', ''), pg_notify('${REVOCATIONS_CHANNEL}', '')`);
     return { before: client.role };
   });
 }

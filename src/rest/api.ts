@@ -3,6 +3,7 @@
  * interface did, through the data layer: reads through the request's loaders (./documents.ts),
  * writes through the same write operations as GraphQL, each one transaction.
  */
+import { readingAs } from '../data/visible.ts';
 import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
@@ -109,7 +110,8 @@ class RestHandlers {
 
   /** The state a handler works with: the request's loaders (over its reads, routed for its client) and document builder. */
   private request(c: Context) {
-    const loaders = new RequestLoaders(this.options.db.readsFor(c.get('auth')?.clientId));
+    const auth = c.get('auth');
+    const loaders = new RequestLoaders(readingAs(this.options.db.readsFor(auth?.clientId), auth?.access));
     return { loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
   }
 
@@ -117,6 +119,7 @@ class RestHandlers {
   private writer(c: Context): BomWriter {
     return new BomWriter(this.options.db, {
       apiClientId: c.get('auth')?.clientId,
+      access: c.get('auth')?.access,
       beforeCommit: c.get('beforeCommit'),
     });
   }

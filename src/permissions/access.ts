@@ -1,0 +1,101 @@
+/**
+ * What one role lets its clients see and do, worked out once per role for every surface to ask:
+ * the data layer (which rows a read may return, what a write may set), the REST documents and
+ * GraphQL schema (which fields exist), the change feed (which entries and values a consumer
+ * gets). `admin` has no Access: code that is given none checks nothing and costs nothing.
+ */
+import { resourceByType } from '../resources/registry.ts';
+import type { WhereNode } from '../query/where.ts';
+import type { Role, RoleOperation, Rule } from './roles.ts';
+
+/** A where no row meets: the rows of a type the role may not read. */
+export const NO_ROW: WhereNode = { kind: 'or', items: [] };
+
+export class Access {
+  private readonly scoped = new WeakMap<WhereNode, WhereNode>();
+
+  constructor(readonly role: Role) {}
+
+  get name(): string {
+    return this.role.name;
+  }
+
+  /** The rule of an operation on a type, or undefined when the role may not do it. */
+  rule(type: string, operation: RoleOperation): Rule | undefined {
+    return this.role.rules?.get(type)?.get(operation);
+  }
+
+  can(type: string, operation: RoleOperation): boolean {
+    return this.rule(type, operation) !== undefined;
+  }
+
+  /** Whether the role may see `field` (an attribute or relationship, spec name) of `type`. */
+  sees(type: string, field: string): boolean {
+    const rule = this.rule(type, 'read');
+    if (!rule) return false;
+    if (field in (resourceByType(type)?.relationships ?? {}))
+      return (
+        (!rule.fields || rule.fields.has(field)) && this.can(resourceByType(type)!.relationships[field]!.target, 'read')
+      );
+    return !rule.fields || rule.fields.has(field);
+  }
+
+  /** The rows of `type` reads may return: undefined for all of them, NO_ROW for a type it may not read. */
+  rowFilter(type: string): WhereNode | undefined {
+    const rule = this.rule(type, 'read');
+    return rule ? rule.where : NO_ROW;
+  }
+
+  /**
+   * A client's where, with every condition through a relationship limited to the rows the role
+   * may read on the other side: `some`, `none` and `every` quantify over visible rows only, a
+   * to-one relationship to a row it cannot see is missing. So a filter cannot tell whether a
+   * hidden row exists.
+   */
+  scope(where: WhereNode): WhereNode {
+    let scoped = this.scoped.get(where);
+    if (!scoped) this.scoped.set(where, (scoped = this.scopeNode(where)));
+    return scoped;
+  }
+
+  private scopeNode(node: WhereNode): WhereNode {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return { kind: node.kind, items: node.items.map((item) => this.scopeNode(item)) };
+      case 'not':
+        return { kind: 'not', item: this.scopeNode(node.item) };
+      case 'compare':
+        return node;
+      case 'empty': {
+        const filter = this.rowFilter(node.link.target);
+        if (!filter) return node;
+        // No related row, or one the role cannot see.
+        return { kind: 'or', items: [node, { kind: 'not', item: { kind: 'toOne', link: node.link, where: filter } }] };
+      }
+      case 'toOne': {
+        const filter = this.rowFilter(node.link.target);
+        const where = this.scopeNode(node.where);
+        return { ...node, where: filter ? { kind: 'and', items: [filter, where] } : where };
+      }
+      case 'toMany': {
+        const filter = this.rowFilter(node.link.target);
+        const where = this.scopeNode(node.where);
+        if (!filter) return { ...node, where };
+        // every: each visible row matches, whatever the hidden ones are.
+        return {
+          ...node,
+          where:
+            node.quantifier === 'every'
+              ? { kind: 'or', items: [{ kind: 'not', item: filter }, where] }
+              : { kind: 'and', items: [filter, where] },
+        };
+      }
+    }
+  }
+}
+
+/** The Access of a role: undefined for admin, which may do everything. */
+export function accessOf(role: Role): Access | undefined {
+  return role.rules ? new Access(role) : undefined;
+}
