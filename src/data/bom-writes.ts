@@ -5,6 +5,8 @@
  * of itself, at any depth. The structure (or product) whose document lists what changed gets a
  * new version, as every write does (./writes.ts).
  */
+import type { Access } from '../permissions/access.ts';
+import { authorizeWrite, requireCheck, requireRowFor, rowsFor } from './authorize.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { definition } from './columns.ts';
 import type { ChangeRecorder } from './change-log.ts';
@@ -38,55 +40,84 @@ export class BomWriter extends Writer {
   ): Promise<number> {
     const structures = definition(STRUCTURES);
     const products = definition(PRODUCTS);
-    return this.transaction(STRUCTURES, async (tx, log) => {
-      await this.lockBillsOfMaterial(tx);
-      const product = await this.lockedRow(tx, products, productId, options);
-      log.before(PRODUCTS, [product]);
-      const [existing] = await valuesWhere(tx, STRUCTURES, 'id', { product_id: productId });
-      if (existing !== undefined)
-        throw new DomainError(
-          'conflict',
-          `products ${productId} already has a product structure (product_structures ${existing})`,
-          'product_structure',
+    const { access } = this.caller;
+    authorizeWrite(access, STRUCTURES, 'create', { attributes: input.attributes });
+    authorizeItems(access, input.items ?? []);
+    let items: number[] = [];
+    return this.transaction(
+      STRUCTURES,
+      async (tx, log) => {
+        await this.lockBillsOfMaterial(tx);
+        const product = await this.lockedRow(tx, products, productId, options);
+        await requireRowFor(tx, access, PRODUCTS, productId, 'read');
+        log.before(PRODUCTS, [product]);
+        const [existing] = await valuesWhere(tx, STRUCTURES, 'id', { product_id: productId });
+        if (existing !== undefined)
+          throw new DomainError(
+            'conflict',
+            `products ${productId} already has a product structure (product_structures ${existing})`,
+            'product_structure',
+          );
+        const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
+        const created = await insertRow(
+          tx,
+          STRUCTURES,
+          withServerDates(structures, { ...data.columns, product_id: productId }),
         );
-      const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);
-      const created = await insertRow(
-        tx,
-        STRUCTURES,
-        withServerDates(structures, { ...data.columns, product_id: productId }),
-      );
-      log.created(STRUCTURES, [created]);
-      log.created(ITEMS, await this.insertItems(tx, created, productId, input.items ?? []));
-      await this.nextVersion(tx, products, product);
-      return created;
-    });
+        log.created(STRUCTURES, [created]);
+        items = await this.insertItems(tx, created, productId, input.items ?? []);
+        log.created(ITEMS, items);
+        await this.nextVersion(tx, products, product);
+        return created;
+      },
+      async (tx, created) => {
+        await requireCheck(tx, access, STRUCTURES, [created], 'create');
+        await requireCheck(tx, access, ITEMS, items, 'create', (i) => `items[${i}]`);
+      },
+    );
   }
 
   /** Adds items to a structure (POST /product_structures/{id}/items); returns their ids. `options` are about the structure. */
   addItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    authorizeItems(this.caller.access, items);
     return this.changeItems(structureId, options, async (tx, log, structure) => {
       const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
       log.created(ITEMS, ids);
-      return { result: ids, changed: ids.length > 0 };
+      return { result: ids, changed: ids.length > 0, created: ids };
     });
   }
 
   /** Replaces all items of a structure (old ones are deleted). */
   replaceItems(structureId: number, items: readonly ItemInput[], options: WriteOptions = {}): Promise<number[]> {
+    const { access } = this.caller;
+    authorizeWrite(access, ITEMS, 'delete');
+    authorizeItems(access, items);
     return this.changeItems(structureId, options, async (tx, log, structure) => {
       const where = { product_structure_id: structureId };
-      await log.deleting(ITEMS, await valuesWhere(tx, ITEMS, 'id', where));
+      const old = await valuesWhere(tx, ITEMS, 'id', where);
+      // Replacing deletes every item: the role must be allowed to delete each.
+      const deletable = await rowsFor(tx, access, ITEMS, old, 'delete');
+      if (deletable.length < old.length)
+        throw new DomainError(
+          'forbidden',
+          `items: the role ${access!.name} may not delete every item of product_structures ${structureId}; remove and add items instead`,
+          'items',
+        );
+      await log.deleting(ITEMS, old);
       const count = await deleteRows(tx, ITEMS, where);
       const ids = await this.insertItems(tx, structureId, structure.product_id as number, items);
       log.created(ITEMS, ids);
-      return { result: ids, changed: count + ids.length > 0 };
+      return { result: ids, changed: count + ids.length > 0, created: ids };
     });
   }
 
   /** Deletes the given items of a structure; ids it does not hold are ignored. */
   removeItems(structureId: number, itemIds: readonly number[], options: WriteOptions = {}): Promise<void> {
+    const { access } = this.caller;
+    authorizeWrite(access, ITEMS, 'delete');
     return this.changeItems(structureId, options, async (tx, log) => {
-      const where = { product_structure_id: structureId, id: [...itemIds] };
+      // Items the role may not delete are left, as items the structure does not hold are.
+      const where = { product_structure_id: structureId, id: await rowsFor(tx, access, ITEMS, itemIds, 'delete') };
       await log.deleting(ITEMS, await valuesWhere(tx, ITEMS, 'id', where));
       const count = await deleteRows(tx, ITEMS, where);
       return { result: undefined, changed: count > 0 };
@@ -100,19 +131,31 @@ export class BomWriter extends Writer {
   private changeItems<T>(
     structureId: number,
     options: WriteOptions,
-    change: (tx: WriteTx, log: ChangeRecorder, structure: Row) => Promise<{ result: T; changed: boolean }>,
+    change: (
+      tx: WriteTx,
+      log: ChangeRecorder,
+      structure: Row,
+    ) => Promise<{ result: T; changed: boolean; created?: number[] }>,
   ): Promise<T> {
     const structures = definition(STRUCTURES);
-    return this.transaction(ITEMS, async (tx, log) => {
-      await this.lockBillsOfMaterial(tx);
-      const structure = await this.lockedRow(tx, structures, structureId, options, [
-        { name: 'product_id', type: 'integer' },
-      ]);
-      log.before(STRUCTURES, [structure]);
-      const { result, changed } = await change(tx, log, structure);
-      if (changed) await this.nextVersion(tx, structures, structure);
-      return result;
-    });
+    const { access } = this.caller;
+    let created: number[] = [];
+    return this.transaction(
+      ITEMS,
+      async (tx, log) => {
+        await this.lockBillsOfMaterial(tx);
+        const structure = await this.lockedRow(tx, structures, structureId, options, [
+          { name: 'product_id', type: 'integer' },
+        ]);
+        await requireRowFor(tx, access, STRUCTURES, structureId, 'read');
+        log.before(STRUCTURES, [structure]);
+        const changes = await change(tx, log, structure);
+        created = changes.created ?? [];
+        if (changes.changed) await this.nextVersion(tx, structures, structure);
+        return changes.result;
+      },
+      (tx) => requireCheck(tx, access, ITEMS, created, 'create', (i) => `items[${i}]`),
+    );
   }
 
   /**
@@ -149,6 +192,11 @@ export class BomWriter extends Writer {
     for (const data of prepared) ids.push(await insertRow(tx, ITEMS, withServerDates(resource, data)));
     return ids;
   }
+}
+
+/** 403 unless the role may create items with the fields each sets (named `items[i].field`). */
+function authorizeItems(access: Access | undefined, items: readonly ItemInput[]): void {
+  for (const [i, item] of items.entries()) authorizeWrite(access, ITEMS, 'create', item, `items[${i}].`);
 }
 
 /**

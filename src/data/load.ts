@@ -27,17 +27,18 @@ export function groupBy<T, K extends keyof T>(rows: readonly T[], key: K, keys: 
   return keys.map((k) => groups.get(k) ?? []);
 }
 
-/** Rows of `type` by id, `null` where there is none. */
+/** Rows of `type` by id (those `where` matches, when given), `null` where there is none. */
 export async function rowsByIds(
   db: DataSource,
   type: string,
   ids: readonly number[],
   columns: readonly Column[],
+  where?: WhereNode,
 ): Promise<(Row | null)[]> {
   const sql = new Sql(db.provider)
     .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id"`)
     .in(ids);
-  andVisible(sql, db, type, undefined);
+  andVisible(sql, db, type, where);
   const byId = new Map((await db.query<Row>(sql)).map((row) => [row.id, row]));
   return ids.map((key) => byId.get(key) ?? null);
 }

@@ -6,7 +6,15 @@
  * same batch loads in Pothos's loaders, with only the selected columns.)
  */
 import DataLoader from 'dataloader';
-import { allFields, columnsOf, definition, relationshipIdColumns, type Column } from './columns.ts';
+import {
+  allFields,
+  columnsOf,
+  definition,
+  idsKey,
+  relationshipIdColumns,
+  relationshipIds,
+  type Column,
+} from './columns.ts';
 import { rowsByIds, type DataSource, type Row } from './load.ts';
 import { tracedBatch } from '../observability/tracing.ts';
 
@@ -46,9 +54,59 @@ export class RequestLoaders {
     return columns;
   }
 
-  /** A whole resource by id, or null. */
+  /** A whole resource by id, or null (also when the reader's role may not see it). */
   byId(type: string): DataLoader<number, Row | null> {
-    return this.loaders.get(`id:${type}`, (ids) => rowsByIds(this.source, type, ids, RequestLoaders.columns(type)));
+    return this.loaders.get(`id:${type}`, async (ids) =>
+      this.visible(type, await rowsByIds(this.source, type, ids, RequestLoaders.columns(type))),
+    );
+  }
+
+  /**
+   * Rows of `type` as the reader's role sees their relationships: without the related resources it
+   * may not see (a to-one is null, a to-many leaves them out). The same rows when nothing is hidden
+   * (admin, or no related type with a row filter); otherwise one statement per related type.
+   */
+  async visible<R extends Row | null>(type: string, rows: R[]): Promise<R[]> {
+    const access = this.source.access;
+    if (!access?.dependsOnOthers(type)) return rows;
+    const shaped = rows.map((row) => (row ? { ...row } : row)) as R[];
+    for (const [name, rel] of Object.entries(definition(type).relationships)) {
+      if (!access.sees(type, name) || !access.rowFilter(rel.target)) continue;
+      const storage = rel.storage;
+      const idsOf = (row: Row) => {
+        const ids = storage.kind === 'foreignKey' ? row[storage.column] : relationshipIds(row, name);
+        return (Array.isArray(ids) ? ids : ids == null ? [] : [ids]) as number[];
+      };
+      const present = shaped.flatMap((row) => (row ? idsOf(row) : []));
+      if (present.length === 0) continue;
+      const seen = new Set(
+        await loadAll(this.visibleIds(rel.target), [...new Set(present)]).then((ids) =>
+          ids.filter((id) => id !== null),
+        ),
+      );
+      for (const row of shaped) {
+        if (!row) continue;
+        if (storage.kind === 'foreignKey') {
+          if (row[storage.column] != null && !seen.has(row[storage.column] as number))
+            (row as Row)[storage.column] = null;
+          continue;
+        }
+        const ids = relationshipIds(row, name);
+        (row as Row)[idsKey(name)] = Array.isArray(ids)
+          ? ids.filter((id) => seen.has(id))
+          : ids !== null && seen.has(ids)
+            ? ids
+            : null;
+      }
+    }
+    return shaped;
+  }
+
+  /** The ids of `type` the reader may see, null for the others: only ids are read, so no row's relationships are followed. */
+  private visibleIds(type: string): DataLoader<number, number | null> {
+    return this.loaders.get(`visible:${type}`, async (ids) =>
+      (await rowsByIds(this.source, type, ids, ID_ONLY)).map((row) => row?.id ?? null),
+    );
   }
 
   /** Puts rows loaded some other way (a list page) where the id loader finds them. */
@@ -59,6 +117,7 @@ export class RequestLoaders {
 }
 
 const allColumns = new Map<string, Column[]>();
+const ID_ONLY: Column[] = [{ name: 'id', type: 'integer' }];
 
 /** The related type of a relationship, checked. */
 export function targetOf(type: string, relationship: string): string {

@@ -35,6 +35,7 @@ import {
 import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import type { WriteCaller } from './write-caller.ts';
+import { authorizeWrite, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
 
 export type { WriteOptions } from './preconditions.ts';
 
@@ -75,7 +76,12 @@ export class Writer {
    * Runs `work` in one transaction, then appends to the change log what it changed
    * (./change-log.ts), then the caller's `beforeCommit`; storage errors become domain errors.
    */
-  protected async transaction<T>(type: string, work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>): Promise<T> {
+  protected async transaction<T>(
+    type: string,
+    work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>,
+    /** Runs once everything is written, before the commit: the role's checks of the rows as written (./authorize.ts). */
+    written?: (tx: WriteTx, result: T) => Promise<void>,
+  ): Promise<T> {
     const { apiClientId, beforeCommit } = this.caller;
     let logged = false;
     try {
@@ -83,6 +89,7 @@ export class Writer {
         const log = new ChangeRecorder(this.db, tx, apiClientId);
         const result = await work(tx, log);
         logged = await log.append();
+        await written?.(tx, result);
         await beforeCommit?.(tx);
         return result;
       });
@@ -96,13 +103,19 @@ export class Writer {
   /** ADD / createX: returns the new id. */
   create(type: string, input: WriteInput): Promise<number> {
     const resource = definition(type);
-    return this.transaction(type, async (tx, log) => {
-      const data = await this.prepare(tx, resource, input, undefined);
-      const created = await insertRow(tx, resource.type, withServerDates(resource, data.columns));
-      await this.applyToMany(tx, resource, created, data.toMany, undefined);
-      log.created(type, [created]);
-      return created;
-    });
+    const { access } = this.caller;
+    authorizeWrite(access, type, 'create', input);
+    return this.transaction(
+      type,
+      async (tx, log) => {
+        const data = await this.prepare(tx, resource, input, undefined);
+        const created = await insertRow(tx, resource.type, withServerDates(resource, data.columns));
+        await this.applyToMany(tx, resource, created, data.toMany, undefined);
+        log.created(type, [created]);
+        return created;
+      },
+      (tx, created) => requireCheck(tx, access, type, [created], 'create'),
+    );
   }
 
   /**
@@ -120,7 +133,10 @@ export class Writer {
    */
   async update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
     const resource = definition(type);
-    if (this.db.provider === 'postgresql' && !this.caller.beforeCommit && !changesLinks(resource, input)) {
+    authorizeWrite(this.caller.access, type, 'update', input);
+    // A role's rows are checked in the transaction, before and after the write.
+    const unchecked = !this.caller.access;
+    if (this.db.provider === 'postgresql' && unchecked && !this.caller.beforeCommit && !changesLinks(resource, input)) {
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const written = await this.updateIfUnchanged(resource, resourceId, input, options);
         if (written) return written;
@@ -179,20 +195,30 @@ export class Writer {
     options: WriteOptions,
   ): Promise<Row> {
     const type = resource.type;
-    return this.transaction(type, async (tx, log) => {
-      const current = await this.lockedRow(tx, resource, resourceId, options);
-      log.before(type, [current]);
-      const data = await this.prepare(tx, resource, input, current);
-      const columns = changedColumns(data.columns, current);
-      const links = await this.applyToMany(tx, resource, resourceId, data.toMany, current);
-      if (links.size === 0 && Object.keys(columns).length === 0) return current;
-      const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
-      log.lastly((sql) => appendUpdate(sql, resource.type, resourceId, written));
-      const now: Row = { ...current, ...asRead(resource, written) };
-      for (const [name, ids] of links) now[idsKey(name)] = ids;
-      log.after(type, [now]);
-      return now;
-    });
+    const { access } = this.caller;
+    let changed = false;
+    return this.transaction(
+      type,
+      async (tx, log) => {
+        const current = await this.lockedRow(tx, resource, resourceId, options);
+        await requireRowFor(tx, access, type, resourceId, 'update');
+        log.before(type, [current]);
+        const data = await this.prepare(tx, resource, input, current);
+        const columns = changedColumns(data.columns, current);
+        const links = await this.applyToMany(tx, resource, resourceId, data.toMany, current);
+        if (links.size === 0 && Object.keys(columns).length === 0) return current;
+        const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+        log.lastly((sql) => appendUpdate(sql, resource.type, resourceId, written));
+        const now: Row = { ...current, ...asRead(resource, written) };
+        for (const [name, ids] of links) now[idsKey(name)] = ids;
+        log.after(type, [now]);
+        changed = true;
+        return now;
+      },
+      async (tx) => {
+        if (changed) await requireCheck(tx, access, type, [resourceId], 'update');
+      },
+    );
   }
 
   /** REL-SET of a to-one relationship. */
@@ -347,6 +373,11 @@ export class Writer {
 
   /** 404 naming the first field that links to a resource that does not exist. */
   protected async verify(tx: DataSource, targets: LinkTargets): Promise<void> {
+    if (this.caller.access) {
+      // What the role may not read does not exist for it.
+      await requireVisibleTargets(tx, this.caller.access, targets.byType);
+      return;
+    }
     for (const [type, fields] of targets.byType) {
       const ids = [...fields.keys()];
       const found = new Set(await valuesWhere(tx, type, 'id', { id: ids }));

@@ -11,10 +11,20 @@ import type { Role, RoleOperation, Rule } from './roles.ts';
 /** A where no row meets: the rows of a type the role may not read. */
 export const NO_ROW: WhereNode = { kind: 'or', items: [] };
 
+let made = 0;
+
 export class Access {
   private readonly scoped = new WeakMap<WhereNode, WhereNode>();
+  private readonly dependent = new Map<string, boolean>();
+  /**
+   * This Access among all made in the process (a role read again is a new Access): what caches
+   * of answers are keyed by, so that nothing made under a role's old rules is served under its new.
+   */
+  readonly key: string;
 
-  constructor(readonly role: Role) {}
+  constructor(readonly role: Role) {
+    this.key = `${role.name}#${++made}`;
+  }
 
   get name(): string {
     return this.role.name;
@@ -38,6 +48,20 @@ export class Access {
         (!rule.fields || rule.fields.has(field)) && this.can(resourceByType(type)!.relationships[field]!.target, 'read')
       );
     return !rule.fields || rule.fields.has(field);
+  }
+
+  /**
+   * Whether what the role sees of a row of `type` depends on other rows: a relationship it sees
+   * points at a type whose rows it sees only some of (a target it cannot see is left out).
+   */
+  dependsOnOthers(type: string): boolean {
+    let depends = this.dependent.get(type);
+    if (depends === undefined) {
+      const relationships = Object.entries(resourceByType(type)?.relationships ?? {});
+      depends = relationships.some(([name, rel]) => this.sees(type, name) && this.rowFilter(rel.target) !== undefined);
+      this.dependent.set(type, depends);
+    }
+    return depends;
   }
 
   /** The rows of `type` reads may return: undefined for all of them, NO_ROW for a type it may not read. */

@@ -4,6 +4,8 @@
  * writes through the same write operations as GraphQL, each one transaction.
  */
 import { readingAs } from '../data/visible.ts';
+import type { Access } from '../permissions/access.ts';
+import { authorizeRoute } from './authorize.ts';
 import { Hono, type Context } from 'hono';
 import { listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
@@ -56,6 +58,11 @@ function notFound(type: string, id: string | number): HttpError {
   return new HttpError(404, 'not_found', `${type} ${id} not found`);
 }
 
+/** What the client's role may see and do (src/permissions); none for admin. */
+function roleOf(c: Context): Access | undefined {
+  return c.get('auth')?.access;
+}
+
 /**
  * The handler of each kind of route (./routes.ts `operation`): parse the query, read the body,
  * write through the data layer, answer the document as it now is. Reads answer with entity
@@ -105,7 +112,17 @@ class RestHandlers {
 
   /** A write to /{type}/{id} or below: what its preconditions ask of the resource. */
   private conditions(c: Context, route: RestRoute): WriteOptions {
-    return this.tags.writeConditions(c, route.type);
+    return this.tags.writeConditions(c, route.type, roleOf(c));
+  }
+
+  /**
+   * The tag of a resource's own document as the client's role sees it: by its version, and, where
+   * the role sees only some of the related rows, what the document shows of them.
+   */
+  private resourceTag(c: Context, docs: Documents, type: string, row: Row): string {
+    const access = roleOf(c);
+    const related = access?.dependsOnOthers(type) ? docs.relatedDigest(type, row) : undefined;
+    return this.tags.resource(type, row.version as number, access, related);
   }
 
   /** The state a handler works with: the request's loaders (over its reads, routed for its client) and document builder. */
@@ -181,7 +198,7 @@ class RestHandlers {
   }
 
   async list(c: Context, route: RestRoute): Promise<Response> {
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     const { loaders, docs } = this.request(c);
     const list = {
       where: { kind: 'and' as const, items: query.conditions },
@@ -193,7 +210,10 @@ class RestHandlers {
       rows,
       total,
       logPosition: cursor,
-    } = await listPage(loaders.source, route.type, list, RequestLoaders.columns(route.type));
+    } = await listPage(loaders.source, route.type, list, RequestLoaders.columns(route.type)).then(async (page) => ({
+      ...page,
+      rows: await loaders.visible(route.type, page.rows),
+    }));
     loaders.prime(route.type, rows);
     const asJson = this.asJson(docs);
     const [data, included] = await Promise.all([
@@ -216,25 +236,26 @@ class RestHandlers {
 
   async get(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     const { loaders, docs } = this.request(c);
     const found = await rowWithLogPosition(loaders.source, route.type, id, RequestLoaders.columns(route.type));
     if (!found) throw notFound(route.type, id);
-    const { row, logPosition: cursor } = found;
-    loaders.prime(route.type, [row]);
-    const document = () => this.single(docs, route.type, row, query, this.asJson(docs));
+    const { logPosition: cursor } = found;
+    const [row] = await loaders.visible(route.type, [found.row]);
+    loaders.prime(route.type, [row!]);
+    const document = () => this.single(docs, route.type, row!, query, this.asJson(docs));
     if (query.include.length > 0) return this.read(c, await document(), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
     return this.tagged(
       c,
-      this.tags.resource(route.type, row.version as number),
+      this.resourceTag(c, docs, route.type, row!),
       async () => withChangesCursor(documentJson(await document()).parts, cursor, false),
-      lastModified(route.type, row),
+      lastModified(route.type, row!),
     );
   }
 
   async add(c: Context, route: RestRoute): Promise<Response> {
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     this.tags.collectionConditions(c);
     const document = await readDocument(c, this.options.maxBodyBytes);
     const id = await this.writer(c).create(route.type, writeInput(document.data, route.type, 'data'));
@@ -243,23 +264,24 @@ class RestHandlers {
     // RFC 9110 §15.3.2: the validator of the new resource, for a conditional write to follow.
     return json(c, await this.single(docs, route.type, row, query), 201, {
       Location: docs.resourceLink(route.type, id),
-      ETag: this.tags.resource(route.type, row.version as number),
+      ETag: this.resourceTag(c, docs, route.type, row),
       ...lastModifiedHeader(route.type, row),
     });
   }
 
   async update(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     const document = await readDocument(c, this.options.maxBodyBytes);
     // The resource as the write left it: the answer needs no read of it.
-    const row = await this.writer(c).update(
+    const written = await this.writer(c).update(
       route.type,
       id,
       writeInput(document.data, route.type, 'data', id),
       this.conditions(c, route),
     );
     const { loaders, docs } = this.request(c);
+    const [row] = (await loaders.visible(route.type, [written])) as [Row];
     loaders.prime(route.type, [row]);
     // Some answers always include related resources (the spec shows a structure's items).
     const always = resourceByType(route.type)!.includes.update ?? [];
@@ -268,20 +290,20 @@ class RestHandlers {
     // write (RFC 5789 §2). Not on PUT: RFC 9110 §9.3.4 forbids it when the server changes what was sent.
     const tag: Record<string, string> =
       c.req.method === 'PATCH'
-        ? { ETag: this.tags.resource(route.type, row.version as number), ...lastModifiedHeader(route.type, row) }
+        ? { ETag: this.resourceTag(c, docs, route.type, row), ...lastModifiedHeader(route.type, row) }
         : {};
     return json(c, await this.single(docs, route.type, row, { ...query, include }), 200, tag);
   }
 
   async 'rel-get'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     return this.read(c, await this.relationshipDocument(c, route, id, query.include.length > 0 && 'json'));
   }
 
   async 'rel-set'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    parseQuery(c, route);
+    parseQuery(c, route, roleOf(c));
     const target = targetOf(route.type, route.relationship!);
     const document = await readDocument(c, this.options.maxBodyBytes);
     await this.writer(c).setToOne(
@@ -296,7 +318,7 @@ class RestHandlers {
 
   async 'related-get'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     const { loaders, docs } = this.request(c);
     const row = await this.existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
@@ -318,7 +340,7 @@ class RestHandlers {
 
   async 'rel-add'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    parseQuery(c, route);
+    parseQuery(c, route, roleOf(c));
     const target = targetOf(route.type, route.relationship!);
     const document = await readDocument(c, this.options.maxBodyBytes);
     await this.writer(c).changeToMany(
@@ -333,7 +355,7 @@ class RestHandlers {
 
   async 'rel-replace'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    parseQuery(c, route);
+    parseQuery(c, route, roleOf(c));
     const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
     const document = await readDocument(c, this.options.maxBodyBytes);
     if (rel.storage.kind === 'children') {
@@ -353,7 +375,7 @@ class RestHandlers {
 
   async 'rel-remove'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
-    parseQuery(c, route);
+    parseQuery(c, route, roleOf(c));
     const rel = resourceByType(route.type)!.relationships[route.relationship!]!;
     const document = await readDocument(c, this.options.maxBodyBytes);
     const ids = identifiers(document, rel.target);
@@ -367,7 +389,7 @@ class RestHandlers {
 
   async 'add-structure'(c: Context, route: RestRoute): Promise<Response> {
     const productId = this.pathId(c, route.type);
-    const query = parseQuery(c, route);
+    const query = parseQuery(c, route, roleOf(c));
     const document = await readDocument(c, this.options.maxBodyBytes);
     const data = document.data as Record<string, unknown> | undefined;
     // The items come as full objects in the structure's `items` relationship.
@@ -389,7 +411,7 @@ class RestHandlers {
 
   async 'add-items'(c: Context, route: RestRoute): Promise<Response> {
     const structureId = this.pathId(c, route.type);
-    parseQuery(c, route);
+    parseQuery(c, route, roleOf(c));
     const document = await readDocument(c, this.options.maxBodyBytes);
     await this.writer(c).addItems(structureId, itemInputs(document.data, 'data'), this.conditions(c, route));
     return json(
@@ -407,6 +429,7 @@ export function restApi(options: RestOptions): Hono {
 
   for (const route of REST_ROUTES) {
     app.on(route.method, route.path, (c) => {
+      authorizeRoute(roleOf(c), route);
       if (route.refused) throw new HttpError(403, 'forbidden', route.refused);
       return handlers[route.operation](c, route);
     });

@@ -17,12 +17,16 @@ import { HttpError } from '../http/errors.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import { definition } from '../data/columns.ts';
 import { resources } from '../resources/registry.ts';
+import type { Access } from '../permissions/access.ts';
 
 /**
  * The document format, for what the registry does not show (links, meta). Raise it whenever
  * documents change shape otherwise, so that tags held by clients stop matching.
  */
 const DOCUMENT_FORMAT = 1;
+
+/** Shapes kept (per type, and per type and role). */
+const MAX_SHAPES = 1000;
 
 /** GET answers may be kept by the client (never by shared caches), and must be revalidated. */
 export const READ_CACHE_CONTROL = 'private, no-cache';
@@ -61,26 +65,38 @@ export class EntityTags {
   /** `basePath`: the links in documents carry it, so a new one is a new shape. */
   constructor(private readonly basePath: string) {}
 
-  /** What every document of `type` looks like apart from its values: its names, links and format. */
-  private shape(type: string): string {
-    let shape = this.shapes.get(type);
+  /**
+   * What every document of `type` looks like apart from its values: its names, links and format;
+   * as a role sees them (the names it may see, and the role as it is now: Access.key).
+   */
+  private shape(type: string, access?: Access): string {
+    const key = access ? `${type} ${access.key}` : type;
+    let shape = this.shapes.get(key);
     if (!shape) {
       const resource = definition(type);
+      const visible = (names: string[]) => (access ? names.filter((n) => access.sees(type, n)) : names);
       const described = JSON.stringify([
         DOCUMENT_FORMAT,
         this.basePath,
         type,
-        Object.keys(resource.attributes),
-        Object.keys(resource.relationships),
+        visible(Object.keys(resource.attributes)),
+        visible(Object.keys(resource.relationships)),
+        ...(access ? [access.key] : []),
       ]);
-      this.shapes.set(type, (shape = createHash('sha256').update(described).digest('hex').slice(0, 8)));
+      // Bounded: a role read again is a new Access, and its old shapes are never asked for again.
+      if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
+      this.shapes.set(key, (shape = createHash('sha256').update(described).digest('hex').slice(0, 8)));
     }
     return shape;
   }
 
-  /** The tag of GET /{type}/{id} without include, for a resource at `version`. */
-  resource(type: string, version: number): string {
-    return `"${version}-${this.shape(type)}"`;
+  /**
+   * The tag of GET /{type}/{id} without include, for a resource at `version` as a role sees it.
+   * `related`: what the document shows of other rows, when a role sees only some of them (the
+   * version alone does not then say what the document holds); a write takes the tag by its version.
+   */
+  resource(type: string, version: number, access?: Access, related?: string): string {
+    return `"${version}-${this.shape(type, access)}${related ? `-${related}` : ''}"`;
   }
 
   /** The tag of any other answer: a digest of its bytes. */
@@ -139,12 +155,12 @@ export class EntityTags {
    * versions it refuses (weak comparison; `*` refuses every existing resource). If-Modified-Since
    * and If-Range apply to GET only and are ignored here.
    */
-  writeConditions(c: Context, type: string): WriteOptions {
+  writeConditions(c: Context, type: string, access?: Access): WriteOptions {
     const options: WriteOptions = {};
     const ifMatch = c.req.header('if-match');
     if (ifMatch !== undefined) {
       const tags = parseTags(ifMatch, 'If-Match');
-      if (tags !== '*') options.expectedVersion = this.versionsNamed(tags, type, 'strong');
+      if (tags !== '*') options.expectedVersion = this.versionsNamed(tags, type, 'strong', access);
     } else {
       const since = httpDate(c.req.header('if-unmodified-since'));
       if (since) options.unmodifiedSince = since;
@@ -152,13 +168,13 @@ export class EntityTags {
     const ifNoneMatch = c.req.header('if-none-match');
     if (ifNoneMatch !== undefined) {
       const tags = parseTags(ifNoneMatch, 'If-None-Match');
-      options.unlessVersion = tags === '*' ? 'any' : this.versionsNamed(tags, type, 'weak');
+      options.unlessVersion = tags === '*' ? 'any' : this.versionsNamed(tags, type, 'weak', access);
     }
     return options;
   }
 
-  private versionsNamed(tags: EntityTag[], type: string, comparison: 'strong' | 'weak'): number[] {
-    const pattern = new RegExp(`^"(\\d{1,10})-${this.shape(type)}"$`);
+  private versionsNamed(tags: EntityTag[], type: string, comparison: 'strong' | 'weak', access?: Access): number[] {
+    const pattern = new RegExp(`^"(\\d{1,10})-${this.shape(type, access)}(?:-[\\w-]+)?"$`);
     return tags.flatMap((t) => {
       const match = t.weak && comparison === 'strong' ? null : pattern.exec(t.opaque);
       return match ? [Number(match[1])] : [];

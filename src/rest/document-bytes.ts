@@ -20,6 +20,7 @@
  * --replace`, a restore from a backup), restart it (README). The bytes are byte for byte what
  * `JSON.stringify` makes of the document.
  */
+import { createHash } from 'node:crypto';
 import { BoundedCache } from '../bounded-cache.ts';
 
 /** At most this many bytes of resource objects are kept (per process). */
@@ -69,9 +70,18 @@ export class DocumentBytes {
     return this.kept.keptWeight;
   }
 
-  /** The resource object at `version` whose link is `self`: copied when kept, else made by `make`, serialized and kept. */
-  resource(version: number, self: string, make: () => object): ResourceJson {
-    const key = `${version} ${self}`;
+  /**
+   * The resource object at `version` whose link is `self`: copied when kept, else made by `make`,
+   * serialized and kept. `role`: the object as a role sees it (its `variant`, src/permissions
+   * Access.key), not kept when it depends on more than the resource's version (`keep` false).
+   */
+  resource(version: number, self: string, make: () => object, role?: { variant: string; keep: boolean }): ResourceJson {
+    if (role && !role.keep) {
+      const bytes = Buffer.from(JSON.stringify(make()));
+      const digest = createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
+      return new ResourceJson(`${version} ${self} ${role.variant} ${digest}`, bytes);
+    }
+    const key = role ? `${version} ${self} ${role.variant}` : `${version} ${self}`;
     let bytes = this.kept.get(key);
     if (!bytes) {
       const json = JSON.stringify(make());

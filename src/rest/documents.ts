@@ -7,6 +7,7 @@
  * resources of a whole page are loaded together, one statement per type: a document costs a
  * number of statements set by its type and includes, not by its resources.
  */
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { definition, relationshipIds } from '../data/columns.ts';
 import { attributesOf, type RelationshipValue } from '../data/forms.ts';
@@ -14,6 +15,7 @@ import { attributesOf, type RelationshipValue } from '../data/forms.ts';
 import type { Row } from '../data/load.ts';
 import { loadAll, type RequestLoaders } from '../data/request.ts';
 import type { DocumentBytes, ResourceJson } from './document-bytes.ts';
+import type { Access } from '../permissions/access.ts';
 
 export interface ResourceObject {
   type: string;
@@ -66,18 +68,29 @@ export class Documents {
     });
   }
 
-  /** Resource objects for rows of one type (read with RequestLoaders.columns). */
+  /** What the reader's role may see (src/permissions); none for admin, who sees everything. */
+  private get access(): Access | undefined {
+    return this.loaders.source.access;
+  }
+
+  /**
+   * Resource objects for rows of one type (read with RequestLoaders.columns, shaped by
+   * RequestLoaders.visible): with the attributes and relationships the reader's role may see.
+   */
   resources(type: string, rows: readonly Row[]): ResourceObject[] {
     const resource = definition(type);
-    const names = Object.keys(resource.relationships);
+    const access = this.access;
+    const names = Object.keys(resource.relationships).filter((name) => !access || access.sees(type, name));
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
       for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]! };
+      const attributes = attributesOf(resource, row);
+      if (access) for (const name in attributes) if (!access.sees(type, name)) delete attributes[name];
       return {
         type,
         id: row.id,
-        attributes: attributesOf(resource, row),
+        attributes,
         relationships,
         links: { self: this.resourceLink(type, row.id) },
         meta: { version: row.version as number },
@@ -85,13 +98,28 @@ export class Documents {
     });
   }
 
+  /** A digest of the related resources a row's document shows (RequestLoaders.visible decided which). */
+  relatedDigest(type: string, row: Row): string {
+    const access = this.access;
+    const names = Object.keys(definition(type).relationships).filter((name) => !access || access.sees(type, name));
+    const related = JSON.stringify(names.map((name) => this.relationshipData(type, [row], name)[0]));
+    return createHash('sha256').update(related).digest('base64url').slice(0, 12);
+  }
+
   /**
    * The same resource objects as JSON: those `kept` holds at their version are copied from it,
    * the others built and kept (./document-bytes.ts).
    */
   resourcesJson(type: string, rows: readonly Row[], kept: DocumentBytes): ResourceJson[] {
+    const access = this.access;
     return rows.map((row) =>
-      kept.resource(row.version as number, this.resourceLink(type, row.id), () => this.resources(type, [row])[0]!),
+      kept.resource(
+        row.version as number,
+        this.resourceLink(type, row.id),
+        () => this.resources(type, [row])[0]!,
+        // A role's objects are its own; those whose relationships depend on other rows' visibility are not kept.
+        access && { variant: access.key, keep: !access.dependsOnOthers(type) },
+      ),
     );
   }
 

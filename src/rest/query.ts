@@ -10,6 +10,8 @@ import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import type { Filter } from '../resources/types.ts';
 import type { RestRoute } from './routes.ts';
+import { mayFilter } from './authorize.ts';
+import type { Access } from '../permissions/access.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 50;
@@ -124,8 +126,21 @@ function routeIncludeValues(route: RestRoute): Map<string, string> {
   return values;
 }
 
-/** Reads and checks the query string for a route. */
-export function parseQuery(c: Context, route: RestRoute): Query {
+/** The include values a role may use: those naming relationships it sees (of the route's type, or the related type's). */
+function visibleIncludes(values: Map<string, string>, route: RestRoute, access: Access | undefined) {
+  if (!access) return values;
+  const type =
+    route.operation === 'related-get'
+      ? resourceByType(route.type)!.relationships[route.relationship!]!.target
+      : route.type;
+  return new Map([...values].filter(([, relationship]) => access.sees(type, relationship)));
+}
+
+/**
+ * Reads and checks the query string for a route. A relationship or filter that the client's role
+ * may not see is refused as if it did not exist.
+ */
+export function parseQuery(c: Context, route: RestRoute, access?: Access): Query {
   const params = new URLSearchParams(new URL(c.req.url).search);
   const seen = new Set<string>();
   for (const name of params.keys()) {
@@ -133,7 +148,7 @@ export function parseQuery(c: Context, route: RestRoute): Query {
     seen.add(name);
   }
   const resource = resourceByType(route.type)!;
-  const includes = includeValues(route);
+  const includes = visibleIncludes(includeValues(route), route, access);
   const query: Query = { include: [], page: 1, perPage: DEFAULT_PER_PAGE, conditions: [] };
   for (const [name, value] of params) {
     if (name === 'include' && includes.size > 0) {
@@ -158,7 +173,11 @@ export function parseQuery(c: Context, route: RestRoute): Query {
         throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${JSON.stringify(value)})`);
       }
       query.perPage = Number(value);
-    } else if (route.operation === 'list' && resource.filters[name]) {
+    } else if (
+      route.operation === 'list' &&
+      resource.filters[name] &&
+      mayFilter(access, route.type, resource.filters[name])
+    ) {
       const filter = resource.filters[name]!;
       try {
         query.conditions.push(filterWhere(route.type, filter, filterValue(name, filter, value), name));

@@ -114,21 +114,15 @@ describe.each(providers)('roles command line on %s', (provider) => {
     expect(unknown.stderr).toContain('no role "nope"; the roles are: admin, supplier_quality, web_shop');
   });
 
-  it('gives clients admin only while roles are not enforced, refuses to remove a role in use, and records who changed what', async () => {
-    // Roles are not enforced by the APIs yet: a client given one would see everything.
-    const refused = await client('create', '--name', 'shop', '--scopes', 'read', '--role', 'web_shop');
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('role web_shop cannot be given to a client yet');
-    const created = await client('create', '--name', 'shop', '--scopes', 'read', '--role', 'admin', '--json');
+  it('gives clients a role, refuses an unknown one and the removal of a role in use, and records who changed what', async () => {
+    const unknown = await client('create', '--name', 'shop', '--scopes', 'read', '--role', 'web_shopp');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no role "web_shopp"; the roles are: admin, supplier_quality, web_shop');
+    const created = await client('create', '--name', 'shop', '--scopes', 'read', '--role', 'web_shop', '--json');
     expect(created.code).toBe(0);
     const { client_id } = JSON.parse(created.stdout) as { client_id: string };
-    expect((await db.prisma.apiClient.findUnique({ where: { client_id } }))!.role).toBe('admin');
-    const notYet = await client('set-role', client_id, 'web_shop');
-    expect(notYet.code).toBe(2);
-    expect(notYet.stderr).toContain('role web_shop cannot be given to a client yet');
+    expect((await db.prisma.apiClient.findUnique({ where: { client_id } }))!.role).toBe('web_shop');
 
-    // A client that has a role (as a later version will give) keeps it from being removed.
-    await db.prisma.apiClient.update({ where: { client_id }, data: { role: 'web_shop' } });
     const without = file('without-shop.json', { roles: { supplier_quality: ROLES.roles.supplier_quality } });
     const kept = await roles('apply', without);
     expect(kept.code).toBe(2);

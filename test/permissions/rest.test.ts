@@ -1,0 +1,175 @@
+/**
+ * Roles over REST, on both databases: a role sees only its types, fields and rows (documents,
+ * includes, relationship data, filters), may write only what it is allowed (403 naming the field,
+ * 404 for rows outside its where, 403 for a failed check, nothing written), and costs the same
+ * statements as admin.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { providers } from '../support/databases.ts';
+import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.ts';
+import { expectShapeA, expectShapeB, restSuite } from '../rest/support.ts';
+
+const ROLES = {
+  ...EXAMPLE_ROLES,
+  // Structures of sales products only, through their product's id; items fully.
+  planner: {
+    products: {
+      read: { fields: ['reference', 'name', 'product_structure', 'is_sales'], where: { is_sales: { equals: true } } },
+    },
+    product_structures: { read: {}, create: {} },
+    product_structure_items: { read: {}, create: { check: { net_quantity: { gt: 0 } } }, delete: {} },
+    units: { read: {} },
+  },
+  brand_keeper: {
+    brands: {
+      read: { where: { reference: { startsWith: 'KEEP' } } },
+      update: {
+        fields: ['reference'],
+        where: { reference: { startsWith: 'KEEP-W' } },
+        check: { reference: { startsWith: 'KEEP' } },
+      },
+      create: { check: { reference: { startsWith: 'KEEP' } } },
+    },
+  },
+};
+
+describe.each(providers)('roles over REST on %s', (provider) => {
+  const api = restSuite(provider);
+  const tokens: Record<string, string> = {};
+  beforeAll(async () => {
+    await applyTestRoles(api.env.database.db, ROLES);
+    for (const role of Object.keys(ROLES)) tokens[role] = await tokenWithRole(api.env.t, api.env.database.db, role);
+  });
+  const as = (role: string) => ({ token: tokens[role] });
+
+  it('lists only the rows of the role, with only its fields, at the statements admin pays', async () => {
+    const admin = await api.request('GET', '/products?sales=1&active=1&per_page=50');
+    await api.request('GET', '/units', as('web_shop')); // the token and the roles, read once
+    const db = api.env.database.db;
+    const before = db.statementCount;
+    const shop = await api.request('GET', '/products?per_page=50', as('web_shop'));
+    const statements = db.statementCount - before;
+    expect(shop.status).toBe(200);
+    expect(shop.body.meta.total).toBe(admin.body.meta.total);
+    expect(shop.body.data.map((p: any) => p.id)).toEqual(admin.body.data.map((p: any) => p.id));
+    for (const product of shop.body.data) {
+      expect(Object.keys(product.attributes).sort()).toEqual(['consumer_price', 'gtin', 'name', 'reference']);
+      expect(Object.keys(product.relationships).sort()).toEqual(['brand', 'product_group', 'unit']);
+    }
+    const adminBefore = db.statementCount;
+    await api.request('GET', '/products?sales=1&active=1&per_page=50');
+    expect(statements).toBe(db.statementCount - adminBefore);
+  });
+
+  it('answers 404 for a row outside the where, 403 for a type it may not read', async () => {
+    const hidden = await api.prisma.product.findFirst({ where: { is_sales: false } });
+    expectShapeA(await api.request('GET', `/products/${hidden.id}`, as('web_shop')), 'products', hidden.id);
+    expectShapeB(await api.request('GET', '/customers', as('web_shop')), 403, 'forbidden');
+    expectShapeB(await api.request('GET', '/suppliers/1', as('web_shop')), 403, 'forbidden');
+  });
+
+  it('refuses an include or filter on a hidden field as if it did not exist', async () => {
+    expectShapeB(
+      await api.request('GET', '/products?include=production_line', as('web_shop')),
+      400,
+      'invalid_parameter',
+    );
+    expectShapeB(await api.request('GET', '/products?active=1', as('web_shop')), 400, 'invalid_parameter');
+    const ok = await api.request('GET', '/products?include=product_group&per_page=5', as('web_shop'));
+    expect(ok.status).toBe(200);
+    for (const group of ok.body.included ?? []) expect(Object.keys(group.attributes).sort()).toEqual(['description']);
+  });
+
+  it('shows a relationship to a row the role cannot see as null, and tags the document per role', async () => {
+    const item = await api.prisma.productStructureItem.findFirst({ where: { product: { is_sales: false } } });
+    const res = await api.request('GET', `/product_structure_items/${item.id}`, as('planner'));
+    expect(res.status).toBe(200);
+    expect(res.body.data.relationships.product.data).toBeNull();
+    const admin = await api.request('GET', `/product_structure_items/${item.id}`);
+    expect(admin.body.data.relationships.product.data).toEqual({ type: 'products', id: item.product_id });
+    expect(res.headers.get('etag')).not.toBe(admin.headers.get('etag'));
+    // The role's tag works for a conditional GET.
+    const again = await api.request('GET', `/product_structure_items/${item.id}`, {
+      ...as('planner'),
+      headers: { 'If-None-Match': res.headers.get('etag')! },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('refuses a field the role may not set, naming it, and writes nothing', async () => {
+    const supplier = await api.prisma.supplier.findFirst();
+    const refused = await api.request('PATCH', `/suppliers/${supplier.id}`, {
+      ...as('supplier_quality'),
+      body: { data: { type: 'suppliers', id: supplier.id, attributes: { is_active: false, name: 'Renamed' } } },
+    });
+    expectShapeB(refused, 403, 'forbidden');
+    expect(JSON.stringify(refused.body)).toContain('name');
+    expect((await api.prisma.supplier.findUnique({ where: { id: supplier.id } })).version).toBe(supplier.version);
+    const allowed = await api.request('PATCH', `/suppliers/${supplier.id}`, {
+      ...as('supplier_quality'),
+      body: { data: { type: 'suppliers', id: supplier.id, attributes: { emergency_number: '+32 9 999 99 99' } } },
+    });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data.attributes.emergency_number).toBe('+32 9 999 99 99');
+    expectShapeB(
+      await api.request('PATCH', `/products/1`, {
+        ...as('web_shop'),
+        body: { data: { type: 'products', id: 1, attributes: { gtin: null } } },
+      }),
+      403,
+      'forbidden',
+    );
+  });
+
+  it('writes only rows inside the where (404 outside) and results that pass the check (403, nothing written)', async () => {
+    const write = await api.prisma.brand.create({ data: { reference: api.unique('KEEP-W') } });
+    const readOnly = await api.prisma.brand.create({ data: { reference: api.unique('KEEP-R') } });
+    const hidden = await api.prisma.brand.create({ data: { reference: api.unique('OTHER') } });
+    const patch = (id: number, reference: string) =>
+      api.request('PATCH', `/brands/${id}`, {
+        ...as('brand_keeper'),
+        body: { data: { type: 'brands', id, attributes: { reference } } },
+      });
+    expect((await patch(write.id, `${write.reference}-2`)).status).toBe(200);
+    expectShapeB(await patch(write.id, api.unique('GONE')), 403, 'forbidden');
+    expect((await api.prisma.brand.findUnique({ where: { id: write.id } })).reference).toBe(`${write.reference}-2`);
+    expectShapeA(await patch(readOnly.id, api.unique('KEEP-R')), 'brands', readOnly.id);
+    expectShapeA(await patch(hidden.id, api.unique('KEEP-H')), 'brands', hidden.id);
+    const add = (reference: string) =>
+      api.request('POST', '/brands', {
+        ...as('brand_keeper'),
+        body: { data: { type: 'brands', attributes: { reference } } },
+      });
+    const outside = api.unique('NOPE');
+    expectShapeB(await add(outside), 403, 'forbidden');
+    expect(await api.prisma.brand.count({ where: { reference: outside } })).toBe(0);
+    expect((await add(api.unique('KEEP-N'))).status).toBe(201);
+  });
+
+  it('checks every item of a bill-of-material write, and deletes only what the role may', async () => {
+    const product = await api.prisma.product.findFirst({
+      where: { is_sales: true, product_structure: { isNot: null } },
+      include: { product_structure: true },
+    });
+    const component = await api.prisma.product.findFirst({
+      where: { is_sales: true, id: { not: product.id }, product_structure: null },
+    });
+    const add = (net: number) =>
+      api.request('POST', `/product_structures/${product.product_structure.id}/items`, {
+        ...as('planner'),
+        body: {
+          data: [
+            {
+              type: 'product_structure_items',
+              attributes: { net_quantity: net },
+              relationships: { product: { data: { type: 'products', id: component.id } } },
+            },
+          ],
+        },
+      });
+    const before = await api.prisma.productStructureItem.count();
+    expectShapeB(await add(-1), 403, 'forbidden');
+    expect(await api.prisma.productStructureItem.count()).toBe(before);
+    expect((await add(2)).status).toBe(201);
+  });
+});
