@@ -3,7 +3,7 @@
  * loopback ports over the machine's PostgreSQL: three replicas (the compiled build, as `npm
  * start` runs it) behind HAProxy, all through PgBouncer in transaction pooling, LISTEN and
  * migrations on the direct URL. Checks, in order: a token from one replica works on the others;
- * a revocation is refused by all three within 1 s; a subscriber on one replica receives a write
+ * a revocation is refused by all three within 1 s, and so is a role change; a subscriber on one replica receives a write
  * made through another; a rolling restart of all three under load through HAProxy fails no
  * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write;
  * reads go to a streaming replica (pg_basebackup of the machine's PostgreSQL, replaying a second
@@ -14,6 +14,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
+import { applyRoles, setClientRole } from '../../src/permissions/store.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
 import { CHANGES, type Send, tokensOf } from '../support/live.ts';
 import { basic } from '../support/oauth.ts';
@@ -111,6 +112,51 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     );
     console.info(`[cluster] revocation refused after ${refusedAfter.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}`);
     for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(1000);
+  });
+
+  it('a role change, and a client given another role, are enforced by all three within 1 s', async () => {
+    const brandsOnly = { reader: { brands: { read: {} } } };
+    await applyRoles(
+      direct.db.prisma,
+      'postgresql',
+      { roles: { ...brandsOnly, other: { units: { read: {} } } } },
+      'test@cluster',
+    );
+    const reader = await createClient(direct.db.prisma, 'cluster-reader', ['read'], 'reader');
+    const { access_token: token } = await tokensOf(sendTo(replicaUrl(0)), reader);
+    const on = async (i: number, path: string) =>
+      (await fetch(`${replicaUrl(i)}${path}`, { headers: { Authorization: `Bearer ${token}` } })).status;
+    expect(await Promise.all([0, 1, 2].map((i) => on(i, '/brands')))).toEqual([200, 200, 200]);
+    expect(await Promise.all([0, 1, 2].map((i) => on(i, '/units')))).toEqual([403, 403, 403]);
+    /** How long after `since` each replica answers `status` on `path`. */
+    const enforcedAfter = (since: number, path: string, status: number) =>
+      Promise.all(
+        [0, 1, 2].map(async (i) => {
+          while ((await on(i, path)) !== status) {
+            if (performance.now() - since > 5000) return Number.POSITIVE_INFINITY;
+            await new Promise((r) => setTimeout(r, 25));
+          }
+          return performance.now() - since;
+        }),
+      );
+    // The role changed (npm run roles -- apply, against the database all replicas share).
+    let since = performance.now();
+    await applyRoles(
+      direct.db.prisma,
+      'postgresql',
+      { roles: { reader: { units: { read: {} } }, other: brandsOnly.reader } },
+      'test@cluster',
+    );
+    const roleChanged = await enforcedAfter(since, '/brands', 403);
+    expect(await Promise.all([0, 1, 2].map((i) => on(i, '/units')))).toEqual([200, 200, 200]);
+    // The client given another role (npm run client -- set-role).
+    since = performance.now();
+    await setClientRole(direct.db.prisma, 'postgresql', reader.client_id, 'other', 'test@cluster');
+    const clientMoved = await enforcedAfter(since, '/units', 403);
+    console.info(
+      `[cluster] role change enforced after ${roleChanged.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}; new role of a client after ${clientMoved.map((ms) => `${ms.toFixed(0)} ms`).join(' / ')}`,
+    );
+    for (const ms of [...roleChanged, ...clientMoved]) expect(ms).toBeLessThanOrEqual(1000);
   });
 
   it('a subscriber on one replica receives a write made through another', async () => {
