@@ -32,11 +32,26 @@ export class RoleBook {
   async access(name: string): Promise<Access | undefined> {
     if (name === ADMIN) return undefined;
     const limit = this.provider === 'sqlite' ? KEPT_MS.sqlite : this.hearing ? KEPT_MS.heard : KEPT_MS.unheard;
-    if (!this.kept || performance.now() - this.keptAt >= limit) {
-      this.keptAt = performance.now();
-      this.kept = this.read();
+    if (!this.kept || performance.now() - this.keptAt >= limit) this.reload();
+    const asked = performance.now();
+    let access = (await this.kept!).get(name);
+    // A role not known here may have been made since it was read (roles apply, then client create):
+    // read again, unless a read began after this request asked (it would find the role).
+    if (!access && this.keptAt < asked) {
+      this.reload();
+      access = (await this.kept!).get(name);
     }
-    return (await this.kept).get(name) ?? NOTHING(name);
+    return access ?? NOTHING(name);
+  }
+
+  private reload(): void {
+    this.keptAt = performance.now();
+    const reading = this.read();
+    this.kept = reading;
+    // A failed read (the database away) is not kept: the next request reads again.
+    reading.catch(() => {
+      if (this.kept === reading) this.kept = undefined;
+    });
   }
 
   /**
