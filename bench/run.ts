@@ -70,8 +70,10 @@ import {
 
 const USAGE = `usage: tsx bench/run.ts [options]
 
-  --targets LIST       postgraphile,graphql,rest,graphql@base,rest@base (default: all; the @base
-                       ones only with --baseline)
+  --targets LIST       postgraphile,graphql,rest,graphql+role,rest+role,graphql@base,rest@base
+                       (default: all but the +role ones; the @base ones only with --baseline). The
+                       +role ones are our APIs under a restricted role (a field list and a row
+                       filter on every type that leave the answers those of admin: bench/lib/role.ts)
   --baseline DIR       another checkout of this project (npm ci done there), e.g. a git worktree of
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers

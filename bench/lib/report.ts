@@ -131,6 +131,8 @@ const COLOURS: Record<TargetName, string> = {
   postgraphile: '#7a7a7a',
   graphql: '#2f6db5',
   rest: '#d9822b',
+  'graphql+role': '#1d4a80',
+  'rest+role': '#a35a14',
   'graphql@base': '#9bb8dc',
   'rest@base': '#ecc195',
 };

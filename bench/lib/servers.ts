@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Dataset } from './databases.ts';
+import { BENCH_ROLE, benchRoleFile } from './role.ts';
 
 /** `baseline`: our server from another checkout of the project (`--baseline`). */
 export type ServerKind = 'postgraphile' | 'ours' | 'baseline';
@@ -31,6 +32,8 @@ export interface RunningServer {
   pid: number;
   /** Headers every request to this server carries (ours: the bearer token). */
   headers: Record<string, string>;
+  /** Ours: the bearer token of a client with the bench's restricted role (./role.ts). */
+  roleHeaders?: Record<string, string>;
   logFile: string;
   stop(): Promise<void>;
 }
@@ -210,17 +213,27 @@ export async function startOurs(
     SEED_DEMO_DATA: 'false',
     ...extraEnv,
   };
-  const created = JSON.parse(
-    await runCli(
-      'src/auth/cli.ts',
-      ['create', '--name', `bench-${Date.now()}`, '--scopes', 'read,write', '--role', 'admin', '--json'],
-      env,
-    ),
-  ) as {
-    client_id: string;
-    client_secret: string;
-  };
-  const revoke = () => runCli('src/auth/cli.ts', ['revoke', created.client_id], env).then(() => undefined);
+  const client = async (role: string) =>
+    JSON.parse(
+      await runCli(
+        'src/auth/cli.ts',
+        ['create', '--name', `bench-${role}-${Date.now()}`, '--scopes', 'read,write', '--role', role, '--json'],
+        env,
+      ),
+    ) as { client_id: string; client_secret: string };
+  const created = await client('admin');
+  // This checkout's server also gets a client with a restricted role (the `+role` targets).
+  let restricted: { client_id: string; client_secret: string } | undefined;
+  if (kind === 'ours') {
+    const file = join(logDir, 'bench-role.json');
+    writeFileSync(file, JSON.stringify(benchRoleFile()));
+    await runCli('src/permissions/cli.ts', ['apply', file], env);
+    restricted = await client(BENCH_ROLE);
+  }
+  const revoke = () =>
+    Promise.all(
+      [created, restricted].flatMap((c) => (c ? [runCli('src/auth/cli.ts', ['revoke', c.client_id], env)] : [])),
+    ).then(() => undefined);
   const logFile = join(logDir, `${dataset.id}-${label ?? kind}.log`);
   let launched: Awaited<ReturnType<typeof launch>>;
   try {
@@ -235,23 +248,29 @@ export async function startOurs(
     await revoke().catch((e: Error) => console.error(`could not revoke bench API client: ${e.message}`));
   };
   try {
-    const res = await fetch(`${baseUrl}/oauth/token.php`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${created.client_id}:${created.client_secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: 'grant_type=client_credentials',
-    });
-    const token = (await res.json()) as { access_token?: string };
-    if (!res.ok || !token.access_token)
-      throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
+    const bearer = async (c: { client_id: string; client_secret: string }) => {
+      const res = await fetch(`${baseUrl}/oauth/token.php`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      });
+      const token = (await res.json()) as { access_token?: string };
+      if (!res.ok || !token.access_token)
+        throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(token)}`);
+      return { authorization: `Bearer ${token.access_token}` };
+    };
+    const headers = await bearer(created);
+    const roleHeaders = restricted && (await bearer(restricted));
     return {
       kind,
       dataset,
       baseUrl,
       pid: launched.child.pid!,
-      headers: { authorization: `Bearer ${token.access_token}` },
+      headers,
+      ...(roleHeaders && { roleHeaders }),
       logFile,
       stop,
     };

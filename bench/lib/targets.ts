@@ -2,7 +2,8 @@
  * Targets: a server, a protocol and what it makes of each case and of W5's updates. `postgraphile`
  * is the peer; `graphql` and `rest` are our server's two APIs (one process serves both), through
  * bench/ours.ts; `graphql@base` and `rest@base` the same two of another checkout (`--baseline`),
- * for paired before/after numbers.
+ * for paired before/after numbers; `graphql+role` and `rest+role` our two APIs under a restricted
+ * role (./role.ts), for what enforcing a role costs.
  */
 import { firstLevel, OUR_UPDATE, OURS } from '../ours.ts';
 import { normalisePeer, peerRequest, peerTotals, peerUpdate } from '../peer/queries.ts';
@@ -11,7 +12,14 @@ import type { Provider } from './databases.ts';
 import { fromJsonApi, type JsonApiDocument, type Neutral, type Selection } from './neutral.ts';
 import type { CounterFilter, RunningServer, ServerKind } from './servers.ts';
 
-export type TargetName = 'postgraphile' | 'graphql' | 'rest' | 'graphql@base' | 'rest@base';
+export type TargetName =
+  | 'postgraphile'
+  | 'graphql'
+  | 'rest'
+  | 'graphql+role'
+  | 'rest+role'
+  | 'graphql@base'
+  | 'rest@base';
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PATCH';
@@ -126,14 +134,30 @@ const OUR_TARGETS = {
   },
 } satisfies Record<string, Target>;
 
+/** A target of ours sent with the token of the bench's restricted role (./role.ts) instead of admin's. */
+function asRestricted(target: Target, name: TargetName): Target {
+  const restricted = (server: RunningServer): RunningServer => {
+    if (!server.roleHeaders) throw new Error(`${name}: the server has no client with the restricted role`);
+    return { ...server, headers: server.roleHeaders };
+  };
+  return {
+    ...target,
+    name,
+    bind: (c, server) => target.bind(c, restricted(server)),
+    update: (u, server) => target.update(u, restricted(server)),
+  };
+}
+
 export const TARGETS: Record<TargetName, Target> = {
   ...OUR_TARGETS,
+  'graphql+role': asRestricted(OUR_TARGETS.graphql, 'graphql+role'),
+  'rest+role': asRestricted(OUR_TARGETS.rest, 'rest+role'),
   // The same requests to the baseline checkout's server.
   'graphql@base': { ...OUR_TARGETS.graphql, name: 'graphql@base', server: 'baseline' },
   'rest@base': { ...OUR_TARGETS.rest, name: 'rest@base', server: 'baseline' },
 };
 
-/** The targets a run measures when none are named: the baseline's only with --baseline. */
+/** The targets a run measures when none are named: the baseline's only with --baseline, the restricted role's only when named. */
 export function defaultTargets(withBaseline: boolean): Target[] {
-  return Object.values(TARGETS).filter((t) => withBaseline || t.server !== 'baseline');
+  return Object.values(TARGETS).filter((t) => (withBaseline || t.server !== 'baseline') && !t.name.endsWith('+role'));
 }

@@ -5,7 +5,9 @@
 import { resourceByType } from '../resources/registry.ts';
 import { LOCALES, type Attribute, type ResourceDefinition, type ScalarType } from '../resources/types.ts';
 import type { Provider } from '../db/url.ts';
-import { decimalAsNumber, id } from '../db/sql.ts';
+import { decimalAsNumber, id, Sql } from '../db/sql.ts';
+import { appendWhere } from '../query/compile.ts';
+import type { WhereNode } from '../query/where.ts';
 
 export interface Column {
   name: string;
@@ -151,26 +153,54 @@ function aggregateIds(provider: Provider, column: string, from: string, where: s
 }
 
 /**
+ * The rows of each related type a reader may see (its role's row filter, src/data/visible.ts),
+ * undefined for all of them.
+ */
+export type RowsOf = (type: string) => WhereNode | undefined;
+
+/** ` AND <the rows of type aliased alias the reader may see>`, written with literals ('' for all rows). */
+function andRowsOf(provider: Provider, rowsOf: RowsOf | undefined, type: string, alias: string): string {
+  const where = rowsOf?.(type);
+  if (!where) return '';
+  const sql = new Sql(provider, true).text(' AND ');
+  appendWhere(sql, where, alias);
+  return sql.toString();
+}
+
+/**
  * Computed columns with the ids of the relationships that are not a foreign key on the row (a
  * product's structure, a structure's items, links in join tables), so that one statement reads
- * a resource with all its relationship data. Read them back with relationshipIds().
+ * a resource with all its relationship data. Read them back with relationshipIds(). With `rowsOf`
+ * (a reader with a role), the ids of related rows the reader may not see are left out, and a
+ * foreign key to one reads as null, in the same statement.
  */
-export function relationshipIdColumns(type: string, names: readonly string[]): Column[] {
+export function relationshipIdColumns(type: string, names: readonly string[], rowsOf?: RowsOf): Column[] {
   const def = definition(type);
   return names.flatMap((name): Column[] => {
     const rel = def.relationships[name]!;
     const storage = rel.storage;
     const key = idsKey(name);
+    const visible = (p: Provider, alias: string) => andRowsOf(p, rowsOf, rel.target, alias);
     switch (storage.kind) {
-      case 'foreignKey':
-        return [];
+      case 'foreignKey': {
+        if (!rowsOf?.(rel.target)) return [];
+        const fk = (a: string) => `${a}.${id(storage.column)}`;
+        return [
+          {
+            name: storage.column,
+            type: 'integer',
+            expression: (p, a) =>
+              `CASE WHEN EXISTS (SELECT 1 FROM ${id(rel.target)} rv WHERE rv."id" = ${fk(a)}${visible(p, 'rv')}) THEN ${fk(a)} END`,
+          },
+        ];
+      }
       case 'inverse':
         return [
           {
             name: key,
             type: 'integer',
-            expression: (_p, a) =>
-              `(SELECT s."id" FROM ${id(rel.target)} s WHERE s.${id(storage.targetColumn)} = ${a}."id")`,
+            expression: (p, a) =>
+              `(SELECT s."id" FROM ${id(rel.target)} s WHERE s.${id(storage.targetColumn)} = ${a}."id"${visible(p, 's')})`,
           },
         ];
       case 'children':
@@ -179,7 +209,12 @@ export function relationshipIdColumns(type: string, names: readonly string[]): C
             name: key,
             type: 'integer',
             expression: (p, a) =>
-              aggregateIds(p, 'c."id"', `${id(rel.target)} c`, `c.${id(storage.targetColumn)} = ${a}."id"`),
+              aggregateIds(
+                p,
+                'c."id"',
+                `${id(rel.target)} c`,
+                `c.${id(storage.targetColumn)} = ${a}."id"${visible(p, 'c')}`,
+              ),
           },
         ];
       case 'join':
@@ -192,7 +227,11 @@ export function relationshipIdColumns(type: string, names: readonly string[]): C
                 p,
                 `j.${id(storage.targetColumn)}`,
                 `${id(storage.joinTable)} j`,
-                `j.${id(storage.ownColumn)} = ${a}."id"`,
+                `j.${id(storage.ownColumn)} = ${a}."id"${
+                  rowsOf?.(rel.target)
+                    ? ` AND EXISTS (SELECT 1 FROM ${id(rel.target)} rv WHERE rv."id" = j.${id(storage.targetColumn)}${visible(p, 'rv')})`
+                    : ''
+                }`,
               ),
           },
         ];

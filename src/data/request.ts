@@ -6,15 +6,8 @@
  * same batch loads in Pothos's loaders, with only the selected columns.)
  */
 import DataLoader from 'dataloader';
-import {
-  allFields,
-  columnsOf,
-  definition,
-  idsKey,
-  relationshipIdColumns,
-  relationshipIds,
-  type Column,
-} from './columns.ts';
+import { allFields, columnsOf, definition, relationshipIdColumns, type Column } from './columns.ts';
+import type { Access } from '../permissions/access.ts';
 import { rowsByIds, type DataSource, type Row } from './load.ts';
 import { tracedBatch } from '../observability/tracing.ts';
 
@@ -56,57 +49,28 @@ export class RequestLoaders {
 
   /** A whole resource by id, or null (also when the reader's role may not see it). */
   byId(type: string): DataLoader<number, Row | null> {
-    return this.loaders.get(`id:${type}`, async (ids) =>
-      this.visible(type, await rowsByIds(this.source, type, ids, RequestLoaders.columns(type))),
-    );
+    return this.loaders.get(`id:${type}`, (ids) => rowsByIds(this.source, type, ids, this.columns(type)));
   }
 
   /**
-   * Rows of `type` as the reader's role sees their relationships: without the related resources it
-   * may not see (a to-one is null, a to-many leaves them out). The same rows when nothing is hidden
-   * (admin, or no related type with a row filter); otherwise one statement per related type.
+   * RequestLoaders.columns as the reader's role sees the relationships: related rows it may not
+   * see left out, in the same statement (src/data/columns.ts relationshipIdColumns).
    */
-  async visible<R extends Row | null>(type: string, rows: R[]): Promise<R[]> {
+  columns(type: string): Column[] {
     const access = this.source.access;
-    if (!access?.dependsOnOthers(type)) return rows;
-    const shaped = rows.map((row) => (row ? { ...row } : row)) as R[];
-    for (const [name, rel] of Object.entries(definition(type).relationships)) {
-      if (!access.sees(type, name) || !access.rowFilter(rel.target)) continue;
-      const storage = rel.storage;
-      const idsOf = (row: Row) => {
-        const ids = storage.kind === 'foreignKey' ? row[storage.column] : relationshipIds(row, name);
-        return (Array.isArray(ids) ? ids : ids == null ? [] : [ids]) as number[];
-      };
-      const present = shaped.flatMap((row) => (row ? idsOf(row) : []));
-      if (present.length === 0) continue;
-      const seen = new Set(
-        await loadAll(this.visibleIds(rel.target), [...new Set(present)]).then((ids) =>
-          ids.filter((id) => id !== null),
-        ),
-      );
-      for (const row of shaped) {
-        if (!row) continue;
-        if (storage.kind === 'foreignKey') {
-          if (row[storage.column] != null && !seen.has(row[storage.column] as number))
-            (row as Row)[storage.column] = null;
-          continue;
-        }
-        const ids = relationshipIds(row, name);
-        (row as Row)[idsKey(name)] = Array.isArray(ids)
-          ? ids.filter((id) => seen.has(id))
-          : ids !== null && seen.has(ids)
-            ? ids
-            : null;
-      }
+    if (!access?.dependsOnOthers(type)) return RequestLoaders.columns(type);
+    let byType = roleColumns.get(access);
+    if (!byType) roleColumns.set(access, (byType = new Map()));
+    let columns = byType.get(type);
+    if (!columns) {
+      const fields = allFields(type);
+      const rowsOf = (target: string) => access.rowFilter(target);
+      const related = relationshipIdColumns(type, [...fields.relationships], rowsOf);
+      const replaced = new Set(related.map((c) => c.name));
+      columns = [...columnsOf(type, fields).filter((c) => !replaced.has(c.name)), ...related];
+      byType.set(type, columns);
     }
-    return shaped;
-  }
-
-  /** The ids of `type` the reader may see, null for the others: only ids are read, so no row's relationships are followed. */
-  private visibleIds(type: string): DataLoader<number, number | null> {
-    return this.loaders.get(`visible:${type}`, async (ids) =>
-      (await rowsByIds(this.source, type, ids, ID_ONLY)).map((row) => row?.id ?? null),
-    );
+    return columns;
   }
 
   /** Puts rows loaded some other way (a list page) where the id loader finds them. */
@@ -117,7 +81,8 @@ export class RequestLoaders {
 }
 
 const allColumns = new Map<string, Column[]>();
-const ID_ONLY: Column[] = [{ name: 'id', type: 'integer' }];
+/** RequestLoaders.columns per role (an Access, src/permissions: a role read again is another). */
+const roleColumns = new WeakMap<Access, Map<string, Column[]>>();
 
 /** The related type of a relationship, checked. */
 export function targetOf(type: string, relationship: string): string {

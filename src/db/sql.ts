@@ -11,7 +11,16 @@ export class Sql {
   /** A client shaped the text (see Statement.shaped in ./reads.ts). */
   shaped = false;
 
-  constructor(readonly provider: Provider) {}
+  /**
+   * `inline`: values are written into the text as literals instead of placeholders, for SQL that
+   * must be one string made once (a computed column of a select list, src/data/columns.ts). Only
+   * for values the service itself holds (a role's conditions, checked when the role was applied),
+   * never for a request's.
+   */
+  constructor(
+    readonly provider: Provider,
+    private readonly inline = false,
+  ) {}
 
   /** Appends SQL text (identifiers from the registry only, quoted with `id`). */
   text(sql: string): this {
@@ -21,6 +30,7 @@ export class Sql {
 
   /** Appends a placeholder for `value`. */
   value(value: unknown): this {
+    if (this.inline) return this.text(literal(this.provider, value));
     this.values.push(value);
     this.parts.push(this.provider === 'postgresql' ? `$${this.values.length}` : '?');
     return this;
@@ -41,7 +51,7 @@ export class Sql {
    */
   in(values: readonly unknown[]): this {
     if (values.length === 1) return this.text(' = ').value(values[0]);
-    if (this.provider === 'postgresql') return this.text(' = ANY(').value(values).text(')');
+    if (this.provider === 'postgresql' && !this.inline) return this.text(' = ANY(').value(values).text(')');
     return this.text(' IN ').list(values);
   }
 
@@ -59,6 +69,29 @@ export class Sql {
   toString(): string {
     return this.parts.join('');
   }
+}
+
+/**
+ * A value as an SQL literal, read by each database as its placeholder would be: text quoted (a
+ * quote doubled; PostgreSQL's standard_conforming_strings keeps backslashes as they are), numbers
+ * as they are, booleans and date-times as the drivers send them (./reads.ts, ./named-statements.ts).
+ */
+function literal(provider: Provider, value: unknown): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'boolean') return provider === 'postgresql' ? String(value).toUpperCase() : value ? '1' : '0';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('an SQL literal must be a finite number');
+    return String(value);
+  }
+  if (value instanceof Date) {
+    const iso = value.toISOString();
+    return literal(provider, provider === 'postgresql' ? iso.replace('Z', '') : iso.replace('Z', '+00:00'));
+  }
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw new Error('an SQL literal cannot hold NUL');
+    return `'${value.replaceAll("'", "''")}'`;
+  }
+  throw new Error(`no SQL literal for ${typeof value}`);
 }
 
 /** A quoted identifier. Only ever called with names from the registry or this module. */

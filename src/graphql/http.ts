@@ -17,8 +17,8 @@ import {
   type Response as HandlerResponse,
 } from 'graphql-http';
 import { Hono, type Context } from 'hono';
-import { isGraphiQLPageRequest } from '../auth/bearer.ts';
-import type { TokenService } from '../auth/tokens.ts';
+import { bearerToken, isGraphiQLPageRequest } from '../auth/bearer.ts';
+import type { BearerAuth, TokenService } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { readBody } from '../http/body.ts';
@@ -32,7 +32,7 @@ import { SERVICE_UNAVAILABLE } from './errors.ts';
 import { GRAPHIQL_EXAMPLE } from './examples.ts';
 import { type OperationOptions, type OperationPipeline, operationPipeline, type RequestContext } from './operation.ts';
 import { NOT_BY_TRANSPORT } from './streaming.ts';
-import { printSdl } from './schema.ts';
+import { schemaFor, sdlOf } from './role-schema.ts';
 import { sseTransport } from './sse.ts';
 import { type GraphQLWebSocket, graphqlWebSocket } from './websocket.ts';
 
@@ -159,10 +159,13 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
   let graphiqlPage: { html: string; token?: string } | undefined;
   const app = new Hono();
 
-  let sdl: string | undefined;
-  app.get('/graphql/schema.graphql', (c) =>
-    c.body((sdl ??= printSdl()), 200, { 'Content-Type': 'text/plain; charset=utf-8' }),
-  );
+  // The SDL of the schema the caller would use: the full one without a token (the published
+  // schema), its role's with one (./role-schema.ts).
+  app.get('/graphql/schema.graphql', async (c) => {
+    const reader = await sdlReader(c, options.tokens);
+    if (reader instanceof Response) return reader;
+    return c.body(sdlOf(schemaFor(reader?.access)), 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+  });
 
   app.on(['GET', 'HEAD', 'POST'], '/graphql', async (c) => {
     if (c.req.method !== 'POST' && isGraphiQLPageRequest(c)) {
@@ -212,6 +215,28 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
 }
 
 type Handler = ReturnType<typeof httpHandler>;
+
+/**
+ * Who asks for the SDL: the token's client, when there is one (the route is open while
+ * introspection is on: the middleware has not checked a token it carries); undefined without a
+ * token. A token that is not valid is refused as on every protected route (RFC 6750), not taken
+ * for none: its client would read a schema that is not its own.
+ */
+async function sdlReader(c: Context, tokens: TokenService): Promise<BearerAuth | undefined | Response> {
+  const checked = c.get('auth');
+  if (checked) return checked;
+  const token = bearerToken(c.req.header('authorization') ?? '');
+  if (token === undefined) return undefined;
+  const check = token === '' ? undefined : await tokens.checkAccessToken(token);
+  if (check?.ok) return check.auth;
+  const [status, error, description] = check
+    ? ([401, 'invalid_token', check.reason] as const)
+    : ([400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>'] as const);
+  return c.body(JSON.stringify({ error, error_description: description }), status, {
+    'Content-Type': JSON_CONTENT_TYPE,
+    'WWW-Authenticate': `Bearer realm="master-data", error="${error}", error_description="${description}"`,
+  });
+}
 
 /** A query or mutation over plain HTTP, through graphql-http; what it refuses before any operation, with a code. */
 async function answerOverHttp(c: Context, handler: Handler, text: string | null): Promise<Response> {

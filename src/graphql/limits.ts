@@ -322,70 +322,10 @@ function costBreach(
   ].find((limit) => limit.actual > limit.max);
 }
 
-/**
- * The variables an operation's estimated cost can change with: those in the arguments of a field
- * whose cost is computed from them (page sizes, BOM levels; the estimate reads nothing else, not
- * even @skip and @include).
- */
-function costVariables(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  const names = new Set<string>();
-  const typeInfo = new TypeInfo(schema);
-  const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
-  for (const definition of [operation, ...fragments]) {
-    visit(
-      definition,
-      visitWithTypeInfo(typeInfo, {
-        Field(node) {
-          if (typeof typeInfo.getFieldDef()?.extensions?.complexity !== 'function') return;
-          for (const argument of node.arguments ?? [])
-            visit(argument, { Variable: (v) => void names.add(v.name.value) });
-        },
-      }),
-    );
-  }
-  return [...names];
-}
-
-/**
- * An operation's estimated costs (their breach, null when within the limits), by the values of
- * the variables they can change with: one estimate when there are none. Clients send the same
- * page sizes over and over (W3's operation estimated on every request was 1% of its CPU).
- */
-interface OperationCost {
-  variables: string[];
-  breaches: Map<string, CostBreach | null>;
-}
-const costs = new WeakMap<OperationDefinitionNode, OperationCost>();
 /** Estimates kept per operation (a client sending ever new page sizes starts it again)... */
 const COST_ESTIMATES_KEPT = 64;
 /** ...for values this long at most (JSON): longer ones are estimated on every request. */
 const COST_KEY_CHARS = 256;
-
-/** The estimated cost against the limits, as a request error; undefined when within them. */
-export function costError(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): GraphQLError | undefined {
-  let cost = costs.get(operation);
-  if (!cost)
-    costs.set(operation, (cost = { variables: costVariables(schema, document, operation), breaches: new Map() }));
-  // Coerced variables (defaults applied) give the same estimate for the same values.
-  const key = cost.variables.map((name) => (name in variables ? JSON.stringify(variables[name]) : '')).join('\n');
-  let breach = cost.breaches.get(key);
-  if (breach === undefined) {
-    breach = costBreach(schema, document, operation, variables) ?? null;
-    if (key.length <= COST_KEY_CHARS) {
-      if (cost.breaches.size >= COST_ESTIMATES_KEPT) cost.breaches.clear();
-      cost.breaches.set(key, breach);
-    }
-  }
-  if (!breach) return undefined;
-  return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
-    extensions: { code: breach.code },
-  });
-}
 
 // Sized arguments and list lengths ---------------------------------------------------------------
 
@@ -398,12 +338,17 @@ interface SizedArgument {
   value: ValueNode;
 }
 
-/** What an operation's arguments hold, found once per operation: its sized arguments, its literal lists too long. */
+/**
+ * What an operation's arguments hold: its sized arguments, its literal lists too long, and the
+ * variables its estimated cost can change with: those in the arguments of a field whose cost is
+ * computed from them (page sizes, BOM levels; the estimate reads nothing else, not even @skip and
+ * @include).
+ */
 interface OperationArguments {
   sized: SizedArgument[];
   tooLong: GraphQLError | undefined;
+  costVariables: Set<string>;
 }
-const operationArguments = new WeakMap<OperationDefinitionNode, OperationArguments>();
 
 /** The literal lists under an argument longer than the limit: the first, as an error. */
 function longLiteral(node: ValueNode, path: string): GraphQLError | undefined {
@@ -427,10 +372,12 @@ function longLiteral(node: ValueNode, path: string): GraphQLError | undefined {
   return undefined;
 }
 
-function argumentsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) {
-  let found = operationArguments.get(operation);
-  if (found) return found;
-  found = { sized: [], tooLong: undefined };
+function argumentsOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): OperationArguments {
+  const found: OperationArguments = { sized: [], tooLong: undefined, costVariables: new Set() };
   const typeInfo = new TypeInfo(schema);
   const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
   for (const definition of [operation, ...fragments]) {
@@ -441,11 +388,13 @@ function argumentsOf(schema: GraphQLSchema, document: DocumentNode, operation: O
           const argument = typeInfo.getArgument();
           const field = typeInfo.getFieldDef();
           const parent = typeInfo.getParentType();
+          if (typeof field?.extensions?.complexity === 'function')
+            visit(node, { Variable: (v) => void found.costVariables.add(v.name.value) });
           if (!argument) return;
-          found!.tooLong ??= longLiteral(node.value, node.name.value);
+          found.tooLong ??= longLiteral(node.value, node.name.value);
           const bounds = (field?.extensions?.argumentBounds as Record<string, Bounds> | undefined)?.[node.name.value];
           if (bounds && field)
-            found!.sized.push({
+            found.sized.push({
               field: `${parent?.name}.${field.name}`,
               argument: node.name.value,
               bounds,
@@ -456,7 +405,6 @@ function argumentsOf(schema: GraphQLSchema, document: DocumentNode, operation: O
       }),
     );
   }
-  operationArguments.set(operation, found);
   return found;
 }
 
@@ -478,21 +426,60 @@ function longVariable(document: DocumentNode, variables: Record<string, unknown>
 }
 
 /**
- * Sized arguments out of their bounds and lists longer than the limit, literally or by variables
- * (coerced: defaults applied), as a request error naming the argument; undefined when all hold.
+ * The limits that depend on an operation's variables, worked out once per operation and schema
+ * (./prepared.ts keeps it): its sized arguments and literal lists, and which variables its cost
+ * can change with, with the estimates made so far by their values. Clients send the same page
+ * sizes over and over (W3's operation estimated on every request was 1% of its CPU).
  */
-export function argumentsError(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): GraphQLError | undefined {
-  const { sized, tooLong } = argumentsOf(schema, document, operation);
-  if (tooLong) return tooLong;
-  for (const { field, argument, bounds, type, value } of sized) {
-    const given = valueFromAST(value, type, variables);
-    if (typeof given === 'number' && (given < bounds.min || given > bounds.max))
-      return badInput(`${outOfBounds(argument, bounds, given)}, in ${field}`, argument, [value]);
+export class OperationLimits {
+  private readonly arguments: OperationArguments;
+  private readonly costVariables: string[];
+  /** The estimated cost's breach (null: within the limits), by the values of costVariables. */
+  private readonly breaches = new Map<string, CostBreach | null>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly document: DocumentNode,
+    private readonly operation: OperationDefinitionNode,
+  ) {
+    this.arguments = argumentsOf(schema, document, operation);
+    this.costVariables = [...this.arguments.costVariables];
   }
-  return longVariable(document, variables);
+
+  /**
+   * What refuses the operation with these variables (coerced: defaults applied), as a request
+   * error: sized arguments out of their bounds and lists longer than the limit, literally or by
+   * variables, naming the argument; then the estimated cost. Undefined when all hold.
+   */
+  error(variables: Record<string, unknown>): GraphQLError | undefined {
+    return this.argumentsError(variables) ?? this.costError(variables);
+  }
+
+  private argumentsError(variables: Record<string, unknown>): GraphQLError | undefined {
+    const { sized, tooLong } = this.arguments;
+    if (tooLong) return tooLong;
+    for (const { field, argument, bounds, type, value } of sized) {
+      const given = valueFromAST(value, type, variables);
+      if (typeof given === 'number' && (given < bounds.min || given > bounds.max))
+        return badInput(`${outOfBounds(argument, bounds, given)}, in ${field}`, argument, [value]);
+    }
+    return longVariable(this.document, variables);
+  }
+
+  private costError(variables: Record<string, unknown>): GraphQLError | undefined {
+    // Coerced variables (defaults applied) give the same estimate for the same values.
+    const key = this.costVariables.map((name) => (name in variables ? JSON.stringify(variables[name]) : '')).join('\n');
+    let breach = this.breaches.get(key);
+    if (breach === undefined) {
+      breach = costBreach(this.schema, this.document, this.operation, variables) ?? null;
+      if (key.length <= COST_KEY_CHARS) {
+        if (this.breaches.size >= COST_ESTIMATES_KEPT) this.breaches.clear();
+        this.breaches.set(key, breach);
+      }
+    }
+    if (!breach) return undefined;
+    return new GraphQLError(`Query ${breach.name} of ${breach.actual} exceeds max ${breach.name} of ${breach.max}`, {
+      extensions: { code: breach.code },
+    });
+  }
 }

@@ -33,11 +33,19 @@ const IdsInput = builder.inputType('IdsInput', {
 });
 
 /** How an input field maps to the data layer: an attribute, a to-one id, or a to-many change. */
-type InputField = { attribute: string; objectFields?: Map<string, string> } | { toOne: string } | { toMany: string };
+export type InputField =
+  | { attribute: string; objectFields?: Map<string, string> }
+  | { toOne: string }
+  | { toMany: string };
 
 /** Per GraphQL input type, its fields' meaning; and per resource type, registry name -> GraphQL name. */
 const inputFields = new Map<string, Map<string, InputField>>();
 const graphqlNames = new Map<string, Map<string, string>>();
+
+/** What each field of a create or update input sets (spec names), by input type name (`UpdateSupplierInput`). */
+export function inputFieldsOf(inputName: string): ReadonlyMap<string, InputField> | undefined {
+  return inputFields.get(inputName);
+}
 
 const objectInputs = new Map<string, ReturnType<typeof builder.inputType>>();
 function objectInput(name: string, fields: Record<string, string>) {

@@ -1,11 +1,13 @@
 /**
  * What happens to a GraphQL operation before it runs, in order: parse, text the database cannot
- * store, validation (with the limits of ./limits.ts and, when introspection is off, no
- * introspection and no field suggestions), variables against their types, the cost estimate, and
- * the write scope for mutations; a query text that passed parsing and validation once skips both
- * after (`knownQueries`). Each refusal is a request error with a code; what passes gets its
- * context and its read plan (./plan.ts), and runs compiled by graphql-jit (or by graphql-js where
- * graphql-jit cannot serve it), its errors masked (./errors.ts).
+ * store, validation against the schema of the client's role (./role-schema.ts; with the limits of
+ * ./limits.ts and, when introspection is off, no introspection and no field suggestions),
+ * variables against their types, the cost estimate, and the write scope for mutations. What does
+ * not depend on the variables is worked out once per role's schema and document (./prepared.ts):
+ * a query text sent again under the same role skips parsing and validation. Each refusal is a
+ * request error with a code; what passes gets its context and its read plan (./plan.ts), and runs
+ * compiled by graphql-jit (or by graphql-js where graphql-jit cannot serve it), its errors masked
+ * (./errors.ts).
  */
 import { readingAs } from '../data/visible.ts';
 import type { IncomingMessage } from 'node:http';
@@ -25,14 +27,13 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ASTVisitor,
   type ValidationContext,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { HandlerOptions, OperationArgs } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { BearerAuth } from '../auth/tokens.ts';
-import { BoundedCache } from '../bounded-cache.ts';
 import type { Clock } from '../clock.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import type { Database } from '../db/client.ts';
@@ -44,9 +45,10 @@ import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, maskError } from './errors.ts';
 import { variableProblems, withInputProblems } from './input-problems.ts';
-import { oversizedRecursiveVariable, takesRecursiveInput } from './recursive-inputs.ts';
-import { argumentsError, costError, depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
-import { planFor } from './plan.ts';
+import { oversizedRecursiveVariable } from './recursive-inputs.ts';
+import { depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
+import { literalProblem, PreparedOperation, PreparedOperations } from './prepared.ts';
+import { schemaFor } from './role-schema.ts';
 import { schema } from './schema.ts';
 
 /** What the handler hands from the HTTP request to the operation. */
@@ -104,6 +106,21 @@ export interface OperationPipeline {
   runEvent: (args: ExecutionArgs, rootValue: unknown) => Promise<ExecutionResult> | ExecutionResult;
 }
 
+/**
+ * An operation whose type the schema has no root for (mutations, for a role that may not write)
+ * is a validation error, as graphql-js 17 makes it; graphql-js 16 lets it through to execution.
+ */
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (!context.getSchema().getRootType(node.operation))
+        context.reportError(
+          new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }),
+        );
+    },
+  };
+}
+
 /** Yoga's envelop (parse and validation caches, limits), for the pipeline. */
 function envelopOf(options: OperationOptions) {
   // envelop plugins are typed for the context they need; these need none of ours.
@@ -115,6 +132,7 @@ function envelopOf(options: OperationOptions) {
       onValidate: ({ addValidationRule }) => {
         addValidationRule(depthRule);
         addValidationRule(directivesRule);
+        addValidationRule(knownOperationTypesRule);
       },
     },
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
@@ -137,47 +155,17 @@ function envelopOf(options: OperationOptions) {
 }
 
 /**
- * By document: its operation compiled by graphql-jit, or null where graphql-js runs it. Not for
- * documents of several operations: a compiled query runs the operation it was compiled for,
- * whatever a later request names (a read-only token ran a mutation that way through the envelop
- * plugin that kept one per document: test/graphql/http.test.ts). Not for subscriptions:
- * graphql-jit 0.8 hands a subscription field the operation's variables as its arguments, and
- * coerces them again for every event (found by the subscription tests).
- */
-const compiledQueries = new WeakMap<DocumentNode, CompiledQuery | null>();
-
-/** The compiled query that runs the operation `args` name; undefined where graphql-js runs it. */
-function compiledQueryOf(args: ExecutionArgs): CompiledQuery | undefined {
-  const operations = args.document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  const only = operations.length === 1 ? operations[0]! : undefined;
-  if (!only || only.operation === 'subscription') return undefined;
-  if (args.operationName && args.operationName !== only.name?.value) return undefined;
-  if (takesRecursiveInput(args.schema, only)) return undefined;
-  let compiled = compiledQueries.get(args.document);
-  if (compiled === undefined) {
-    const result = compileQuery(args.schema, args.document, undefined);
-    compiled = isCompiledQuery(result) ? result : null;
-    compiledQueries.set(args.document, compiled);
-  }
-  return compiled ?? undefined;
-}
-
-/**
- * How many query texts are remembered with their parsed documents (`knownQueries` below), and
- * how much text in all (UTF-16 code units): a document, its compiled query and its plan weigh
- * more than its text, and a text may be padded up to the body limit.
- */
-const KNOWN_QUERIES = 1000;
-const KNOWN_QUERY_CHARS = 4 * 1024 * 1024;
-
-/**
  * Runs a query or mutation that passed: graphql-jit's compiled query called directly (through the
  * envelop's execute, a lookup by id spent a tenth of its GraphQL work in the envelop's hooks and
  * promise helpers), or graphql-js where graphql-jit cannot serve it; its errors masked.
  */
-function runOperation(args: ExecutionArgs, mask: (error: unknown) => Error): Promise<ExecutionResult> {
+function runOperation(
+  args: ExecutionArgs,
+  prepared: PreparedOperations,
+  mask: (error: unknown) => Error,
+): Promise<ExecutionResult> {
   return traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () => {
-    const compiled = compiledQueryOf(args);
+    const compiled = prepared.of(args.schema, args.document).compiled(args.operationName);
     return masked(
       await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
       mask,
@@ -201,21 +189,24 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   const enveloped = envelopOf(options).getEnveloped({});
   const { schema: envelopedSchema } = enveloped;
 
-  /**
-   * Query texts that parsed and passed validation (with every limit), with their documents:
-   * a request that sends one again skips both. Clients send a few texts over and over, with
-   * other variables. Bounded by number and length; once full, the oldest texts make room.
-   */
-  const knownQueries = new BoundedCache<string, DocumentNode>(
-    (query) => query.length,
-    KNOWN_QUERY_CHARS,
-    KNOWN_QUERIES,
-  );
+  const operations = new PreparedOperations();
+  // Admin's is the envelop's own schema; a restricted role's is made from it (./role-schema.ts).
+  const schemaOf = (auth: BearerAuth) => (auth.access ? schemaFor(auth.access) : envelopedSchema);
 
-  /** The document of a query text, parsed and validated; or the errors that refuse it. */
-  const validDocument = (query: string): DocumentNode | GraphQLError[] => {
-    const known = knownQueries.get(query);
-    if (known) return known;
+  /** The document of a query text, parsed, and prepared against `schema` once valid; or the errors that refuse it. */
+  const validOperation = (query: string, schema: GraphQLSchema): PreparedOperation | readonly GraphQLError[] => {
+    const known = operations.documentOf(query);
+    const document = known ?? parsed(query);
+    if (Array.isArray(document)) return document;
+    const prepared = operations.of(schema, document as DocumentNode);
+    prepared.errors ??= validated(schema, prepared.document);
+    if (prepared.errors.length > 0) return prepared.errors;
+    if (!known) operations.know(query, prepared.document);
+    return prepared;
+  };
+
+  /** A query text's document; or why it is refused before validation (it does not parse, or holds text the database cannot store). */
+  const parsed = (query: string): DocumentNode | GraphQLError[] => {
     let document: DocumentNode;
     try {
       document = tracedSync('graphql.parse', {}, () => enveloped.parse(query));
@@ -225,39 +216,37 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     }
     // Text the database cannot store is named before validation, as for a document never seen.
     const literal = literalProblem(document);
-    if (literal) return [badInput(literal)];
+    return literal ? [badInput(literal)] : document;
+  };
+
+  /** Validation's errors (with codes): none when the document is valid against the schema. */
+  const validated = (schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] => {
     const errors = (() => {
       try {
-        return tracedSync('graphql.validate', {}, () => enveloped.validate(envelopedSchema, document));
+        return tracedSync('graphql.validate', {}, () => enveloped.validate(schema, document));
       } catch (error) {
         // A validation rule may throw its finding instead of reporting it.
         if (error instanceof GraphQLError) return [error];
         throw error;
       }
     })();
-    if (errors.length > 0) return validationErrors(envelopedSchema, document, errors, options.introspection);
-    knownQueries.set(query, document);
-    return document;
+    return errors.length > 0 ? validationErrors(schema, document, errors, options.introspection) : [];
   };
 
   /** Parses, validates and checks an operation: its execution arguments, or the errors (or the response) that refuse it. */
   const prepare: OnSubscribe = async (req, params) => {
     const { auth } = req.context;
-    const document = validDocument(params.query);
-    if (Array.isArray(document)) return document;
+    const schema = schemaOf(auth);
+    const prepared = validOperation(params.query, schema);
+    if (!(prepared instanceof PreparedOperation)) return [...prepared];
+    const { document } = prepared;
     const unstorable = unstorableInput(document, params.variables);
     if (unstorable) return [unstorable];
     const operation = getOperationAST(document, params.operationName);
     if (!operation) return [operationNameError(document, params.operationName ?? undefined)];
-    const oversized = oversizedRecursiveVariable(envelopedSchema, operation, params.variables);
+    const oversized = oversizedRecursiveVariable(schema, operation, params.variables);
     if (oversized) return [badInput(oversized)];
-    const refused = checkedVariables(
-      envelopedSchema,
-      document,
-      operation,
-      params.variables ?? undefined,
-      options.introspection,
-    );
+    const refused = checkedVariables(prepared, operation, params.variables ?? undefined, options.introspection);
     if (refused) return refused;
     if (operation.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
     // A literal of one shape (no spreads): made for every request.
@@ -267,7 +256,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       // A subscription's events follow writes as they commit: they read where those are (the
       // primary), not from a read replica that may not have replayed them yet.
       source: readingAs(operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId), auth.access),
-      plan: planFor(envelopedSchema, document),
+      plan: prepared.plan,
       auth,
       writeCaller: { apiClientId: auth.clientId, access: auth.access, beforeCommit: req.context.beforeCommit },
       localeChain: options.localeChain,
@@ -277,7 +266,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       watchToken: live.watchToken,
     };
     const args: ExecutionArgs = {
-      schema: envelopedSchema,
+      schema,
       document,
       operationName: params.operationName,
       variableValues: params.variables,
@@ -289,7 +278,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
 
   return {
     prepare,
-    execute: (args) => runOperation(args, mask),
+    execute: (args) => runOperation(args, operations, mask),
     subscribe: (args) => enveloped.subscribe(args) as ReturnType<Run>,
     // graphql-js's own execute: the envelop's would start the subscription again (it subscribes
     // when the operation is one). Each event gets a fresh per-request cache.
@@ -312,12 +301,12 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
  * variables (page sizes) and are checked once those are known to fit their types.
  */
 function checkedVariables(
-  schema: GraphQLSchema,
-  document: DocumentNode,
+  prepared: PreparedOperation,
   operation: OperationDefinitionNode,
   given: Record<string, unknown> | undefined,
   introspection: boolean,
 ): GraphQLError[] | undefined {
+  const { schema, document } = prepared;
   let variables: Record<string, unknown> = {};
   if (operation.variableDefinitions?.length) {
     const coerced = getVariableValues(schema, operation.variableDefinitions, given ?? {});
@@ -327,8 +316,7 @@ function checkedVariables(
     }
     variables = coerced.coerced;
   }
-  const refused =
-    argumentsError(schema, document, operation, variables) ?? costError(schema, document, operation, variables);
+  const refused = prepared.limitsError(operation, variables);
   return refused && [refused];
 }
 
@@ -430,23 +418,6 @@ function asBadInput(error: GraphQLError, document: DocumentNode): GraphQLError |
 
 /** Deeper than any input type of the schema goes: a client that sends more sends nonsense. */
 const MAX_VARIABLE_DEPTH = 32;
-
-/** Per parsed document (the parser cache hands back the same object): what is wrong with its string literals. */
-const literalProblems = new WeakMap<DocumentNode, string | null>();
-
-function literalProblem(document: DocumentNode): string | null {
-  let problem = literalProblems.get(document);
-  if (problem !== undefined) return problem;
-  problem = null;
-  visit(document, {
-    [Kind.STRING]: (node) => {
-      const why = unstorableText(node.value);
-      if (why && problem === null) problem = `a string in the query ${why}`;
-    },
-  });
-  literalProblems.set(document, problem);
-  return problem;
-}
 
 /** Text the database cannot store (NUL, lone surrogates) in string literals or variables, as a GraphQL error. */
 function unstorableInput(document: DocumentNode, variables: unknown): GraphQLError | undefined {

@@ -1,8 +1,8 @@
 /**
  * Which columns an operation needs, per resource type: the union of the fields it selects on
  * that type anywhere in the document (fragments included). Loads read only those columns. A
- * plan is computed once per parsed document (the parser cache hands back the same document
- * object for the same query text) and reused by every request that sends it.
+ * plan is computed once per prepared operation (./prepared.ts: per schema and parsed document)
+ * and reused by every request that sends it.
  */
 import { TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { columnsOf, definition, relationshipIdColumns, type Column, type Fields } from '../data/columns.ts';
@@ -49,11 +49,8 @@ export class ColumnPlan {
   }
 }
 
-const plans = new WeakMap<DocumentNode, ColumnPlan>();
-
+/** The plan of a document, worked out (kept by ./prepared.ts). */
 export function planFor(schema: GraphQLSchema, document: DocumentNode): ColumnPlan {
-  let plan = plans.get(document);
-  if (plan) return plan;
   const fields = new Map<string, { attributes: Set<string>; relationships: Set<string>; ownerLinks: Set<string> }>();
   const typeInfo = new TypeInfo(schema);
   visit(
@@ -76,7 +73,5 @@ export function planFor(schema: GraphQLSchema, document: DocumentNode): ColumnPl
       },
     }),
   );
-  plan = new ColumnPlan(fields);
-  plans.set(document, plan);
-  return plan;
+  return new ColumnPlan(fields);
 }

@@ -33,10 +33,17 @@ import { refOf } from './objects.ts';
 
 const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
 
-/** How one filter input field becomes a condition (its value checked, or WhereInputError). */
-type FilterField = {
+/** An attribute or a relationship of a resource type, by its spec name. */
+export type SpecField = readonly [type: string, kind: 'attribute' | 'relationship', name: string];
+
+/**
+ * How one filter input field becomes a condition (its value checked, or WhereInputError), and
+ * the fields of the spec it reads (a role that cannot see one of them has no such filter).
+ */
+export type FilterField = {
   type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int'];
   condition: (value: never, path: string) => WhereNode;
+  reads: readonly SpecField[];
 };
 
 /** The GraphQL type of each kind of REST filter's value (see filterWhere). */
@@ -49,10 +56,29 @@ const FILTER_TYPES = {
   after: 'DateTime',
 } as const;
 
-function restFilterField(type: string, filter: Filter): FilterField {
+function restFilterField(resource: ResourceDefinition, filter: Filter): FilterField {
+  const type = resource.type;
+  let reads: SpecField[];
+  if (filter.kind === 'relatedReference')
+    reads = [
+      [type, 'relationship', filter.relationship],
+      [resource.relationships[filter.relationship]!.target, 'attribute', 'reference'],
+    ];
+  else {
+    // The attribute in the column, or the to-one relationship whose key it is.
+    const { column } = filter;
+    const attribute = Object.entries(resource.attributes).find(([, a]) => a.column === column)?.[0];
+    const relationship = Object.entries(resource.relationships).find(
+      ([, r]) => r.storage.kind === 'foreignKey' && r.storage.column === column,
+    )?.[0];
+    if (attribute) reads = [[type, 'attribute', attribute]];
+    else if (relationship) reads = [[type, 'relationship', relationship]];
+    else throw new Error(`${type}: the filter on ${column} reads no attribute or relationship`);
+  }
   return {
     type: FILTER_TYPES[filter.kind],
     condition: (value: string | number | boolean | Date, path) => filterWhere(type, filter, value, path),
+    reads,
   };
 }
 
@@ -61,21 +87,27 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
   const fields = new Map<string, FilterField>();
   const on = (column: string, op: 'equals' | 'in' | 'gt' | 'lt') => (value: unknown, path: string) =>
     columnCondition(resource.type, column, op, value, path);
-  fields.set('idIn', { type: ['Int'], condition: on('id', 'in') });
+  fields.set('idIn', { type: ['Int'], condition: on('id', 'in'), reads: [] });
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     const column = attribute.column;
+    const reads: SpecField[] = [[resource.type, 'attribute', name]];
     if (attribute.type === 'string' || attribute.type === 'integer' || attribute.type === 'boolean') {
       const type = attribute.type === 'string' ? 'String' : attribute.type === 'integer' ? 'Int' : 'Boolean';
-      fields.set(attributeField(resource, name, column), { type, condition: on(column, 'equals') });
+      fields.set(attributeField(resource, name, column), { type, condition: on(column, 'equals'), reads });
     } else if (attribute.type === 'datetime') {
-      fields.set(`${camel(name).replace(/Date$/, '')}After`, { type: 'DateTime', condition: on(column, 'gt') });
-      fields.set(`${camel(name).replace(/Date$/, '')}Before`, { type: 'DateTime', condition: on(column, 'lt') });
+      const prefix = camel(name).replace(/Date$/, '');
+      fields.set(`${prefix}After`, { type: 'DateTime', condition: on(column, 'gt'), reads });
+      fields.set(`${prefix}Before`, { type: 'DateTime', condition: on(column, 'lt'), reads });
     }
   }
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     const storage = relationship.storage;
     if (storage.kind !== 'foreignKey') continue;
-    fields.set(`${camel(name)}Id`, { type: 'Int', condition: on(storage.column, 'equals') });
+    fields.set(`${camel(name)}Id`, {
+      type: 'Int',
+      condition: on(storage.column, 'equals'),
+      reads: [[resource.type, 'relationship', name]],
+    });
   }
   // The REST filters, where their meaning differs from the generic one (gtin without leading
   // zeros) or their name is new (productGroupTypeId, preferredSupplierReference).
@@ -86,7 +118,7 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
         : camel(param.replace(/^filter\[(.*)\]$/, '$1'));
     if (filter.kind === 'gtin' || !fields.has(name)) {
       if (filter.kind === 'flag' || filter.kind === 'after') continue; // isActive, isSales, modifiedAfter already say it
-      fields.set(name, restFilterField(resource.type, filter));
+      fields.set(name, restFilterField(resource, filter));
     }
   }
   return fields;

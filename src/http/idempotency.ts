@@ -15,6 +15,7 @@
  * Applies to POSTs of authenticated clients: REST ADD, REL-ADD and the structure and item ADDs,
  * and GraphQL mutations (a GraphQL query is safe to repeat: its key is ignored).
  */
+import { ADMIN } from '../permissions/roles.ts';
 import { createHash } from 'node:crypto';
 import { getOperationAST, parse } from 'graphql';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -75,7 +76,7 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
     const key = parseKey(header);
     const body = await readBody(c, maxBodyBytes);
     if (c.req.path === graphqlPath && !isMutation(body)) return next();
-    const fingerprint = fingerprintOf(c, body);
+    const fingerprint = fingerprintOf(c, body, auth.role);
     const claim = await keys.claim(auth.clientId, key, fingerprint);
     switch (claim.kind) {
       case 'replay':
@@ -84,7 +85,7 @@ export function idempotentPosts({ prisma, clock, maxBodyBytes, graphqlPath }: Id
         throw new HttpError(
           422,
           'idempotency_key_reused',
-          `Idempotency-Key ${JSON.stringify(key)} was used for another request (method, path, query or body) within 24 hours: use a new key`,
+          `Idempotency-Key ${JSON.stringify(key)} was used for another request (method, path, query or body, or under another role) within 24 hours: use a new key`,
         );
       case 'in_use':
         throw new HttpError(
@@ -145,10 +146,15 @@ function isMutation(body: Buffer): boolean {
   }
 }
 
-/** What makes two requests the same: method, path and query, media type, body. */
-function fingerprintOf(c: Context, body: Buffer): string {
+/**
+ * What makes two requests the same: method, path and query, media type, body, and the client's
+ * role (src/permissions): an answer kept under one role is never replayed under another, which may
+ * see less. (Clients with `admin`, the role every client had before roles, keep their fingerprints.)
+ */
+function fingerprintOf(c: Context, body: Buffer, role: string): string {
   const url = new URL(c.req.url);
   return createHash('sha256')
+    .update(role === ADMIN ? '' : `role ${role}\n`)
     .update(`${c.req.method}\n${url.pathname}${url.search}\n${c.req.header('content-type') ?? ''}\n`)
     .update(body)
     .digest('base64url');

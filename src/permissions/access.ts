@@ -39,15 +39,25 @@ export class Access {
     return this.rule(type, operation) !== undefined;
   }
 
-  /** Whether the role may see `field` (an attribute or relationship, spec name) of `type`. */
+  /**
+   * Whether the role may see `field` of `type`: an attribute, or a relationship (see
+   * seesRelationship). A name that is both (a supplier's `currency`) is seen when either is.
+   */
   sees(type: string, field: string): boolean {
+    return this.seesAttribute(type, field) || this.seesRelationship(type, field);
+  }
+
+  /** Whether the role may see the attribute `name` of `type` (its read rule names it, or names no fields). */
+  seesAttribute(type: string, name: string): boolean {
     const rule = this.rule(type, 'read');
-    if (!rule) return false;
-    if (field in (resourceByType(type)?.relationships ?? {}))
-      return (
-        (!rule.fields || rule.fields.has(field)) && this.can(resourceByType(type)!.relationships[field]!.target, 'read')
-      );
-    return !rule.fields || rule.fields.has(field);
+    return !!rule && name in (resourceByType(type)?.attributes ?? {}) && (!rule.fields || rule.fields.has(name));
+  }
+
+  /** Whether the role may see the relationship `name` of `type`: named by its read rule, to a type it may read. */
+  seesRelationship(type: string, name: string): boolean {
+    const rule = this.rule(type, 'read');
+    const relationship = resourceByType(type)?.relationships[name];
+    return !!rule && !!relationship && (!rule.fields || rule.fields.has(name)) && this.can(relationship.target, 'read');
   }
 
   /**
@@ -58,7 +68,9 @@ export class Access {
     let depends = this.dependent.get(type);
     if (depends === undefined) {
       const relationships = Object.entries(resourceByType(type)?.relationships ?? {});
-      depends = relationships.some(([name, rel]) => this.sees(type, name) && this.rowFilter(rel.target) !== undefined);
+      depends = relationships.some(
+        ([name, rel]) => this.seesRelationship(type, name) && this.rowFilter(rel.target) !== undefined,
+      );
       this.dependent.set(type, depends);
     }
     return depends;

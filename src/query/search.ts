@@ -72,6 +72,11 @@ const BM25_WEIGHT: Record<Weight, number> = { A: 10, B: 4, C: 2, D: 1 };
 
 export const SEARCHABLE_TYPES: ReadonlySet<string> = new Set(Object.keys(SEARCHED));
 
+/** The columns `search` looks in on `type` (none for a type that cannot be searched). */
+export function searchedColumns(type: string): readonly string[] {
+  return (SEARCHED[type] ?? []).map(([column]) => column);
+}
+
 /** Longest search text accepted, in characters: longer is not a search a person types. */
 export const MAX_SEARCH_LENGTH = 200;
 /** Most words in a search: each word is one more index lookup. */

@@ -14,7 +14,7 @@ export function authorizeRoute(access: Access | undefined, route: RestRoute): vo
   if (!access) return;
   if (!access.can(route.type, 'read'))
     throw new HttpError(403, 'forbidden', `the role ${access.name} may not use ${route.type}`);
-  if (route.relationship && !access.sees(route.type, route.relationship))
+  if (route.relationship && !access.seesRelationship(route.type, route.relationship))
     throw new HttpError(
       403,
       'forbidden',
@@ -28,8 +28,8 @@ export function mayFilter(access: Access | undefined, type: string, filter: Filt
   const resource = resourceByType(type)!;
   if (filter.kind === 'relatedReference') {
     const target = resource.relationships[filter.relationship]!.target;
-    return access.sees(type, filter.relationship) && access.sees(target, 'reference');
+    return access.seesRelationship(type, filter.relationship) && access.seesAttribute(target, 'reference');
   }
   const attribute = Object.entries(resource.attributes).find(([, a]) => a.column === filter.column)?.[0];
-  return attribute !== undefined && access.sees(type, attribute);
+  return attribute !== undefined && access.seesAttribute(type, attribute);
 }

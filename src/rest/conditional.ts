@@ -74,13 +74,16 @@ export class EntityTags {
     let shape = this.shapes.get(key);
     if (!shape) {
       const resource = definition(type);
-      const visible = (names: string[]) => (access ? names.filter((n) => access.sees(type, n)) : names);
+      const attributes = Object.keys(resource.attributes).filter((n) => !access || access.seesAttribute(type, n));
+      const relationships = Object.keys(resource.relationships).filter(
+        (n) => !access || access.seesRelationship(type, n),
+      );
       const described = JSON.stringify([
         DOCUMENT_FORMAT,
         this.basePath,
         type,
-        visible(Object.keys(resource.attributes)),
-        visible(Object.keys(resource.relationships)),
+        attributes,
+        relationships,
         ...(access ? [access.key] : []),
       ]);
       // Bounded: a role read again is a new Access, and its old shapes are never asked for again.

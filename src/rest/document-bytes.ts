@@ -20,7 +20,6 @@
  * --replace`, a restore from a backup), restart it (README). The bytes are byte for byte what
  * `JSON.stringify` makes of the document.
  */
-import { createHash } from 'node:crypto';
 import { BoundedCache } from '../bounded-cache.ts';
 
 /** At most this many bytes of resource objects are kept (per process). */
@@ -72,16 +71,11 @@ export class DocumentBytes {
 
   /**
    * The resource object at `version` whose link is `self`: copied when kept, else made by `make`,
-   * serialized and kept. `role`: the object as a role sees it (its `variant`, src/permissions
-   * Access.key), not kept when it depends on more than the resource's version (`keep` false).
+   * serialized and kept. `variant`: what else it is a function of (a role's view of it:
+   * Documents.resourcesJson).
    */
-  resource(version: number, self: string, make: () => object, role?: { variant: string; keep: boolean }): ResourceJson {
-    if (role && !role.keep) {
-      const bytes = Buffer.from(JSON.stringify(make()));
-      const digest = createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
-      return new ResourceJson(`${version} ${self} ${role.variant} ${digest}`, bytes);
-    }
-    const key = role ? `${version} ${self} ${role.variant}` : `${version} ${self}`;
+  resource(version: number, self: string, make: () => object, variant?: string): ResourceJson {
+    const key = variant ? `${version} ${self} ${variant}` : `${version} ${self}`;
     let bytes = this.kept.get(key);
     if (!bytes) {
       const json = JSON.stringify(make());

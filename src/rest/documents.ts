@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { definition, relationshipIds } from '../data/columns.ts';
+import { definition, idsKey, relationshipIds } from '../data/columns.ts';
 import { attributesOf, type RelationshipValue } from '../data/forms.ts';
 
 import type { Row } from '../data/load.ts';
@@ -80,13 +80,13 @@ export class Documents {
   resources(type: string, rows: readonly Row[]): ResourceObject[] {
     const resource = definition(type);
     const access = this.access;
-    const names = Object.keys(resource.relationships).filter((name) => !access || access.sees(type, name));
+    const names = Object.keys(resource.relationships).filter((name) => !access || access.seesRelationship(type, name));
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
       for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]! };
       const attributes = attributesOf(resource, row);
-      if (access) for (const name in attributes) if (!access.sees(type, name)) delete attributes[name];
+      if (access) for (const name in attributes) if (!access.seesAttribute(type, name)) delete attributes[name];
       return {
         type,
         id: row.id,
@@ -98,12 +98,23 @@ export class Documents {
     });
   }
 
-  /** A digest of the related resources a row's document shows (RequestLoaders.visible decided which). */
-  relatedDigest(type: string, row: Row): string {
+  /**
+   * The related rows a row's document shows, as the row holds their ids (which of them the
+   * reader's role may see was decided when it was read: RequestLoaders.columns).
+   */
+  private relatedKey(type: string, row: Row): string {
     const access = this.access;
-    const names = Object.keys(definition(type).relationships).filter((name) => !access || access.sees(type, name));
-    const related = JSON.stringify(names.map((name) => this.relationshipData(type, [row], name)[0]));
-    return createHash('sha256').update(related).digest('base64url').slice(0, 12);
+    return Object.entries(definition(type).relationships)
+      .filter(([name]) => !access || access.seesRelationship(type, name))
+      .map(([name, rel]) =>
+        JSON.stringify(row[rel.storage.kind === 'foreignKey' ? rel.storage.column : idsKey(name)] ?? null),
+      )
+      .join(' ');
+  }
+
+  /** A digest of the related resources a row's document shows (relatedKey). */
+  relatedDigest(type: string, row: Row): string {
+    return createHash('sha256').update(this.relatedKey(type, row)).digest('base64url').slice(0, 12);
   }
 
   /**
@@ -117,8 +128,8 @@ export class Documents {
         row.version as number,
         this.resourceLink(type, row.id),
         () => this.resources(type, [row])[0]!,
-        // A role's objects are its own; those whose relationships depend on other rows' visibility are not kept.
-        access && { variant: access.key, keep: !access.dependsOnOthers(type) },
+        // A role's objects are its own, and where it sees only some related rows, a function of which.
+        access && (access.dependsOnOthers(type) ? `${access.key} ${this.relatedKey(type, row)}` : access.key),
       ),
     );
   }

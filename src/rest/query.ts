@@ -133,7 +133,7 @@ function visibleIncludes(values: Map<string, string>, route: RestRoute, access: 
     route.operation === 'related-get'
       ? resourceByType(route.type)!.relationships[route.relationship!]!.target
       : route.type;
-  return new Map([...values].filter(([, relationship]) => access.sees(type, relationship)));
+  return new Map([...values].filter(([, relationship]) => access.seesRelationship(type, relationship)));
 }
 
 /**

@@ -61,6 +61,29 @@ describe.each(providers)('roles over REST on %s', (provider) => {
     expect(statements).toBe(db.statementCount - adminBefore);
   });
 
+  it('leaves out related rows the role cannot see, with no statement more than admin', async () => {
+    const path = '/product_structure_items?per_page=50&include=product';
+    await api.request('GET', '/units', as('planner'));
+    const db = api.env.database.db;
+    const count = async (options = {}) => {
+      const before = db.statementCount;
+      const res = await api.request('GET', path, options);
+      return { res, statements: db.statementCount - before };
+    };
+    const admin = await count();
+    const planner = await count(as('planner'));
+    // No statement more (one fewer when no related row of the page is visible: nothing to include).
+    expect(planner.statements).toBeLessThanOrEqual(admin.statements);
+    expect(planner.statements).toBeGreaterThanOrEqual(admin.statements - 1);
+    const sales = new Set(
+      (await api.prisma.product.findMany({ where: { is_sales: true }, select: { id: true } })).map((p: any) => p.id),
+    );
+    const linked = planner.res.body.data.map((item: any) => item.relationships.product.data);
+    expect(linked.some((d: unknown) => d === null)).toBe(true);
+    for (const d of linked) if (d) expect(sales.has(d.id)).toBe(true);
+    for (const p of planner.res.body.included) expect(sales.has(p.id)).toBe(true);
+  });
+
   it('answers 404 for a row outside the where, 403 for a type it may not read', async () => {
     const hidden = await api.prisma.product.findFirst({ where: { is_sales: false } });
     expectShapeA(await api.request('GET', `/products/${hidden.id}`, as('web_shop')), 'products', hidden.id);
