@@ -16,6 +16,9 @@
  * processes on a SQLite file; a notification lost with its connection). When the listening
  * connection comes back, the feed reads the gap from the log.
  *
+ * A follower with a role gets the entries as its role sees them (./role-changes.ts), made once
+ * per role for all its followers (ChangeFeed.viewsOf).
+ *
  * Bounded: a follower that does not take its entries (a slow consumer) is ended once more than
  * `maxBacklog` wait for it; it resumes from its last cursor.
  */
@@ -24,9 +27,13 @@ import { CHANGES_CHANNEL, listen, type Listener } from '../db/notifications.ts';
 import { numberChanges, onChangesCommitted } from './change-log.ts';
 import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './changes.ts';
 import { DomainError } from './errors.ts';
+import type { Access } from '../permissions/access.ts';
+import { readableTypes, roleViews } from './role-changes.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
 const PAGE = 500;
+/** Entries whose view a role's followers share, per role (the newest). */
+const VIEWS_KEPT = 5000;
 /** The shortest time between two reads of the feed (see ChangeFeed.wake). */
 export const READ_INTERVAL_MS = 40;
 
@@ -62,6 +69,8 @@ export class ChangeFeed {
   private readAgain = false;
   private scheduled: NodeJS.Timeout | undefined;
   private lastRead = Number.NEGATIVE_INFINITY;
+  /** Per role: entries as it sees them, by seq, made once for all its followers (null: not shown). */
+  private readonly views = new WeakMap<Access, Map<number, Promise<ChangeEntry | null>>>();
 
   constructor(
     private readonly db: Database,
@@ -75,12 +84,14 @@ export class ChangeFeed {
 
   /**
    * A follower of the entries after `after` (of `types`, when given); from now when `after` is
-   * undefined. cursor_expired (a DomainError) when `after` cannot be followed.
+   * undefined. cursor_expired (a DomainError) when `after` cannot be followed. With `access`, it
+   * gets the entries as that role sees them (../data/role-changes.ts), of the types it may read.
    */
-  async follow(after: number | undefined, types?: readonly string[]): Promise<Follower> {
+  async follow(after: number | undefined, types?: readonly string[], access?: Access): Promise<Follower> {
     const start = after === undefined ? await logPosition(this.db.primary) : after;
     if (after !== undefined) await checkCursor(this.db.primary, after);
-    const follower = new Follower(this, types ? new Set(types) : undefined, start);
+    const followed = access ? readableTypes(access, types) : types;
+    const follower = new Follower(this, followed ? new Set(followed) : undefined, start, access);
     this.followers.add(follower);
     try {
       await (this.running ??= this.run());
@@ -226,6 +237,31 @@ export class ChangeFeed {
     return this.options.maxBacklog;
   }
 
+  /**
+   * Entries as the role sees them (null where it does not), made once for all of the role's
+   * followers: those that take the same entries at about the same time share the statements.
+   */
+  viewsOf(access: Access, entries: readonly ChangeEntry[]): Promise<(ChangeEntry | null)[]> {
+    let kept = this.views.get(access);
+    if (!kept) this.views.set(access, (kept = new Map()));
+    const views = kept;
+    const missing = entries.filter((entry) => !views.has(entry.seq));
+    if (missing.length > 0) {
+      const made = roleViews(this.reads, access, missing);
+      missing.forEach((entry, i) => {
+        const view = made.then((shown) => shown[i] ?? null);
+        // A failed read is not kept: the next follower to take the entry tries again.
+        view.catch(() => {
+          if (views.get(entry.seq) === view) views.delete(entry.seq);
+        });
+        views.set(entry.seq, view);
+      });
+    }
+    const taken = entries.map((entry) => views.get(entry.seq)!);
+    while (views.size > VIEWS_KEPT) views.delete(views.keys().next().value!);
+    return Promise.all(taken);
+  }
+
   /** The primary, also with a read replica: live changes follow writes as they commit, not as a replica replays them. */
   get reads() {
     return this.db.primary;
@@ -250,6 +286,8 @@ export class Follower implements AsyncIterableIterator<ChangeEntry> {
     private readonly feed: ChangeFeed,
     private readonly types: ReadonlySet<string> | undefined,
     start: number,
+    /** The role it follows for: entries as it sees them. None: admin, every entry as it is. */
+    private readonly access?: Access,
   ) {
     this.through = start;
   }
@@ -300,7 +338,15 @@ export class Follower implements AsyncIterableIterator<ChangeEntry> {
   async take(most = Number.POSITIVE_INFINITY): Promise<ChangeEntry[] | null> {
     for (;;) {
       if (this.closed) return null;
-      if (this.queue.length > 0) return this.queue.splice(0, most);
+      if (this.queue.length > 0) {
+        const taken = this.queue.splice(0, most);
+        if (!this.access) return taken;
+        const shown = (await this.feed.viewsOf(this.access, taken)).filter((e): e is ChangeEntry => e !== null);
+        if (this.closed) return null;
+        // Entries the role does not see are passed over: the next ones are waited for.
+        if (shown.length > 0) return shown;
+        continue;
+      }
       if (this.failure) {
         this.closed = true;
         throw this.failure;

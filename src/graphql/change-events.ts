@@ -13,6 +13,7 @@
  */
 import { Kind, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, visit } from 'graphql';
 import type { ChangeEntry } from '../data/changes.ts';
+import type { GraphQLContext } from './context.ts';
 import type { OperationPipeline } from './operation.ts';
 import type { ChangeStream } from './subscriptions.ts';
 
@@ -40,7 +41,8 @@ function event(result: unknown): Uint8Array {
 }
 
 /**
- * The events of one operation (document and the variables its selection uses), by change. An
+ * The events of one operation (document, the variables its selection uses, and the subscriber's
+ * role: each role has its own view of a change), by change. An
  * event is shared for a second: the subscribers of one read of the feed take it within moments,
  * and a selection of `node` (the resource as it is now) stays that recent for one who replays.
  */
@@ -88,7 +90,9 @@ function framesFor(operations: OperationPipeline, args: ExecutionArgs, operation
   let byKey = framesByDocument.get(args.document);
   if (!byKey) framesByDocument.set(args.document, (byKey = new Map()));
   const variables = args.variableValues ?? {};
+  // Per role: what a change shows (its fields, its `node`) is the role's.
   const key = JSON.stringify([
+    (args.contextValue as GraphQLContext | undefined)?.auth.access?.key ?? null,
     args.operationName ?? null,
     variablesOfSelection(operation).map((name) => variables[name] ?? null),
   ]);

@@ -15,6 +15,7 @@ import {
   parseCursor,
 } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
+import { changesFor, historiesFor } from '../data/role-changes.ts';
 import { typeName } from '../resources/names.ts';
 import { resources } from '../resources/registry.ts';
 import { builder } from './builder.ts';
@@ -170,8 +171,13 @@ builder.queryField('changes', (t) =>
     resolve: async (_root, args, context: GraphQLContext): Promise<ChangePage> => {
       const first = pageSize(args.first, DEFAULT_CHANGES, MAX_CHANGES, 'first');
       const after = cursorArgument(args.after, 'after');
-      // The primary, also with a read replica (as REST's /changes: a cursor from the primary is never past its head).
-      const page = await changesAfter(context.db.primary, after, { types: args.types ?? undefined, limit: first });
+      // The primary, also with a read replica (as REST's /changes: a cursor from the primary is never
+      // past its head). A role sees the log as it sees the data (../data/role-changes.ts).
+      const access = context.auth.access;
+      const options = { types: args.types ?? undefined, limit: first };
+      const page = access
+        ? await changesFor(context.db.primary, access, after, options)
+        : await changesAfter(context.db.primary, after, options);
       return { entries: page.entries, hasNextPage: page.hasMore, endCursor: formatCursor(page.cursor) };
     },
   }),
@@ -192,6 +198,15 @@ for (const resource of resources) {
         async (ids: number[], context: GraphQLContext, args: { first?: number | null; after?: string | null }) => {
           const first = pageSize(args.first, DEFAULT_HISTORY, MAX_HISTORY, 'first');
           const before = cursorArgument(args.after, 'after');
+          const access = context.auth.access;
+          if (access)
+            return (await historiesFor(context.source, access, resource.type, ids, { before, limit: first })).map(
+              (page): ChangePage => ({
+                entries: page.entries,
+                hasNextPage: page.hasMore,
+                endCursor: page.end === null ? null : formatCursor(page.end),
+              }),
+            );
           const pages = await historiesOf(context.source, resource.type, ids, { before, limit: first });
           return pages.map(
             (page): ChangePage => ({

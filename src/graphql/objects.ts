@@ -228,11 +228,9 @@ function addRelationshipFields(
         }),
         resolve: (row, args, context) => {
           const where = whereArgument(relationship.target, args.where);
-          // The row carries a join's linked ids (plan.ts): the target's id loader loads them. Not
-          // for a role that sees only some targets: those it cannot see are left out, in the
-          // same one statement per level (the loader would answer them null).
-          if (!where && storage.kind === 'join' && !context.source.access?.rowFilter(relationship.target))
-            return relationshipIds(row, name) as number[];
+          // The row carries a join's linked ids (plan.ts; for a role, only those of rows it sees):
+          // the target's id loader loads them.
+          if (!where && storage.kind === 'join') return relationshipIds(row, name) as number[];
           return filteredTargets(context, resource.type, name, where).load(row.id);
         },
       });

@@ -9,6 +9,7 @@
  * compiled by graphql-jit (or by graphql-js where graphql-jit cannot serve it), its errors masked
  * (./errors.ts).
  */
+import type { Access } from '../permissions/access.ts';
 import { readingAs } from '../data/visible.ts';
 import type { IncomingMessage } from 'node:http';
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
@@ -194,11 +195,15 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   const schemaOf = (auth: BearerAuth) => (auth.access ? schemaFor(auth.access) : envelopedSchema);
 
   /** The document of a query text, parsed, and prepared against `schema` once valid; or the errors that refuse it. */
-  const validOperation = (query: string, schema: GraphQLSchema): PreparedOperation | readonly GraphQLError[] => {
+  const validOperation = (
+    query: string,
+    schema: GraphQLSchema,
+    access: Access | undefined,
+  ): PreparedOperation | readonly GraphQLError[] => {
     const known = operations.documentOf(query);
     const document = known ?? parsed(query);
     if (Array.isArray(document)) return document;
-    const prepared = operations.of(schema, document as DocumentNode);
+    const prepared = operations.of(schema, document as DocumentNode, access && ((type) => access.rowFilter(type)));
     prepared.errors ??= validated(schema, prepared.document);
     if (prepared.errors.length > 0) return prepared.errors;
     if (!known) operations.know(query, prepared.document);
@@ -237,7 +242,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
   const prepare: OnSubscribe = async (req, params) => {
     const { auth } = req.context;
     const schema = schemaOf(auth);
-    const prepared = validOperation(params.query, schema);
+    const prepared = validOperation(params.query, schema, auth.access);
     if (!(prepared instanceof PreparedOperation)) return [...prepared];
     const { document } = prepared;
     const unstorable = unstorableInput(document, params.variables);

@@ -5,7 +5,14 @@
  * and reused by every request that sends it.
  */
 import { TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { columnsOf, definition, relationshipIdColumns, type Column, type Fields } from '../data/columns.ts';
+import {
+  columnsOf,
+  definition,
+  relationshipIdColumns,
+  type Column,
+  type Fields,
+  type RowsOf,
+} from '../data/columns.ts';
 import { attributeField } from '../resources/names.ts';
 
 /** What a GraphQL field reads: an attribute or a relationship of its resource, by registry name. */
@@ -23,7 +30,11 @@ export const fieldSources = new Map<string, FieldSources>();
 export class ColumnPlan {
   private readonly cache = new Map<string, Column[]>();
 
-  constructor(private readonly fields: ReadonlyMap<string, Required<Fields>>) {}
+  constructor(
+    private readonly fields: ReadonlyMap<string, Required<Fields>>,
+    /** A role's rows of each type (src/data/columns.ts RowsOf): a join's ids hold only the rows it sees. */
+    private readonly rowsOf?: RowsOf,
+  ) {}
 
   /** The columns to read for `type` (always at least `id`). */
   columns(type: string): Column[] {
@@ -41,7 +52,7 @@ export class ColumnPlan {
       );
       columns = [
         ...columnsOf(type, selected, (name, column) => attributeField(resource, name, column)),
-        ...relationshipIdColumns(type, joined),
+        ...relationshipIdColumns(type, joined, this.rowsOf),
       ];
       this.cache.set(type, columns);
     }
@@ -50,7 +61,7 @@ export class ColumnPlan {
 }
 
 /** The plan of a document, worked out (kept by ./prepared.ts). */
-export function planFor(schema: GraphQLSchema, document: DocumentNode): ColumnPlan {
+export function planFor(schema: GraphQLSchema, document: DocumentNode, rowsOf?: RowsOf): ColumnPlan {
   const fields = new Map<string, { attributes: Set<string>; relationships: Set<string>; ownerLinks: Set<string> }>();
   const typeInfo = new TypeInfo(schema);
   visit(
@@ -73,5 +84,5 @@ export function planFor(schema: GraphQLSchema, document: DocumentNode): ColumnPl
       },
     }),
   );
-  return new ColumnPlan(fields);
+  return new ColumnPlan(fields, rowsOf);
 }

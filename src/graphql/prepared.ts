@@ -24,6 +24,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { BoundedCache } from '../bounded-cache.ts';
+import type { RowsOf } from '../data/columns.ts';
 import { unstorableText } from '../db/text.ts';
 import { OperationLimits } from './limits.ts';
 import { type ColumnPlan, planFor } from './plan.ts';
@@ -49,11 +50,13 @@ export class PreparedOperation {
   constructor(
     readonly schema: GraphQLSchema,
     readonly document: DocumentNode,
+    /** The role's rows of each type, for a restricted role's schema (its plan reads only those). */
+    private readonly rowsOf?: RowsOf,
   ) {}
 
   /** The columns each resource type needs (./plan.ts). */
   get plan(): ColumnPlan {
-    this.columnPlan ??= planFor(this.schema, this.document);
+    this.columnPlan ??= planFor(this.schema, this.document, this.rowsOf);
     return this.columnPlan;
   }
 
@@ -115,12 +118,15 @@ export class PreparedOperations {
     this.documents.set(query, document);
   }
 
-  /** The document prepared against the schema: made on first use. */
-  of(schema: GraphQLSchema, document: DocumentNode): PreparedOperation {
+  /**
+   * The document prepared against the schema: made on first use. `rowsOf`: the rows of a
+   * restricted role, whose schema it is (a role's schema stands for its rules: ./role-schema.ts).
+   */
+  of(schema: GraphQLSchema, document: DocumentNode, rowsOf?: RowsOf): PreparedOperation {
     let byDocument = this.bySchema.get(schema);
     if (!byDocument) this.bySchema.set(schema, (byDocument = new WeakMap()));
     let prepared = byDocument.get(document);
-    if (!prepared) byDocument.set(document, (prepared = new PreparedOperation(schema, document)));
+    if (!prepared) byDocument.set(document, (prepared = new PreparedOperation(schema, document, rowsOf)));
     return prepared;
   }
 }

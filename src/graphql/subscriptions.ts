@@ -139,7 +139,12 @@ builder.subscriptionField('changes', (t) =>
     subscribe: async (_root, args, context: GraphQLContext) => {
       const release = context.subscriptions.admit(context.auth.clientId);
       try {
-        const follower = await context.changeFeed.follow(cursorArgument(args.after, 'after'), args.types ?? undefined);
+        // A role follows the log as it sees the data (../data/role-changes.ts).
+        const follower = await context.changeFeed.follow(
+          cursorArgument(args.after, 'after'),
+          args.types ?? undefined,
+          context.auth.access,
+        );
         const stream = new ChangeStream(follower, context.watchToken(context.auth), release);
         streams.set(context, stream);
         return stream as AsyncIterable<never>;

@@ -15,7 +15,7 @@ let made = 0;
 
 export class Access {
   private readonly scoped = new WeakMap<WhereNode, WhereNode>();
-  private readonly dependent = new Map<string, boolean>();
+  private readonly shown = new Map<string, Shown>();
   /**
    * This Access among all made in the process (a role read again is a new Access): what caches
    * of answers are keyed by, so that nothing made under a role's old rules is served under its new.
@@ -61,19 +61,35 @@ export class Access {
   }
 
   /**
+   * What the role sees of a row of `type`, worked out once: the attributes and relationships it
+   * sees, the attributes it hides, and the relationships whose related rows it sees only
+   * some of (what it sees of a row then depends on other rows).
+   */
+  shownOf(type: string): Shown {
+    let shown = this.shown.get(type);
+    if (!shown) {
+      const resource = resourceByType(type)!;
+      const attributes = Object.keys(resource.attributes).filter((name) => this.seesAttribute(type, name));
+      const relationships = Object.keys(resource.relationships).filter((name) => this.seesRelationship(type, name));
+      shown = {
+        attributes,
+        hiddenAttributes: Object.keys(resource.attributes).filter((name) => !attributes.includes(name)),
+        relationships,
+        filteredRelationships: relationships.filter(
+          (name) => this.rowFilter(resource.relationships[name]!.target) !== undefined,
+        ),
+      };
+      this.shown.set(type, shown);
+    }
+    return shown;
+  }
+
+  /**
    * Whether what the role sees of a row of `type` depends on other rows: a relationship it sees
    * points at a type whose rows it sees only some of (a target it cannot see is left out).
    */
   dependsOnOthers(type: string): boolean {
-    let depends = this.dependent.get(type);
-    if (depends === undefined) {
-      const relationships = Object.entries(resourceByType(type)?.relationships ?? {});
-      depends = relationships.some(
-        ([name, rel]) => this.seesRelationship(type, name) && this.rowFilter(rel.target) !== undefined,
-      );
-      this.dependent.set(type, depends);
-    }
-    return depends;
+    return this.shownOf(type).filteredRelationships.length > 0;
   }
 
   /** The rows of `type` reads may return: undefined for all of them, NO_ROW for a type it may not read. */
@@ -129,6 +145,15 @@ export class Access {
       }
     }
   }
+}
+
+/** What a role sees of the rows of one type (Access.shownOf). */
+export interface Shown {
+  attributes: readonly string[];
+  hiddenAttributes: readonly string[];
+  relationships: readonly string[];
+  /** The relationships it sees whose related type it sees only some rows of. */
+  filteredRelationships: readonly string[];
 }
 
 /** The Access of a role: undefined for admin, which may do everything. */

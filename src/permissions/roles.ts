@@ -135,7 +135,7 @@ function readRule(
     const at = `${path}.${key}`;
     if (key === 'fields') rule.fields = readFields(resource, value, at, problems);
     else if (key === 'where' || (key === 'check' && (operation === 'create' || operation === 'update')))
-      rule[key] = readCondition(resource, value, at, problems);
+      rule[key] = readCondition(resource, value, at, problems, operation === 'read' && key === 'where');
     else
       problems.push(
         `${at}: is not a key of a rule: fields, where${operation === 'create' || operation === 'update' ? ', check' : ''}`,
@@ -158,12 +158,48 @@ function readFields(resource: ResourceDefinition, value: unknown, path: string, 
   return fields;
 }
 
-function readCondition(resource: ResourceDefinition, value: unknown, path: string, problems: string[]) {
+/**
+ * What a condition names that the change log does not carry in its entries: the server's dates
+ * (`modified_date`, left out of an update's values) and the owner a row belongs to (a structure's
+ * product, an item's structure: not a field of its document). By their names.
+ */
+function unfollowedColumns(resource: ResourceDefinition, node: WhereNode): string[] {
+  const server = new Map(
+    Object.entries(resource.attributes).flatMap(([name, a]) => (a.write === 'server' ? [[a.column, name]] : [])),
+  );
+  const owners = new Map(Object.entries(resource.ownerLinks ?? {}).map(([name, link]) => [link.column, name]));
+  const found = new Set<string>();
+  const walk = (n: WhereNode): void => {
+    if (n.kind === 'and' || n.kind === 'or') n.items.forEach(walk);
+    else if (n.kind === 'not') walk(n.item);
+    else if (n.kind === 'compare' && server.has(n.field.column)) found.add(server.get(n.field.column)!);
+    else if ((n.kind === 'toOne' || n.kind === 'empty') && n.link.via === 'column' && owners.has(n.link.column))
+      found.add(owners.get(n.link.column)!);
+  };
+  walk(node);
+  return [...found];
+}
+
+/** A where or check; `followed`: the rows a role reads, which the change log must be able to follow. */
+function readCondition(
+  resource: ResourceDefinition,
+  value: unknown,
+  path: string,
+  problems: string[],
+  followed: boolean,
+) {
   try {
     const where = parseWhere(resource.type, value, path, 'spec');
     if (!ownRowOnly(where)) {
       problems.push(
         `${path}: may name the row's own fields and its to-one relationships' ids only (a row's visibility must change only when the row itself is written)`,
+      );
+      return undefined;
+    }
+    const unfollowed = followed ? unfollowedColumns(resource, where) : [];
+    if (unfollowed.length > 0) {
+      problems.push(
+        `${path}: may not name ${unfollowed.join(', ')}: the change log does not record it with every change, so a consumer following the log could not be told when a row enters or leaves the role's rows`,
       );
       return undefined;
     }

@@ -3,7 +3,9 @@
  * cursor, and every LIST and GET answer carries `meta.changes_cursor`, the log's position when
  * the read was taken. A consumer reads everything once, then follows `/changes?after=` that
  * cursor: nothing committed after its read is missed, in commit order (an entry may come twice:
- * at least once).
+ * at least once). A client with a role gets the log as its role sees the data
+ * (../data/role-changes.ts): a consumer that reads what its role sees, then follows, holds exactly
+ * that; a `type` its role may not read is 403.
  *
  * `changes_cursor` is a property of the moment of reading, not of the resources: entity tags
  * are computed without it, so that a write elsewhere does not make every tag stale (If-Match
@@ -13,6 +15,7 @@
 import { type Context, Hono } from 'hono';
 import { changesAfter, type ChangeEntry, formatCursor, parseCursor } from '../data/changes.ts';
 import { atom } from '../data/forms.ts';
+import { changesFor } from '../data/role-changes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
@@ -123,9 +126,17 @@ export function changesRoutes({
   app.get(CHANGES_PATH, async (c: Context) => {
     const url = new URL(c.req.url);
     const query = parseChangesQuery(url);
+    const access = c.get('auth')?.access;
+    // A type the role may not read is refused like its paths (403, naming it).
+    const unreadable = access && query.types?.find((type) => !access.can(type, 'read'));
+    if (unreadable) throw new HttpError(403, 'forbidden', `the role ${access.name} may not use ${unreadable}`);
     // The primary, also with a read replica: a cursor handed out by the primary (a LIST read there,
-    // a live change) is never past the head of the log this reads.
-    const page = await changesAfter(db.primary, query.after, { types: query.types, limit: query.perPage });
+    // a live change) is never past the head of the log this reads. A role sees the log as it sees
+    // the data (../data/role-changes.ts); admin reads it as it is.
+    const options = { types: query.types, limit: query.perPage };
+    const page = access
+      ? await changesFor(db.primary, access, query.after, options)
+      : await changesAfter(db.primary, query.after, options);
     const next = new URLSearchParams(url.searchParams);
     next.set('after', formatCursor(page.cursor));
     const here = `${apiBase(c, basePath, trustProxy)}${CHANGES_PATH}`;

@@ -79,14 +79,14 @@ export class Documents {
    */
   resources(type: string, rows: readonly Row[]): ResourceObject[] {
     const resource = definition(type);
-    const access = this.access;
-    const names = Object.keys(resource.relationships).filter((name) => !access || access.seesRelationship(type, name));
+    const shown = this.access?.shownOf(type);
+    const names = shown ? shown.relationships : Object.keys(resource.relationships);
     const data = names.map((name) => this.relationshipData(type, rows, name));
     return rows.map((row, i) => {
       const relationships: ResourceObject['relationships'] = {};
       for (let n = 0; n < names.length; n++) relationships[names[n]!] = { data: data[n]![i]! };
       const attributes = attributesOf(resource, row);
-      if (access) for (const name in attributes) if (!access.seesAttribute(type, name)) delete attributes[name];
+      for (const name of shown?.hiddenAttributes ?? []) delete attributes[name];
       return {
         type,
         id: row.id,
@@ -99,16 +99,16 @@ export class Documents {
   }
 
   /**
-   * The related rows a row's document shows, as the row holds their ids (which of them the
-   * reader's role may see was decided when it was read: RequestLoaders.columns).
+   * The related rows of a row's document that depend on the reader's role, as the row holds their
+   * ids (which of them the role may see was decided when it was read: RequestLoaders.columns).
    */
   private relatedKey(type: string, row: Row): string {
-    const access = this.access;
-    return Object.entries(definition(type).relationships)
-      .filter(([name]) => !access || access.seesRelationship(type, name))
-      .map(([name, rel]) =>
-        JSON.stringify(row[rel.storage.kind === 'foreignKey' ? rel.storage.column : idsKey(name)] ?? null),
-      )
+    const resource = definition(type);
+    return (this.access?.shownOf(type).filteredRelationships ?? [])
+      .map((name) => {
+        const storage = resource.relationships[name]!.storage;
+        return JSON.stringify(row[storage.kind === 'foreignKey' ? storage.column : idsKey(name)] ?? null);
+      })
       .join(' ');
   }
 

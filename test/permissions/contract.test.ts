@@ -95,8 +95,8 @@ describe.each(providers)('the roles contract over REST on %s', (provider) => {
         expect(await version()).toBe(at);
         expectStatus(await api.request('PATCH', `/${type}/${id}`, { ...as(`may_${type}`), body: body() }), 200);
         // A type whose client writes only relationships is sent no change: it answers without a new version.
-      const changes = Object.keys(api.sampleAttributes(resource, 0)).length > 0;
-      expect(await version()).toBe(changes ? at + 1 : at);
+        const changes = Object.keys(api.sampleAttributes(resource, 0)).length > 0;
+        expect(await version()).toBe(changes ? at + 1 : at);
       },
     );
 

@@ -43,6 +43,8 @@ const BAD = {
         destroy: {},
       },
       units: { delete: {} },
+      brands: { read: { where: { modified_date: { gt: '2026-01-01T00:00:00Z' } } } },
+      product_structure_items: { read: { where: { product_structure: { id: { equals: 1 } } } } },
     },
   },
 };
@@ -82,6 +84,8 @@ describe.each(providers)('roles command line on %s', (provider) => {
       'roles.mes.products.update.check.consumer_price.gt: must be a number (got "cheap")',
       'roles.mes.products.destroy: is not an operation: read, create, update, delete',
       'roles.mes.units.delete: units are never deleted',
+      'roles.mes.brands.read.where: may not name modified_date: the change log does not record it',
+      'roles.mes.product_structure_items.read.where: may not name product_structure: the change log does not record it',
     ])
       expect(result.stderr).toContain(problem);
     expect(result.stderr).not.toMatch(/\n\s+at /);
