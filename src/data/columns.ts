@@ -184,13 +184,14 @@ export function relationshipIdColumns(type: string, names: readonly string[], ro
     switch (storage.kind) {
       case 'foreignKey': {
         if (!rowsOf?.(rel.target)) return [];
-        const fk = (a: string) => `${a}.${id(storage.column)}`;
+        // A correlated lookup, one index probe per row: PostgreSQL would turn an EXISTS into a
+        // hash of every visible row of the other table, built by each statement.
         return [
           {
             name: storage.column,
             type: 'integer',
             expression: (p, a) =>
-              `CASE WHEN EXISTS (SELECT 1 FROM ${id(rel.target)} rv WHERE rv."id" = ${fk(a)}${visible(p, 'rv')}) THEN ${fk(a)} END`,
+              `(SELECT rv."id" FROM ${id(rel.target)} rv WHERE rv."id" = ${a}.${id(storage.column)}${visible(p, 'rv')})`,
           },
         ];
       }
@@ -223,16 +224,19 @@ export function relationshipIdColumns(type: string, names: readonly string[], ro
             name: key,
             type: 'integer',
             expression: (p, a) =>
-              aggregateIds(
-                p,
-                `j.${id(storage.targetColumn)}`,
-                `${id(storage.joinTable)} j`,
-                `j.${id(storage.ownColumn)} = ${a}."id"${
-                  rowsOf?.(rel.target)
-                    ? ` AND EXISTS (SELECT 1 FROM ${id(rel.target)} rv WHERE rv."id" = j.${id(storage.targetColumn)}${visible(p, 'rv')})`
-                    : ''
-                }`,
-              ),
+              rowsOf?.(rel.target)
+                ? aggregateIds(
+                    p,
+                    `j.${id(storage.targetColumn)}`,
+                    `${id(storage.joinTable)} j JOIN ${id(rel.target)} rv ON rv."id" = j.${id(storage.targetColumn)}`,
+                    `j.${id(storage.ownColumn)} = ${a}."id"${visible(p, 'rv')}`,
+                  )
+                : aggregateIds(
+                    p,
+                    `j.${id(storage.targetColumn)}`,
+                    `${id(storage.joinTable)} j`,
+                    `j.${id(storage.ownColumn)} = ${a}."id"`,
+                  ),
           },
         ];
       default:

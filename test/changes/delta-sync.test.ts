@@ -20,6 +20,7 @@ import { resourceByType } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
 import { getTokens } from '../support/oauth.ts';
 import { expectStatus, type RestResponse, restSuite } from '../rest/support.ts';
+import { prng } from '../support/prng.ts';
 
 const TYPES = ['products', 'product_structure_items'] as const;
 type SyncedType = (typeof TYPES)[number];
@@ -48,25 +49,6 @@ interface ChangeObject {
   };
 }
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
-    chance: (p: number) => next() < p,
-    /** A decimal with at most 2 places, from 0.01 to max. */
-    amount: (max: number) => Math.max(1, Math.round(next() * max * 100)) / 100,
-  };
-}
 type Prng = ReturnType<typeof prng>;
 
 /** Attributes the server sets: the log leaves them out of updates, so a copy cannot follow them. */

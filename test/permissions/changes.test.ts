@@ -15,7 +15,8 @@ import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.t
 import { SseStream } from '../support/sse.ts';
 import { websocket } from '../support/ws.ts';
 import { expectShapeB, expectStatus, restSuite } from '../rest/support.ts';
-import { differences, prng, RoleConsumer, randomWrite, type World } from './role-sync.ts';
+import { prng } from '../support/prng.ts';
+import { differences, RoleConsumer, randomWrite, type World } from './role-sync.ts';
 
 const WRITES = 500;
 const LANES = 4;

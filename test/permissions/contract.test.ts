@@ -1,10 +1,15 @@
 /**
  * The roles contract, generated from the registry: for every resource type and every operation a
- * role can allow (read, create, update, delete), over REST, a role that allows it and one that
- * does not. Allowed works; refused answers the documented status (403 `forbidden`, shape B) and
- * writes nothing. Both databases.
+ * role can allow (read, create, update, delete), over REST and over GraphQL, a role that allows it
+ * and one that does not. Allowed works; refused answers the documented status (403 `forbidden`, shape B) and
+ * writes nothing (GraphQL: what the role may not do does not exist in its schema, so the
+ * operation fails validation before any statement). Both databases.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getNamedType } from 'graphql';
+import { schema } from '../../src/graphql/schema.ts';
+import { camel, typeName } from '../../src/resources/names.ts';
+import { attributeField } from '../../src/resources/names.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
 import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
@@ -134,6 +139,105 @@ describe.each(providers)('the roles contract over REST on %s', (provider) => {
       expect(await model().count({ where: { id: item.id } })).toBe(1);
       expectStatus(await api.request('DELETE', path, { ...as(`may_${type}`), body: removed }), 200);
       expect(await model().count({ where: { id: item.id } })).toBe(0);
+    });
+  });
+});
+
+/** A GraphQL create input of `type` from a REST ADD body (the same values, GraphQL's names). */
+function graphqlInput(
+  type: string,
+  body: { data: { attributes: Record<string, unknown>; relationships: Record<string, any> } },
+) {
+  const resource = resources.find((r) => r.type === type)!;
+  const input: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body.data.attributes)) {
+    const attribute = resource.attributes[name]!;
+    if (value === undefined) continue;
+    input[attributeField(resource, name, attribute.column)] =
+      typeof attribute.type === 'object' && value
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [camel(k), v]))
+        : value;
+  }
+  for (const [name, { data }] of Object.entries(body.data.relationships)) {
+    if (Array.isArray(data)) input[camel(name)] = { set: data.map((d: { id: number }) => d.id) };
+    else input[`${camel(name)}Id`] = data?.id ?? null;
+  }
+  return input;
+}
+
+/** The root list field of a type's rows in the full schema (`products`, `productStructureItems`). */
+function listField(type: string): string {
+  const connection = `${typeName(type)}Connection`;
+  const fields = schema.getQueryType()!.getFields();
+  return Object.keys(fields).find(
+    (name) => (getNamedType(fields[name]!.type) as { name: string }).name === connection,
+  )!;
+}
+
+describe.each(providers)('the roles contract over GraphQL on %s', (provider) => {
+  const api = restSuite(provider);
+  const tokens = new Map<string, string>();
+  beforeAll(async () => {
+    const { db } = api.env.database;
+    await applyTestRoles(db, ROLES);
+    for (const role of Object.keys(ROLES)) {
+      tokens.set(role, await tokenWithRole(api.env.t, db, role));
+      // The token and the role read once: a refusal below then costs no statement at all.
+      await api.env.gql('{ __typename }', undefined, { token: tokens.get(role)! });
+    }
+  }, 60_000);
+  const gql = (role: string, query: string, variables?: Record<string, unknown>) =>
+    api.env.gql(query, variables, { token: tokens.get(role)! });
+  const refusedByValidation = (res: Awaited<ReturnType<typeof gql>>) => {
+    expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.statements).toBe(0);
+  };
+
+  describe.each(TYPES)('%s', (type) => {
+    const resource = resources.find((r) => r.type === type)!;
+    const model = () => api.prisma[resource.model];
+    const name = typeName(type);
+
+    it('read: allowed lists what admin does; refused does not exist in the role schema', async () => {
+      const query = `{ ${listField(type)} { totalCount } }`;
+      const admin = await api.env.gql(query);
+      const allowed = await gql(`may_${type}`, query);
+      expect(allowed.body.data, JSON.stringify(allowed.body)).toEqual(admin.body.data);
+      refusedByValidation(await gql(`not_${type}`, query));
+    });
+
+    it.runIf(resource.operations.includes('add'))(
+      'create: allowed creates; refused does not exist, creates nothing',
+      async () => {
+        // A type whose client sets nothing on create (a supplier evaluation's role user) takes no input.
+        const takesInput = schema.getType(`Create${name}Input`) !== undefined;
+        const mutation = takesInput
+          ? `mutation ($input: Create${name}Input!) { create${name}(input: $input) { id } }`
+          : `mutation { create${name} { id } }`;
+        const before = await model().count();
+        refusedByValidation(await gql('reads_all', mutation, { input: graphqlInput(type, await api.addBody(type)) }));
+        expect(await model().count()).toBe(before);
+        const created = await gql(`may_${type}`, mutation, { input: graphqlInput(type, await api.addBody(type)) });
+        expect(created.body.errors, JSON.stringify(created.body.errors)).toBeUndefined();
+        expect(await model().count()).toBe(before + 1);
+      },
+    );
+
+    it.runIf(
+      resource.operations.includes('update') && schema.getMutationType()!.getFields()[`update${name}`] !== undefined,
+    )('update: allowed updates; refused does not exist, changes nothing', async () => {
+      const id = (await api.create(type)).id as number;
+      const mutation = `mutation ($id: Int!, $input: Update${name}Input!) { update${name}(id: $id, input: $input) { id } }`;
+      const input = graphqlInput(type, {
+        data: { attributes: api.sampleAttributes(resource, api.next()), relationships: {} },
+      });
+      const version = async () => (await model().findUnique({ where: { id } })).version;
+      const at = await version();
+      refusedByValidation(await gql('reads_all', mutation, { id, input }));
+      expect(await version()).toBe(at);
+      const updated = await gql(`may_${type}`, mutation, { id, input });
+      expect(updated.body.errors, JSON.stringify(updated.body.errors)).toBeUndefined();
+      expect(updated.body.data?.[`update${name}`]?.id).toBe(id);
     });
   });
 });

@@ -17,24 +17,11 @@ import { appendWhere } from '../../src/query/compile.ts';
 import { ownRowOnly, parseWhere } from '../../src/query/where.ts';
 import { seedDatabase } from '../../src/seed/write.ts';
 import { type MigratedDatabase, migratedDatabase, providers } from '../support/databases.ts';
+import { type Prng, prng } from '../support/prng.ts';
 
 const SEED = Number(process.env.MATCHES_SEED ?? 20261201);
 const ROWS = 80;
 const FILTERS = 400;
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
-  return { next, pick, chance: (p: number) => next() < p, int: (n: number) => Math.floor(next() * n) };
-}
-type Prng = ReturnType<typeof prng>;
 
 const WORDS = ['Alpha', 'alpha', 'ALPHA beta', 'Éclair', 'éCLAIR', 'Straße', 'gamma', 'Gamma-Delta', 'a%b_c', ''];
 const NEEDLES = ['alpha', 'ALP', 'ha', 'écl', 'ÉCL', 'air', 'straße', 'GAMMA', '%', '_c', 'a%b', 'x', ''];

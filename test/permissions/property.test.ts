@@ -1,7 +1,8 @@
 /**
  * Random roles against random reads: for each run a role with random field lists and row filters
  * on products, suppliers, product groups and structure items is applied, a client gets it, and
- * random requests go over REST. No answer may hold a resource of a type the role cannot read, a
+ * random requests go over REST, a GraphQL query and the change log (after admin writes to hidden
+ * and visible fields). No answer may hold a resource of a type the role cannot read, a
  * row outside its filter (by a model of the filter written here, over the rows as Prisma reads
  * them), a field it may not see (by name), a relationship to a row it cannot see, or the value of
  * a hidden field (canary values written into products and suppliers first). Both databases.
@@ -11,7 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
 import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
-import { restSuite } from '../rest/support.ts';
+import { type Rest, restSuite } from '../rest/support.ts';
+import { attributeField } from '../../src/resources/names.ts';
 
 const RUNS = Number(process.env.ROLE_RUNS ?? 25);
 const SEED = process.env.ROLE_SEED === undefined ? undefined : Number(process.env.ROLE_SEED);
@@ -174,6 +176,8 @@ describe.each(providers)('random roles over REST on %s', (provider) => {
           const res = await api.request('GET', path, { token });
           checkAnswer(role, rows, path, res.status, res.body, res.text);
         }
+        await checkGraphql(api, role, rows, token);
+        await checkChanges(api, role, rows, token, run);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
@@ -260,4 +264,92 @@ function checkAnswer(
   if (!seesAttribute(role, 'products', 'intrastat_code')) expect(raw, where).not.toContain('CANARY-ic');
   if (!seesAttribute(role, 'products', 'legal_name')) expect(raw, where).not.toContain('CANARY-ln');
   if (!seesAttribute(role, 'suppliers', 'email')) expect(raw, where).not.toContain('canary-em');
+}
+
+/** The product fields a GraphQL check asks for, with their selections. */
+const PRODUCT_FIELDS: [name: string, selection: string][] = [
+  ['reference', ''],
+  ['gtin', ''],
+  ['intrastat_code', ''],
+  ['is_sales', ''],
+  ['consumer_price', ''],
+  ['legal_name', ' { en }'],
+  ['name', ' { en }'],
+  ['product_group', ' { id }'],
+  ['preferred_supplier', ' { id }'],
+];
+const products = resources.find((r) => r.type === 'products')!;
+const graphqlName = (name: string) =>
+  name in products.attributes
+    ? attributeField(products, name, products.attributes[name]!.column)
+    : name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** GraphQL: the role's products with the fields it sees; a field it does not see fails validation. */
+async function checkGraphql(api: Rest, role: RandomRole, rows: Map<string, Map<number, any>>, token: string) {
+  const visible = PRODUCT_FIELDS.filter(([name]) => sees(role, 'products', name));
+  const selection = visible.map(([name, sub]) => `${graphqlName(name)}${sub}`).join(' ');
+  const res = await api.env.gql(`{ products(first: 100) { totalCount nodes { id ${selection} } } }`, undefined, {
+    token,
+  });
+  const where = `GraphQL ${selection} -> ${JSON.stringify(res.body).slice(0, 300)}`;
+  expect(res.body.errors, where).toBeUndefined();
+  const expected = [...rows.get('products')!.keys()].filter((id) => visibleRow(role, rows, 'products', id));
+  expect(res.body.data!.products.totalCount, where).toBe(expected.length);
+  for (const node of res.body.data!.products.nodes) {
+    expect(visibleRow(role, rows, 'products', node.id), `${where}: products ${node.id}`).toBe(true);
+    for (const [name, target] of [
+      ['productGroup', 'product_groups'],
+      ['preferredSupplier', 'suppliers'],
+    ] as const)
+      if (node[name])
+        expect(visibleRow(role, rows, target, node[name].id), `${where}: ${name} ${node[name].id}`).toBe(true);
+  }
+  const raw = JSON.stringify(res.body);
+  if (!seesAttribute(role, 'products', 'intrastat_code')) expect(raw, where).not.toContain('CANARY-ic');
+  const hidden = PRODUCT_FIELDS.find(([name]) => !sees(role, 'products', name));
+  if (hidden) {
+    const refused = await api.env.gql(
+      `{ products(first: 1) { nodes { id ${graphqlName(hidden[0])}${hidden[1]} } } }`,
+      undefined,
+      { token },
+    );
+    expect(refused.body.errors?.[0]?.extensions?.code, JSON.stringify(refused.body)).toBe('GRAPHQL_VALIDATION_FAILED');
+  }
+}
+
+/**
+ * The change log: admin changes canary fields no filter reads (so the rows' visibility stays
+ * what the model says); the role's /changes after that holds only its types, visible rows and
+ * fields, and no hidden canary.
+ */
+async function checkChanges(
+  api: Rest,
+  role: RandomRole,
+  rows: Map<string, Map<number, any>>,
+  token: string,
+  run: number,
+) {
+  const head = (await api.prisma.change.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+  const productIds = [...rows.get('products')!.keys()];
+  for (const id of [productIds[run % productIds.length]!, productIds[(run * 7) % productIds.length]!])
+    await api.ok('PATCH', `/products/${id}`, {
+      data: { type: 'products', id, attributes: { intrastat_code: `CANARY-ic-${id}-${run}` } },
+    });
+  const supplierIds = [...rows.get('suppliers')!.keys()];
+  const supplier = supplierIds[run % supplierIds.length]!;
+  await api.ok('PATCH', `/suppliers/${supplier}`, {
+    data: { type: 'suppliers', id: supplier, attributes: { email: `canary-em-${supplier}-${run}@example.com` } },
+  });
+  const res = await api.request('GET', `/changes?after=${head}`, { token });
+  const where = `/changes -> ${res.text.slice(0, 400)}`;
+  expect(res.status, where).toBe(200);
+  for (const entry of res.body.data) {
+    const { resource_type: type, resource_id: id, changed, before, after } = entry.attributes;
+    expect(role.rules.has(type), `${where}: ${type}`).toBe(true);
+    expect(visibleRow(role, rows, type, id), `${where}: ${type} ${id}`).toBe(true);
+    for (const field of [...changed, ...Object.keys(before ?? {}), ...Object.keys(after ?? {})])
+      expect(sees(role, type, field), `${where}: ${type}.${field}`).toBe(true);
+  }
+  if (!seesAttribute(role, 'products', 'intrastat_code')) expect(res.text, where).not.toContain('CANARY-ic');
+  if (!seesAttribute(role, 'suppliers', 'email')) expect(res.text, where).not.toContain('canary-em');
 }

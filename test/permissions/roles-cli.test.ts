@@ -11,26 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.ts';
 import { emptyDatabase, providers, type TestDatabase } from '../support/databases.ts';
 import { runScript } from '../support/process.ts';
+import { EXAMPLE_ROLES } from '../support/roles.ts';
 
-const ROLES = {
-  roles: {
-    web_shop: {
-      products: {
-        read: {
-          fields: ['reference', 'name', 'gtin', 'consumer_price', 'unit', 'brand', 'product_group'],
-          where: { is_sales: { equals: true }, is_active: { equals: true } },
-        },
-      },
-      units: { read: {} },
-      brands: { read: {} },
-      product_groups: { read: { fields: ['description', 'type'] } },
-    },
-    supplier_quality: {
-      suppliers: { read: {}, update: { fields: ['is_active', 'emergency_number', 'emergency_contact', 'types'] } },
-      supplier_types: { read: {}, create: {}, update: {} },
-    },
-  },
-};
+/** The README's two roles. */
+const ROLES = { roles: EXAMPLE_ROLES };
 
 const BAD = {
   roles: {
