@@ -104,12 +104,13 @@ export class Documents {
    */
   private relatedKey(type: string, row: Row): string {
     const resource = definition(type);
-    return (this.access?.shownOf(type).filteredRelationships ?? [])
-      .map((name) => {
-        const storage = resource.relationships[name]!.storage;
-        return JSON.stringify(row[storage.kind === 'foreignKey' ? storage.column : idsKey(name)] ?? null);
-      })
-      .join(' ');
+    let key = '';
+    for (const name of this.access?.shownOf(type).filteredRelationships ?? []) {
+      const storage = resource.relationships[name]!.storage;
+      // A foreign key, or a relationship's ids (an array on PostgreSQL, JSON text on SQLite).
+      key += `${String(row[storage.kind === 'foreignKey' ? storage.column : idsKey(name)] ?? '-')} `;
+    }
+    return key;
   }
 
   /** A digest of the related resources a row's document shows (relatedKey). */

@@ -126,14 +126,24 @@ function routeIncludeValues(route: RestRoute): Map<string, string> {
   return values;
 }
 
+/** The include values a role may use, per role (a role read again is another Access) and route. */
+const includesByRole = new WeakMap<Access, Map<RestRoute, Map<string, string>>>();
+
 /** The include values a role may use: those naming relationships it sees (of the route's type, or the related type's). */
 function visibleIncludes(values: Map<string, string>, route: RestRoute, access: Access | undefined) {
   if (!access) return values;
-  const type =
-    route.operation === 'related-get'
-      ? resourceByType(route.type)!.relationships[route.relationship!]!.target
-      : route.type;
-  return new Map([...values].filter(([, relationship]) => access.seesRelationship(type, relationship)));
+  let byRoute = includesByRole.get(access);
+  if (!byRoute) includesByRole.set(access, (byRoute = new Map()));
+  let visible = byRoute.get(route);
+  if (!visible) {
+    const type =
+      route.operation === 'related-get'
+        ? resourceByType(route.type)!.relationships[route.relationship!]!.target
+        : route.type;
+    visible = new Map([...values].filter(([, relationship]) => access.seesRelationship(type, relationship)));
+    byRoute.set(route, visible);
+  }
+  return visible;
 }
 
 /**
