@@ -7,6 +7,7 @@
  */
 import type { Access } from '../permissions/access.ts';
 import { authorizeWrite, requireCheck, requireRowFor, rowsFor } from './authorize.ts';
+import { checkPreconditions } from './preconditions.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { definition } from './columns.ts';
 import type { ChangeRecorder } from './change-log.ts';
@@ -48,8 +49,10 @@ export class BomWriter extends Writer {
       STRUCTURES,
       async (tx, log) => {
         await this.lockBillsOfMaterial(tx);
-        const product = await this.lockedRow(tx, products, productId, options);
+        // A product the role cannot see is not found, before anything is said of its version.
+        const product = await this.lockedRow(tx, products, productId, access ? {} : options);
         await requireRowFor(tx, access, PRODUCTS, productId, 'read');
+        if (access) checkPreconditions(products, product, options);
         log.before(PRODUCTS, [product]);
         const [existing] = await valuesWhere(tx, STRUCTURES, 'id', { product_id: productId });
         if (existing !== undefined)
@@ -144,10 +147,11 @@ export class BomWriter extends Writer {
       ITEMS,
       async (tx, log) => {
         await this.lockBillsOfMaterial(tx);
-        const structure = await this.lockedRow(tx, structures, structureId, options, [
+        const structure = await this.lockedRow(tx, structures, structureId, access ? {} : options, [
           { name: 'product_id', type: 'integer' },
         ]);
         await requireRowFor(tx, access, STRUCTURES, structureId, 'read');
+        if (access) checkPreconditions(structures, structure, options);
         log.before(STRUCTURES, [structure]);
         const changes = await change(tx, log, structure);
         created = changes.created ?? [];

@@ -200,8 +200,10 @@ export class Writer {
     return this.transaction(
       type,
       async (tx, log) => {
-        const current = await this.lockedRow(tx, resource, resourceId, options);
+        // A row the role may not update is not found, before anything is said of its version.
+        const current = await this.lockedRow(tx, resource, resourceId, access ? {} : options);
         await requireRowFor(tx, access, type, resourceId, 'update');
+        if (access) checkPreconditions(resource, current, options);
         log.before(type, [current]);
         const data = await this.prepare(tx, resource, input, current);
         const columns = changedColumns(data.columns, current);

@@ -1,8 +1,8 @@
 /**
  * Random roles against random reads: for each run a role with random field lists and row filters
  * on products, suppliers, product groups and structure items is applied, a client gets it, and
- * random requests go over REST, a GraphQL query and the change log (after admin writes to hidden
- * and visible fields). No answer may hold a resource of a type the role cannot read, a
+ * random requests go over REST, a GraphQL query, and the change log over REST and a subscription
+ * (after admin writes to fields that may be hidden). No answer may hold a resource of a type the role cannot read, a
  * row outside its filter (by a model of the filter written here, over the rows as Prisma reads
  * them), a field it may not see (by name), a relationship to a row it cannot see, or the value of
  * a hidden field (canary values written into products and suppliers first). Both databases.
@@ -13,6 +13,7 @@ import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
 import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
 import { type Rest, restSuite } from '../rest/support.ts';
+import { SseStream } from '../support/sse.ts';
 import { attributeField } from '../../src/resources/names.ts';
 
 const RUNS = Number(process.env.ROLE_RUNS ?? 25);
@@ -330,6 +331,11 @@ async function checkChanges(
   run: number,
 ) {
   const head = (await api.prisma.change.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+  const send = (path: string, init: RequestInit) => api.env.t.request(path, init);
+  const live = await SseStream.open(send, {
+    query: `subscription { changes(after: "${head}") { type id changed before after } }`,
+    token,
+  });
   const productIds = [...rows.get('products')!.keys()];
   for (const id of [productIds[run % productIds.length]!, productIds[(run * 7) % productIds.length]!])
     await api.ok('PATCH', `/products/${id}`, {
@@ -352,4 +358,21 @@ async function checkChanges(
   }
   if (!seesAttribute(role, 'products', 'intrastat_code')) expect(res.text, where).not.toContain('CANARY-ic');
   if (!seesAttribute(role, 'suppliers', 'email')) expect(res.text, where).not.toContain('canary-em');
+  // The subscription, from the same cursor: the same entries, as events.
+  try {
+    await live.until((s) => s.changes().length >= res.body.data.length, `${res.body.data.length} events`);
+    const events = live.changes();
+    const seen = JSON.stringify(events);
+    expect(
+      events.map((e: any) => [e.type.toLowerCase(), e.id]),
+      seen,
+    ).toEqual(res.body.data.map((e: any) => [e.attributes.resource_type, e.attributes.resource_id]));
+    for (const e of events)
+      for (const field of [...e.changed, ...Object.keys(e.before ?? {}), ...Object.keys(e.after ?? {})])
+        expect(sees(role, e.type.toLowerCase(), field), `subscription: ${e.type}.${field}`).toBe(true);
+    if (!seesAttribute(role, 'products', 'intrastat_code')) expect(seen).not.toContain('CANARY-ic');
+    if (!seesAttribute(role, 'suppliers', 'email')) expect(seen).not.toContain('canary-em');
+  } finally {
+    await live.close();
+  }
 }

@@ -157,6 +157,13 @@ describe.each(providers)('roles over REST on %s', (provider) => {
     expectShapeB(await patch(write.id, api.unique('GONE')), 403, 'forbidden');
     expect((await api.prisma.brand.findUnique({ where: { id: write.id } })).reference).toBe(`${write.reference}-2`);
     expectShapeA(await patch(readOnly.id, api.unique('KEEP-R')), 'brands', readOnly.id);
+    // A version precondition says nothing of a row the role may not write: 404 all the same.
+    const stale = await api.request('PATCH', `/brands/${readOnly.id}`, {
+      ...as('brand_keeper'),
+      headers: { 'If-Match': '"99-00000000"' },
+      body: { data: { type: 'brands', id: readOnly.id, attributes: { reference: api.unique('KEEP-R') } } },
+    });
+    expectShapeA(stale, 'brands', readOnly.id);
     expectShapeA(await patch(hidden.id, api.unique('KEEP-H')), 'brands', hidden.id);
     const add = (reference: string) =>
       api.request('POST', '/brands', {

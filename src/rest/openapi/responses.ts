@@ -27,7 +27,7 @@ const ERROR_CODES: Record<ErrorCode, string> = {
   idempotency_key_in_use:
     'a request with this `Idempotency-Key` is still running (409, with `Retry-After`), or ended without its answer being kept (409)',
   idempotency_key_reused:
-    'this `Idempotency-Key` was used within 24 hours for another request (422): another method, path, query or body',
+    'this `Idempotency-Key` was used within 24 hours for another request (422): another method, path, query or body, or another role',
   forbidden: 'an operation the interface always refuses; the message says what to use instead',
   method_not_allowed: 'a method the path does not take (the `Allow` header lists those it does)',
   unsupported_media_type: 'a body that is not `application/json` or `application/vnd.api+json`',
@@ -59,7 +59,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   precondition_failed:
     'customers 1 is at version 2, not version 1: it changed since it was read; read it again and reapply the change',
   idempotency_key_reused:
-    'Idempotency-Key "order-4711" was used for another request (method, path, query or body) within 24 hours: use a new key',
+    'Idempotency-Key "order-4711" was used for another request (method, path, query or body, or under another role) within 24 hours: use a new key',
 };
 
 const BEARER_ERRORS = {
