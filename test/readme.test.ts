@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
+import { FLUSH_INTERVAL_MS } from '../src/observability/logger.ts';
 import { ROOT, startService, type RunningService } from './support/process.ts';
 import { type Block, outputComments, shapeMismatches, shellBlocks } from './support/readme.ts';
 
@@ -115,6 +116,13 @@ describe("README's shell examples", () => {
     const before = service.output().length;
     const { text, readmeLine } = script(blocks, `localhost:${new URL(service.baseUrl).port}`);
     run = await runBash(text, readmeLine, shellEnv(databaseUrl), 60_000);
+    // The service writes its log in blocks, at least every FLUSH_INTERVAL_MS: the last requests'
+    // lines may come a moment after the script's last answer. Wait until a flush brings nothing more.
+    const quiet = FLUSH_INTERVAL_MS + 500;
+    for (let seen = -1, waited = 0; seen !== service.output().length && waited < 10_000; waited += quiet) {
+      seen = service.output().length;
+      await new Promise((resolve) => setTimeout(resolve, quiet));
+    }
     const logs = service
       .output()
       .slice(before)

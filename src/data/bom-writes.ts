@@ -58,7 +58,8 @@ export class BomWriter extends Writer {
         if (existing !== undefined)
           throw new DomainError(
             'conflict',
-            `products ${productId} already has a product structure (product_structures ${existing})`,
+            // Not naming a structure the role may not see.
+            `products ${productId} already has a product structure${access ? '' : ` (product_structures ${existing})`}`,
             'product_structure',
           );
         const data = await this.prepare(tx, structures, { attributes: input.attributes }, undefined);

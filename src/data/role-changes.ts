@@ -21,7 +21,6 @@ import type { DataSource as Reads } from '../db/reads.ts';
 import type { Access } from '../permissions/access.ts';
 import { matches } from '../permissions/matches.ts';
 import { resources } from '../resources/registry.ts';
-import type { ResourceDefinition } from '../resources/types.ts';
 import type { WhereNode } from '../query/where.ts';
 import { type ChangeEntry, type ChangesPage, changesAfter, historiesOf } from './changes.ts';
 import { definition } from './columns.ts';
@@ -122,12 +121,6 @@ function throughFilter(entry: ChangeEntry, filter: WhereNode, around: Around | u
   return { ...entry, op: 'deleted', changed: Object.keys(fields), before: fields, after: null };
 }
 
-/** The spec name of a field as the log names it (an attribute that shares a relationship's name goes by its column). */
-function specName(resource: ResourceDefinition, name: string): string {
-  if (name in resource.relationships || name in resource.attributes) return name;
-  return Object.entries(resource.attributes).find(([, a]) => a.column === name)?.[0] ?? name;
-}
-
 /** Per Access and type: the log's names of the fields the role sees, or `all`. */
 const visibleFields = new WeakMap<Access, Map<string, ReadonlySet<string> | 'all'>>();
 
@@ -137,11 +130,16 @@ function fieldsSeen(access: Access, type: string): ReadonlySet<string> | 'all' {
   let seen = byType.get(type);
   if (!seen) {
     const resource = definition(type);
-    const names = [
-      ...Object.entries(resource.attributes).map(([n, a]) => (n in resource.relationships ? a.column : n)),
-      ...Object.keys(resource.relationships),
-    ];
-    const visible = new Set(names.filter((name) => access.sees(type, specName(resource, name))));
+    // An attribute that shares its name with a relationship (a supplier's currency) goes by its column in the log.
+    const attributes = Object.entries(resource.attributes).map(([n, a]) => [
+      n in resource.relationships ? a.column : n,
+      n,
+    ]);
+    const names = [...attributes.map(([logName]) => logName!), ...Object.keys(resource.relationships)];
+    const visible = new Set([
+      ...attributes.filter(([, n]) => access.seesAttribute(type, n!)).map(([logName]) => logName!),
+      ...Object.keys(resource.relationships).filter((n) => access.seesRelationship(type, n)),
+    ]);
     seen = visible.size === names.length ? 'all' : visible;
     byType.set(type, seen);
   }

@@ -35,7 +35,7 @@ import {
 import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import type { WriteCaller } from './write-caller.ts';
-import { authorizeWrite, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
+import { authorizeWrite, requireCheck, requireRowFor, requireVisibleTargets, rowsFor } from './authorize.ts';
 
 export type { WriteOptions } from './preconditions.ts';
 
@@ -404,6 +404,14 @@ export class Writer {
     return given.length === ids.length && ids.every((id, i) => id === given[i]);
   }
 
+  /** Of the linked `ids` of `target`, those the caller's role may not see (none for admin). */
+  private async hiddenLinks(tx: DataSource, target: string, ids: readonly number[]): Promise<Set<number>> {
+    const { access } = this.caller;
+    if (!access?.rowFilter(target) || ids.length === 0) return new Set();
+    const visible = new Set(await rowsFor(tx, access, target, ids, 'read'));
+    return new Set(ids.filter((id) => !visible.has(id)));
+  }
+
   /**
    * Applies to-many changes in join tables, touching only the links that differ from the stored
    * ones (those of `current`, read whole; none on create): adding a link already there keeps one,
@@ -422,10 +430,15 @@ export class Writer {
       if (storage.kind !== 'join') continue;
       const stored = current ? (relationshipIds(current, name) as number[]) : [];
       const present = new Set(stored);
+      // Links to rows the caller's role cannot see are neither shown to it nor changed by it: a
+      // `set` of what it saw keeps them, a `remove` naming one changes nothing (as for an id not linked).
+      const hidden = await this.hiddenLinks(tx, resource.relationships[name]!.target, stored);
+      const seen = stored.filter((t) => !hidden.has(t));
       // `add` and `remove` together: what is removed goes first, so an id in both stays linked.
       const wanted = new Set(
-        'set' in change ? change.set : [...stored.filter((t) => !change.remove?.includes(t)), ...(change.add ?? [])],
+        'set' in change ? change.set : [...seen.filter((t) => !change.remove?.includes(t)), ...(change.add ?? [])],
       );
+      for (const t of hidden) wanted.add(t);
       const removed = stored.filter((targetId) => !wanted.has(targetId));
       const added = [...wanted].filter((targetId) => !present.has(targetId));
       if (removed.length > 0)

@@ -7,7 +7,7 @@
 import { listRows, type ListRows, type Order } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
 import { SEARCHABLE_TYPES, searchInput } from '../query/search.ts';
-import { columnCondition, filterWhere } from '../query/filters.ts';
+import { columnCondition, filterWhere, relationshipIdCondition } from '../query/filters.ts';
 import { type WhereNode, WhereInputError } from '../query/where.ts';
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
@@ -105,7 +105,7 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
     if (storage.kind !== 'foreignKey') continue;
     fields.set(`${camel(name)}Id`, {
       type: 'Int',
-      condition: on(storage.column, 'equals'),
+      condition: (value, path) => relationshipIdCondition(resource.type, name, value, path),
       reads: [[resource.type, 'relationship', name]],
     });
   }

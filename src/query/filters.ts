@@ -35,6 +35,24 @@ export function columnCondition(type: string, column: string, op: Operator, valu
   return { kind: 'compare', field, op, value: operand(field.type, value, path) };
 }
 
+/**
+ * `<relationship>Id` of GraphQL's filter: the row whose foreign key points at the row `value`
+ * (null: at none), as a condition on the relationship, so that a role's rows on the other side
+ * bound it (a row pointing at one the role cannot see does not match, and counts as pointing at
+ * none). Without a role it is a test of the foreign key (src/query/compile.ts).
+ */
+export function relationshipIdCondition(type: string, relationship: string, value: unknown, path: string): WhereNode {
+  const field = whereFields(type).get(relationship);
+  if (field?.kind !== 'toOne') throw new Error(`${type}.${relationship} is not a to-one relationship`);
+  if (value === null) return { kind: 'empty', link: field.link };
+  const id: ScalarField = { kind: 'scalar', column: 'id', type: 'integer', nullable: false };
+  return {
+    kind: 'toOne',
+    link: field.link,
+    where: { kind: 'compare', field: id, op: 'equals', value: operand('integer', value, path) },
+  };
+}
+
 const GTIN = /^\d{1,14}$/;
 
 /**

@@ -216,6 +216,21 @@ describe.each(providers)('GraphQL per role on %s', (provider) => {
     expect(type.__type.fields.find((f: { name: string }) => f.name === 'product').type.kind).toBe('OBJECT');
   });
 
+  it('a filter by a related id finds nothing through a row the role cannot see', async () => {
+    const admin = await data('admin', '{ productStructureItems(first: 100) { nodes { product { id isSales } } } }');
+    const hidden = admin.productStructureItems.nodes.find((n: any) => !n.product.isSales).product.id;
+    const count = (role: string, id: number | null) =>
+      data(role, `{ productStructureItems(filter: { productId: ${id} }) { totalCount } }`);
+    expect((await count('admin', hidden)).productStructureItems.totalCount).toBeGreaterThan(0);
+    // Neither the items of a hidden product nor, by their absence, whether it is linked at all.
+    expect((await count('mes', hidden)).productStructureItems.totalCount).toBe(0);
+    expect((await count('mes', null)).productStructureItems.totalCount).toBe(
+      (await data('mes', '{ productStructureItems { totalCount } }')).productStructureItems.totalCount -
+        (await data('mes', '{ productStructureItems(where: { product: { isNull: false } }) { totalCount } }'))
+          .productStructureItems.totalCount,
+    );
+  });
+
   it('a to-many relationship leaves out the rows the role cannot see, in as many statements', async () => {
     const query = '{ suppliers(first: 100) { nodes { id types { id } } } }';
     const admin = await data(

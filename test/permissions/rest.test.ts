@@ -20,6 +20,11 @@ const ROLES = {
     product_structure_items: { read: {}, create: { check: { net_quantity: { gt: 0 } } }, delete: {} },
     units: { read: {} },
   },
+  // Suppliers' types, of which it sees only those that ask for certificates.
+  type_keeper: {
+    suppliers: { read: {}, update: { fields: ['types'] } },
+    supplier_types: { read: { where: { request_certificates: { equals: true } } } },
+  },
   brand_keeper: {
     brands: {
       read: { where: { reference: { startsWith: 'KEEP' } } },
@@ -174,6 +179,47 @@ describe.each(providers)('roles over REST on %s', (provider) => {
     expectShapeB(await add(outside), 403, 'forbidden');
     expect(await api.prisma.brand.count({ where: { reference: outside } })).toBe(0);
     expect((await add(api.unique('KEEP-N'))).status).toBe(201);
+  });
+
+  it('keeps links to rows the role cannot see: a document sent back, a removal naming one', async () => {
+    const prisma = api.prisma;
+    const seen = await prisma.supplierType.findFirst({ where: { request_certificates: true } });
+    const hidden = await prisma.supplierType.findFirst({ where: { request_certificates: false } });
+    const supplier = await prisma.supplier.create({
+      data: {
+        reference: api.unique('SUP'),
+        name: 'Links',
+        types: { create: [{ supplier_type_id: seen.id }, { supplier_type_id: hidden.id }] },
+      },
+    });
+    const links = async () =>
+      (await prisma.supplierTypeLink.findMany({ where: { supplier_id: supplier.id } }))
+        .map((l: any) => l.supplier_type_id)
+        .sort();
+    const read = await api.request('GET', `/suppliers/${supplier.id}`, as('type_keeper'));
+    expect(read.body.data.relationships.types.data).toEqual([{ type: 'supplier_types', id: seen.id }]);
+    // What it read, sent back: the hidden link stays.
+    const back = await api.request('PATCH', `/suppliers/${supplier.id}/relationships/types`, {
+      ...as('type_keeper'),
+      body: { data: read.body.data.relationships.types.data },
+    });
+    expect(back.status).toBe(200);
+    expect(await links()).toEqual([seen.id, hidden.id].sort());
+    // A removal naming the hidden link changes nothing: no new version, nothing to tell that it was linked.
+    const version = (await prisma.supplier.findUnique({ where: { id: supplier.id } })).version;
+    const removed = await api.request('DELETE', `/suppliers/${supplier.id}/relationships/types`, {
+      ...as('type_keeper'),
+      body: { data: [{ type: 'supplier_types', id: hidden.id }] },
+    });
+    expect(removed.status).toBe(200);
+    expect(await links()).toEqual([seen.id, hidden.id].sort());
+    expect((await prisma.supplier.findUnique({ where: { id: supplier.id } })).version).toBe(version);
+    // Its own view: replacing with none removes the link it sees, and only that one.
+    await api.request('PATCH', `/suppliers/${supplier.id}/relationships/types`, {
+      ...as('type_keeper'),
+      body: { data: [] },
+    });
+    expect(await links()).toEqual([hidden.id]);
   });
 
   it('checks every item of a bill-of-material write, and deletes only what the role may', async () => {
