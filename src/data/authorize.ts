@@ -129,3 +129,15 @@ export async function requireVisibleTargets(
     if (hidden !== undefined) throw notFound(type, hidden, fields.get(hidden));
   }
 }
+
+/** Of the linked `ids` of `target`, those the role may not see (none for admin): a write keeps them as they are. */
+export async function hiddenAmong(
+  tx: DataSource,
+  access: Access | undefined,
+  target: string,
+  ids: readonly number[],
+): Promise<Set<number>> {
+  if (!access?.rowFilter(target) || ids.length === 0) return new Set();
+  const visible = new Set(await rowsFor(tx, access, target, ids, 'read'));
+  return new Set(ids.filter((id) => !visible.has(id)));
+}

@@ -1,3 +1,4 @@
+import { uniqueViolationFields } from '../db/errors.ts';
 /**
  * What can go wrong with a request to the data layer, independent of the surface that asked.
  * Each surface maps these to its own shape in one place: GraphQL to `extensions.code`
@@ -68,5 +69,27 @@ export function staleVersion(
     { type, id },
     undefined,
     currentVersion,
+  );
+}
+
+/** A field the type does not have (400 `unknown_field` in REST). */
+export function unknownField(field: string, kind: 'an attribute' | 'a relationship', type: string): DomainError {
+  return new DomainError('bad_input', `${field} is not ${kind} of ${type}`, field, undefined, 'unknown_field');
+}
+
+/** A field required on create that was not given (400 `missing_field` in REST). */
+export function missingField(field: string): DomainError {
+  return new DomainError('bad_input', `${field} is required`, field, undefined, 'missing_field');
+}
+
+/** A unique constraint violated by a write, as a conflict naming the field. */
+export function uniqueViolation(error: unknown, type: string): DomainError | undefined {
+  const fields = uniqueViolationFields(error);
+  if (!fields) return undefined;
+  const field = fields.join(', ') || 'a unique field';
+  return new DomainError(
+    'conflict',
+    `${field} must be unique among ${type}: another one already has this value`,
+    field,
   );
 }

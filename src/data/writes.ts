@@ -12,13 +12,12 @@
  * compares against the version it would overwrite.
  */
 import type { Database } from '../db/client.ts';
-import { uniqueViolationFields } from '../db/errors.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { Relationship, ResourceDefinition } from '../resources/types.ts';
 import { type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
-import { DomainError, notFound } from './errors.ts';
+import { DomainError, missingField, notFound, uniqueViolation, unknownField } from './errors.ts';
 import { checkPreconditions, type WriteOptions } from './preconditions.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
@@ -35,7 +34,7 @@ import {
 import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import type { WriteCaller } from './write-caller.ts';
-import { authorizeWrite, requireCheck, requireRowFor, requireVisibleTargets, rowsFor } from './authorize.ts';
+import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
 
 export type { WriteOptions } from './preconditions.ts';
 
@@ -404,14 +403,6 @@ export class Writer {
     return given.length === ids.length && ids.every((id, i) => id === given[i]);
   }
 
-  /** Of the linked `ids` of `target`, those the caller's role may not see (none for admin). */
-  private async hiddenLinks(tx: DataSource, target: string, ids: readonly number[]): Promise<Set<number>> {
-    const { access } = this.caller;
-    if (!access?.rowFilter(target) || ids.length === 0) return new Set();
-    const visible = new Set(await rowsFor(tx, access, target, ids, 'read'));
-    return new Set(ids.filter((id) => !visible.has(id)));
-  }
-
   /**
    * Applies to-many changes in join tables, touching only the links that differ from the stored
    * ones (those of `current`, read whole; none on create): adding a link already there keeps one,
@@ -432,7 +423,7 @@ export class Writer {
       const present = new Set(stored);
       // Links to rows the caller's role cannot see are neither shown to it nor changed by it: a
       // `set` of what it saw keeps them, a `remove` naming one changes nothing (as for an id not linked).
-      const hidden = await this.hiddenLinks(tx, resource.relationships[name]!.target, stored);
+      const hidden = await hiddenAmong(tx, this.caller.access, resource.relationships[name]!.target, stored);
       const seen = stored.filter((t) => !hidden.has(t));
       // `add` and `remove` together: what is removed goes first, so an id in both stays linked.
       const wanted = new Set(
@@ -486,26 +477,4 @@ function refuseForbidden(relationship: Relationship, creating: boolean, field: s
   // resource is created and never changed afterwards.
   if (creating && relationship.storage.kind === 'foreignKey') return;
   throw new DomainError('forbidden', `${field}: ${forbidden.message}`, field);
-}
-
-/** A field the type does not have (400 `unknown_field` in REST). */
-function unknownField(field: string, kind: 'an attribute' | 'a relationship', type: string): DomainError {
-  return new DomainError('bad_input', `${field} is not ${kind} of ${type}`, field, undefined, 'unknown_field');
-}
-
-/** A field required on create that was not given (400 `missing_field` in REST). */
-function missingField(field: string): DomainError {
-  return new DomainError('bad_input', `${field} is required`, field, undefined, 'missing_field');
-}
-
-/** A unique constraint violated by a write, as a conflict naming the field. */
-function uniqueViolation(error: unknown, type: string): DomainError | undefined {
-  const fields = uniqueViolationFields(error);
-  if (!fields) return undefined;
-  const field = fields.join(', ') || 'a unique field';
-  return new DomainError(
-    'conflict',
-    `${field} must be unique among ${type}: another one already has this value`,
-    field,
-  );
 }
