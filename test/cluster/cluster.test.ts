@@ -210,8 +210,11 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     console.info(
       `[cluster] SIGKILL of one replica under load: ${result.answered} requests answered, ${result.failures.length} failed (${summary(result.failures)}), ${result.acknowledged.length} writes acknowledged`,
     );
-    // At most the requests that were on the killed replica: one per worker of the load.
-    expect(result.failures.length).toBeLessThanOrEqual(WORKERS);
+    // At most the requests that were on the killed replica: one per worker of the load, and one
+    // more a worker may send over a connection HAProxy kept open to it before its health check
+    // (every 250 ms) takes it out (answered 502: HAProxy cannot tell whether it arrived, so it is
+    // not retried). Measured in CI: 6 to 10 with 8 workers.
+    expect(result.failures.length).toBeLessThanOrEqual(2 * WORKERS);
     await expectAcknowledgedWritesKept(result.acknowledged);
   }, 120_000);
 
