@@ -25,9 +25,8 @@ import type { WhereNode } from '../query/where.ts';
 import { type ChangeEntry, type ChangesPage, changesAfter, historiesOf } from './changes.ts';
 import { definition } from './columns.ts';
 import type { Identifier } from './forms.ts';
-import { rowsByIds } from './load.ts';
 import { type Around, fieldsOf, statesAround } from './role-state.ts';
-import { readingAs } from './visible.ts';
+import { rowsFor } from './authorize.ts';
 
 /** A type no entry has: what a role that reads no type follows. */
 const NO_TYPE = '';
@@ -157,15 +156,11 @@ function withVisibleFields(access: Access, entry: ChangeEntry): ChangeEntry | nu
   return { ...entry, changed, before: pick(entry.before), after: pick(entry.after) };
 }
 
-/** Relationships of `type` the role sees whose targets it sees only some rows of. */
+/** Relationships of `type` the role sees whose targets it sees only some rows of (Access.shownOf), with their targets. */
 function filteredTargets(access: Access, type: string): [string, string][] {
-  if (!access.dependsOnOthers(type)) return [];
-  return Object.entries(definition(type).relationships)
-    .filter(([name, rel]) => access.sees(type, name) && access.rowFilter(rel.target) !== undefined)
-    .map(([name, rel]) => [name, rel.target]);
+  const relationships = definition(type).relationships;
+  return access.shownOf(type).filteredRelationships.map((name) => [name, relationships[name]!.target]);
 }
-
-const ID_ONLY = [{ name: 'id', type: 'integer' as const }];
 
 function identifiers(value: unknown): Identifier[] {
   if (Array.isArray(value)) return value as Identifier[];
@@ -194,12 +189,9 @@ async function withVisibleTargets(
         }
   }
   if (wanted.size === 0) return entries;
-  const role = readingAs(source, access);
   const seen = new Map<string, Set<number>>();
-  for (const [target, ids] of wanted) {
-    const rows = await rowsByIds(role, target, [...ids], ID_ONLY);
-    seen.set(target, new Set(rows.flatMap((row) => (row ? [row.id] : []))));
-  }
+  for (const [target, ids] of wanted)
+    seen.set(target, new Set(await rowsFor(source, access, target, [...ids], 'read')));
   return entries.map((entry) => entry && hideTargets(access, entry, seen));
 }
 
