@@ -5,7 +5,7 @@
  * with config, clock, timeout and observability usable from anywhere below app.
  */
 const SURFACES = '^src/(rest|graphql|auth)/';
-const ABOVE_DATA = '^src/(rest|graphql|auth|http|app\\.ts|main\\.ts|seed)';
+const ABOVE_DATA = '^src/(rest|graphql|auth|http|app\\.ts|main\\.ts|seed|transfer)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

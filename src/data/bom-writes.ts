@@ -16,7 +16,8 @@ import type { Row } from './load.ts';
 import { deleteRows, insertRow, valuesWhere } from './rows.ts';
 import { id, Sql } from '../db/sql.ts';
 import { withServerDates } from './row-values.ts';
-import { LinkTargets, Writer, type WriteInput, type WriteOptions } from './writes.ts';
+import { LinkTargets } from './relationship-rules.ts';
+import { Writer, type WriteInput, type WriteOptions } from './writes.ts';
 
 /** A new structure item: its attributes and relationships (`product` required). */
 export type ItemInput = WriteInput;

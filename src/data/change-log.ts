@@ -205,6 +205,13 @@ export class ChangeRecorder {
     return true;
   }
 
+  /** Runs the last statement lastly() left for append() now: another write follows in the same transaction. */
+  async flush(): Promise<void> {
+    const last = this.lastWrite;
+    this.lastWrite = undefined;
+    if (last) await this.tx.execute(last(new Sql(this.tx.provider)));
+  }
+
   /**
    * A write's last statement (appended to the SQL it is given), run with the entries: after
    * it, nothing the write does may depend on it having run.

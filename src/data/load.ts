@@ -44,6 +44,30 @@ export async function rowsByIds(
 }
 
 /**
+ * Every row of `type` (those the reader may see), in pages of `size` by ascending id: one
+ * statement a page, each starting after the last id of the one before (so a page costs the same
+ * wherever it is, and rows written meanwhile are neither skipped nor read twice).
+ */
+export async function* pagesById(
+  db: DataSource,
+  type: string,
+  columns: readonly Column[],
+  size: number,
+): AsyncGenerator<Row[]> {
+  for (let after = 0; ; ) {
+    const sql = new Sql(db.provider)
+      .text(`SELECT ${selectList(db.provider, columns, 't')} FROM ${id(type)} t WHERE t."id" > `)
+      .value(after);
+    andVisible(sql, db, type, undefined);
+    sql.text(' ORDER BY t."id" LIMIT ').value(size);
+    const rows = await db.query<Row>(sql);
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
+    after = rows.at(-1)!.id;
+  }
+}
+
+/**
  * One row of `type` (undefined when there is none) with the change log's position of the same
  * snapshot (REST's `meta.changes_cursor` of a GET), in one statement.
  */

@@ -16,6 +16,7 @@ import {
 import { attributeParts } from './columns.ts';
 import { DecimalInputError, parseDecimal } from '../db/decimal.ts';
 import { DomainError } from './errors.ts';
+import { formatNote, formatProblem } from './formats.ts';
 import { INT32_MAX, INT32_MIN, INT32_RANGE } from '../db/integers.ts';
 
 /** Longest text accepted in a string attribute (the spec gives none; this keeps master data sane). */
@@ -88,25 +89,45 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
     const message = problemOf(attribute, issue, value);
     throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
   }
-  if (attribute.type === 'string' && (attribute.unique || attribute.required) && isBlank(parsed.data as string)) {
-    throw new DomainError(
-      'bad_input',
-      `${field} must not be blank${attribute.unique ? ': it identifies the resource' : ''}${attribute.nullable ? ' (null clears it)' : ''}`,
-      field,
-      undefined,
-      'invalid_attribute',
-    );
-  }
-  if (attribute.positive && !(Number(parsed.data) > 0)) {
-    throw new DomainError(
-      'bad_input',
-      `${field} must be greater than 0 (got ${parsed.data})`,
-      field,
-      undefined,
-      'invalid_attribute',
-    );
-  }
+  const problem = ruleProblem(attribute, parsed.data);
+  if (problem) throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
   return parsed.data;
+}
+
+/**
+ * What a checked value breaks of its attribute's clean-data rules (a blank business key or
+ * required text, bounds, a standard form), or undefined. Also what `npm run check-data` asks of stored rows.
+ */
+export function ruleProblem(attribute: Attribute, value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (attribute.type === 'string' && (attribute.unique || attribute.required) && isBlank(value as string))
+    return `must not be blank${attribute.unique ? ': it identifies the resource' : ''}${attribute.nullable ? ' (null clears it)' : ''}`;
+  if (attribute.format && typeof value === 'string') {
+    const problem = formatProblem(attribute.format, value);
+    return problem && `${problem} (got ${describeValue(value)})`;
+  }
+  const { minimum, exclusiveMinimum, maximum } = attribute;
+  if (minimum === undefined && exclusiveMinimum === undefined && maximum === undefined) return undefined;
+  // Decimals are canonical strings here: a Number is exact enough to compare with small bounds.
+  const number = Number(value);
+  const got = ` (got ${value})`;
+  if (exclusiveMinimum !== undefined && !(number > exclusiveMinimum))
+    return `must be greater than ${exclusiveMinimum}${got}`;
+  const between = minimum !== undefined && maximum !== undefined ? `must be from ${minimum} to ${maximum}` : undefined;
+  if (minimum !== undefined && number < minimum)
+    return `${between ?? (minimum === 0 ? 'must not be negative' : `must be at least ${minimum}`)}${got}`;
+  if (maximum !== undefined && number > maximum) return `${between ?? `must be at most ${maximum}`}${got}`;
+  return undefined;
+}
+
+/** An attribute's clean-data rules in a sentence (OpenAPI and the SDL show it), or undefined. */
+export function ruleNote(attribute: Attribute): string | undefined {
+  if (attribute.format) return formatNote(attribute.format);
+  const { minimum, exclusiveMinimum, maximum } = attribute;
+  if (exclusiveMinimum !== undefined) return `Greater than ${exclusiveMinimum}.`;
+  if (minimum !== undefined && maximum !== undefined) return `From ${minimum} to ${maximum}.`;
+  if (minimum === 0) return 'Not negative.';
+  return undefined;
 }
 
 /** Nothing but white space and invisible format characters (zero-width spaces, a BOM). */

@@ -35,6 +35,7 @@ import { attributeData, checkAttribute } from './validate.ts';
 import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
 import type { WriteCaller } from './write-caller.ts';
 import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
+import { isEmpty, isWritable, LinkTargets, refuseForbidden } from './relationship-rules.ts';
 
 export type { WriteOptions } from './preconditions.ts';
 
@@ -48,20 +49,10 @@ export interface WriteInput {
   relationships?: Record<string, number | null | ToManyChange>;
 }
 
-interface Prepared {
+/** An input checked: the columns it writes and the to-many changes it makes. */
+export interface Prepared {
   columns: Record<string, unknown>;
   toMany: [string, ToManyChange][];
-}
-
-/** The resources a write links to, by type, each with the first input field that names it. */
-export class LinkTargets {
-  readonly byType = new Map<string, Map<number, string>>();
-
-  add(type: string, id: number, field: string): void {
-    let fields = this.byType.get(type);
-    if (!fields) this.byType.set(type, (fields = new Map()));
-    if (!fields.has(id)) fields.set(id, field);
-  }
 }
 
 /** Writes for one caller (./write-caller.ts): made per request by the surface that took it. */
@@ -81,6 +72,7 @@ export class Writer {
     /** Runs once everything is written, before the commit: the role's checks of the rows as written (./authorize.ts). */
     written?: (tx: WriteTx, result: T) => Promise<void>,
   ): Promise<T> {
+    if (this.joined) return this.join(this.joined, type, work, written);
     const { apiClientId, beforeCommit } = this.caller;
     let logged = false;
     try {
@@ -99,6 +91,41 @@ export class Writer {
     }
   }
 
+  /** The transaction of atomically(), which the writes made meanwhile join instead of starting their own. */
+  private joined: { tx: WriteTx; log: ChangeRecorder } | undefined;
+
+  /**
+   * Runs the writes `work` makes as one (JSON:API atomic operations): each joins one transaction,
+   * the log gets one entry per resource changed, and all commit together or none does.
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction('operations', async (tx, log) => {
+      this.joined = { tx, log };
+      try {
+        return await work();
+      } finally {
+        this.joined = undefined;
+      }
+    });
+  }
+
+  /** A write inside atomically(): its statements run in the joined transaction, its last one too before the next write. */
+  private async join<T>(
+    { tx, log }: { tx: WriteTx; log: ChangeRecorder },
+    type: string,
+    work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>,
+    written?: (tx: WriteTx, result: T) => Promise<void>,
+  ): Promise<T> {
+    try {
+      const result = await work(tx, log);
+      await log.flush();
+      await written?.(tx, result);
+      return result;
+    } catch (error) {
+      throw uniqueViolation(error, type) ?? error;
+    }
+  }
+
   /** ADD / createX: returns the new id. */
   create(type: string, input: WriteInput): Promise<number> {
     const resource = definition(type);
@@ -107,14 +134,19 @@ export class Writer {
     return this.transaction(
       type,
       async (tx, log) => {
-        const data = await this.prepare(tx, resource, input, undefined);
-        const created = await insertRow(tx, resource.type, withServerDates(resource, data.columns));
-        await this.applyToMany(tx, resource, created, data.toMany, undefined);
+        const created = await this.insertPrepared(tx, resource, await this.prepare(tx, resource, input, undefined));
         log.created(type, [created]);
         return created;
       },
       (tx, created) => requireCheck(tx, access, type, [created], 'create'),
     );
+  }
+
+  /** Inserts a prepared new row and its links; its id. */
+  protected async insertPrepared(tx: WriteTx, resource: ResourceDefinition, data: Prepared): Promise<number> {
+    const created = await insertRow(tx, resource.type, withServerDates(resource, data.columns));
+    await this.applyToMany(tx, resource, created, data.toMany, undefined);
+    return created;
   }
 
   /**
@@ -135,7 +167,8 @@ export class Writer {
     authorizeWrite(this.caller.access, type, 'update', input);
     // A role's rows are checked in the transaction, before and after the write.
     const unchecked = !this.caller.access;
-    if (this.db.provider === 'postgresql' && unchecked && !this.caller.beforeCommit && !changesLinks(resource, input)) {
+    const alone = !this.joined && !this.caller.beforeCommit;
+    if (this.db.provider === 'postgresql' && unchecked && alone && !changesLinks(resource, input)) {
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const written = await this.updateIfUnchanged(resource, resourceId, input, options);
         if (written) return written;
@@ -408,7 +441,7 @@ export class Writer {
    * ones (those of `current`, read whole; none on create): adding a link already there keeps one,
    * removing one that is not there is no error. Returns the relationships that changed, with their ids now.
    */
-  private async applyToMany(
+  protected async applyToMany(
     tx: WriteTx,
     resource: ResourceDefinition,
     ownerId: number,
@@ -457,24 +490,4 @@ function changesLinks(resource: ResourceDefinition, input: WriteInput): boolean 
   return Object.entries(input.relationships ?? {}).some(
     ([name, value]) => value !== undefined && resource.relationships[name]?.cardinality === 'to-many',
   );
-}
-
-function isEmpty(value: number | null | ToManyChange): boolean {
-  return value === null || (typeof value === 'object' && 'set' in value && value.set.length === 0);
-}
-
-/** Whether an update may change the relationship (others may only be given as they are). */
-export function isWritable(relationship: Relationship): boolean {
-  const forbidden = relationship.forbidden?.operations.some((op) => op === 'set' || op === 'add');
-  return !forbidden && (relationship.storage.kind === 'foreignKey' || relationship.storage.kind === 'join');
-}
-
-/** The always-refused changes (rest.md "Operations that are always refused"), inside a body too. */
-function refuseForbidden(relationship: Relationship, creating: boolean, field: string): void {
-  const forbidden = relationship.forbidden;
-  if (!forbidden?.operations.includes('set') && !forbidden?.operations.includes('add')) return;
-  // These links (a customer product's customer, an item's product and type) are given when the
-  // resource is created and never changed afterwards.
-  if (creating && relationship.storage.kind === 'foreignKey') return;
-  throw new DomainError('forbidden', `${field}: ${forbidden.message}`, field);
 }

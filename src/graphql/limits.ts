@@ -40,7 +40,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { badInput } from './errors.ts';
-import { fieldOfPath, variablePath, variableUses } from './input-problems.ts';
+import { type ListRows, longLiteral, longVariable } from './list-limits.ts';
 
 export const GRAPHQL_LIMITS = {
   /** Lexical tokens in the document (the introspection query GraphiQL sends has about 350). */
@@ -65,7 +65,10 @@ export const GRAPHQL_LIMITS = {
   complexity: 200_000,
   /** Selected fields per operation, in all. */
   breadth: 1000,
-  /** Items of one list given in an argument, literally or by a variable (ids in a filter, links, structure items). */
+  /**
+   * Items of one list given in an argument, literally or by a variable (ids in a filter, links,
+   * structure items); the rows of a bulk mutation, up to 1,000, are the exception (ListRows).
+   */
   listItems: 100,
 } as const;
 
@@ -348,28 +351,8 @@ interface OperationArguments {
   sized: SizedArgument[];
   tooLong: GraphQLError | undefined;
   costVariables: Set<string>;
-}
-
-/** The literal lists under an argument longer than the limit: the first, as an error. */
-function longLiteral(node: ValueNode, path: string): GraphQLError | undefined {
-  if (node.kind === Kind.LIST) {
-    if (node.values.length > GRAPHQL_LIMITS.listItems)
-      return badInput(
-        `${path} holds ${node.values.length} items: a list takes at most ${GRAPHQL_LIMITS.listItems}`,
-        fieldOfPath(path),
-        [node],
-      );
-    for (const [i, item] of node.values.entries()) {
-      const found = longLiteral(item, `${path}[${i}]`);
-      if (found) return found;
-    }
-  } else if (node.kind === Kind.OBJECT) {
-    for (const field of node.fields) {
-      const found = longLiteral(field.value, `${path}.${field.name.value}`);
-      if (found) return found;
-    }
-  }
-  return undefined;
+  /** Variables given whole as a bulk mutation's rows, with the rows that argument takes. */
+  rowVariables: Map<string, number>;
 }
 
 function argumentsOf(
@@ -377,7 +360,12 @@ function argumentsOf(
   document: DocumentNode,
   operation: OperationDefinitionNode,
 ): OperationArguments {
-  const found: OperationArguments = { sized: [], tooLong: undefined, costVariables: new Set() };
+  const found: OperationArguments = {
+    sized: [],
+    tooLong: undefined,
+    costVariables: new Set(),
+    rowVariables: new Map(),
+  };
   const typeInfo = new TypeInfo(schema);
   const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
   for (const definition of [operation, ...fragments]) {
@@ -391,7 +379,14 @@ function argumentsOf(
           if (typeof field?.extensions?.complexity === 'function')
             visit(node, { Variable: (v) => void found.costVariables.add(v.name.value) });
           if (!argument) return;
-          found.tooLong ??= longLiteral(node.value, node.name.value);
+          const rows = (field?.extensions?.listRows as ListRows | undefined)?.[node.name.value];
+          if (rows && node.value.kind === Kind.VARIABLE) found.rowVariables.set(node.value.name.value, rows);
+          found.tooLong ??= longLiteral(
+            node.value,
+            node.name.value,
+            rows ?? GRAPHQL_LIMITS.listItems,
+            GRAPHQL_LIMITS.listItems,
+          );
           const bounds = (field?.extensions?.argumentBounds as Record<string, Bounds> | undefined)?.[node.name.value];
           if (bounds && field)
             found.sized.push({
@@ -406,23 +401,6 @@ function argumentsOf(
     );
   }
   return found;
-}
-
-/** The variables' lists longer than the limit: the first, as an error naming where it lands. */
-function longVariable(document: DocumentNode, variables: Record<string, unknown>): GraphQLError | undefined {
-  const pending: [unknown, string][] = Object.entries(variables).map(([name, value]) => [value, `$${name}`]);
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [value, path] = next;
-    if (Array.isArray(value)) {
-      if (value.length > GRAPHQL_LIMITS.listItems) {
-        const { said, field } = variablePath(path, variableUses(document));
-        return badInput(`${said} holds ${value.length} items: a list takes at most ${GRAPHQL_LIMITS.listItems}`, field);
-      }
-      for (const [i, item] of value.entries()) pending.push([item, `${path}[${i}]`]);
-    } else if (value && typeof value === 'object')
-      for (const [key, item] of Object.entries(value)) pending.push([item, `${path}.${key}`]);
-  }
-  return undefined;
 }
 
 /**
@@ -463,7 +441,7 @@ export class OperationLimits {
       if (typeof given === 'number' && (given < bounds.min || given > bounds.max))
         return badInput(`${outOfBounds(argument, bounds, given)}, in ${field}`, argument, [value]);
     }
-    return longVariable(this.document, variables);
+    return longVariable(this.document, variables, this.arguments.rowVariables, GRAPHQL_LIMITS.listItems);
   }
 
   private costError(variables: Record<string, unknown>): GraphQLError | undefined {

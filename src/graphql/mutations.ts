@@ -8,9 +8,11 @@ import { badInput } from './errors.ts';
 import { fieldOfPath } from './input-problems.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
+import { ruleNote } from '../data/validate.ts';
 import { INT32_MAX } from '../db/integers.ts';
 import type { Row } from '../data/load.ts';
-import { BomWriter, type ItemInput } from '../data/bom-writes.ts';
+import type { ItemInput } from '../data/bom-writes.ts';
+import { BulkWriter } from '../data/bulk-writes.ts';
 import type { ToManyChange, WriteInput, WriteOptions } from '../data/writes.ts';
 import { resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
@@ -47,7 +49,12 @@ export function inputFieldsOf(inputName: string): ReadonlyMap<string, InputField
   return inputFields.get(inputName);
 }
 
-const objectInputs = new Map<string, ReturnType<typeof builder.inputType>>();
+type InputRef = ReturnType<typeof builder.inputType>;
+
+/** The create and update inputs of each resource type that has them (the bulk mutations take them too). */
+export const resourceInputs = new Map<string, { create?: InputRef; update?: InputRef }>();
+
+const objectInputs = new Map<string, InputRef>();
 function objectInput(name: string, fields: Record<string, string>) {
   let ref = objectInputs.get(name);
   if (!ref) {
@@ -84,7 +91,7 @@ function defineInput(resource: ResourceDefinition, inputName: string, mode: 'cre
             : undefined;
         fields.set(field, { attribute: name, objectFields });
         names.set(name, field);
-        const description = extensionOf(attribute);
+        const description = [extensionOf(attribute), ruleNote(attribute)].filter(Boolean).join(' ') || undefined;
         if (attribute.type === 'localized') result[field] = t.field({ type: LocalizedTextInput, description });
         else if (typeof attribute.type === 'object')
           result[field] = t.field({ type: objectInput(name, attribute.type.object), description });
@@ -142,7 +149,7 @@ function checkIds(ids: number[] | null | undefined, path: string): number[] | nu
  * GraphQL input values to the data layer's shape; `set` and `add`/`remove` are exclusive. `at`
  * is where the values are in the arguments (`input`, `items[2]`), for messages.
  */
-function toWriteInput(inputName: string, values: Record<string, unknown>, at = 'input'): WriteInput {
+export function toWriteInput(inputName: string, values: Record<string, unknown>, at = 'input'): WriteInput {
   const fields = inputFields.get(inputName)!;
   const input: Required<WriteInput> = { attributes: {}, relationships: {} };
   for (const [field, value] of Object.entries(values)) {
@@ -172,10 +179,12 @@ function toWriteInput(inputName: string, values: Record<string, unknown>, at = '
 /** A domain error's field renamed to the GraphQL input's name (`unit` -> `unitId`, `items[0].product` -> `items[0].productId`). */
 function renamed(error: unknown, type: string): unknown {
   if (!(error instanceof DomainError) || !error.field) return error;
-  const item = /^(items\[\d+\]\.)(.*)$/.exec(error.field);
-  const [prefix, name, names] = item
-    ? [item[1]!, item[2]!, graphqlNames.get('product_structure_items')]
-    : ['', error.field, graphqlNames.get(type)];
+  // A bulk write's row (`inputs[3].`, `updates[3].input.`), then a structure's item (`items[0].`).
+  const [, row = '', item = '', name = ''] = /^((?:inputs|updates)\[\d+\]\.(?:input\.)?)?(items\[\d+\]\.)?(.*)$/s.exec(
+    error.field,
+  )!;
+  const prefix = row + item;
+  const names = graphqlNames.get(item ? 'product_structure_items' : type);
   const field = names?.get(name);
   if (!field) return error;
   // Messages about a field start with its name.
@@ -185,7 +194,7 @@ function renamed(error: unknown, type: string): unknown {
   return new DomainError(error.kind, message, prefix + field, error.resource, error.reason, error.currentVersion);
 }
 
-async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
+export async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -194,12 +203,12 @@ async function write<T>(type: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** What the `expectedVersion` argument of a mutation that changes an existing resource does. */
-function expectedVersionDescription(of: string): string {
+export function expectedVersionDescription(of: string): string {
   return `The \`version\` of ${of} you last read: when it is at another, nothing is written and the answer is a CONFLICT error whose \`extensions.currentVersion\` says where it is now. Left out, the write goes ahead.`;
 }
 
 /** The data layer's options for a mutation's `expectedVersion` (null and absent alike: no condition). */
-function conditions(expectedVersion: number | null | undefined): WriteOptions {
+export function conditions(expectedVersion: number | null | undefined): WriteOptions {
   if (expectedVersion === null || expectedVersion === undefined) return {};
   // Versions start at 1: a lower one was never read, and would be answered as a stale one.
   if (expectedVersion < 1)
@@ -221,7 +230,7 @@ function fresh(id: number, context: GraphQLContext): number {
  * (its plan's columns and names), so that the answer needs no read of it; its id (to be read)
  * where the plan wants a column a whole read does not take (an owner link).
  */
-function written(type: string, row: Row, context: GraphQLContext): Row | number {
+export function written(type: string, row: Row, context: GraphQLContext): Row | number {
   forgetLoaded(context);
   const shaped: Row = { id: row.id };
   for (const column of context.plan.columns(type)) {
@@ -237,8 +246,8 @@ builder.mutationType({
   description: 'Writes. Every field needs an access token with the `write` scope; each is one transaction.',
 });
 
-function writer(context: GraphQLContext): BomWriter {
-  return new BomWriter(context.db, context.writeCaller);
+export function writer(context: GraphQLContext): BulkWriter {
+  return new BulkWriter(context.db, context.writeCaller);
 }
 
 /** Whether a client can write anything of the type (supplier evaluation role users hold only server dates). */
@@ -269,6 +278,7 @@ for (const resource of resources) {
   if (resource.operations.includes('add') && !refusesAdd) {
     const inputName = `Create${name}Input`;
     const input = defineInput(resource, inputName, 'create');
+    resourceInputs.set(resource.type, { ...resourceInputs.get(resource.type), create: input });
     builder.mutationField(`create${name}`, (t) =>
       t.field({
         type: node,
@@ -283,6 +293,7 @@ for (const resource of resources) {
   if (resource.operations.includes('update')) {
     const inputName = `Update${name}Input`;
     const input = defineInput(resource, inputName, 'update');
+    resourceInputs.set(resource.type, { ...resourceInputs.get(resource.type), update: input });
     builder.mutationField(`update${name}`, (t) =>
       t.field({
         type: node,

@@ -12,7 +12,7 @@ import { searchedColumns } from '../query/search.ts';
 import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
-import { attributeField, camel, singular, typeName } from '../resources/names.ts';
+import { attributeField, camel, pascal, singular, typeName } from '../resources/names.ts';
 import { inputFieldsOf } from './mutations.ts';
 import { type FilterField, filterFields, type SpecField } from './queries.ts';
 
@@ -93,12 +93,25 @@ export function resourcePartOf(name: string): ResourceTypePart | undefined {
 /** The root fields of Query, by name: the resource type each reads. */
 const queryFields = new Map(resources.flatMap((r) => [camel(singular(r.type)), camel(r.type)].map((f) => [f, r.type])));
 
-/** The root fields of Mutation made for each type: `createX`, `updateX`, by name. */
-const mutationFields = new Map(
+/**
+ * The root fields of Mutation made for each type, by name, with what a role must be allowed to
+ * see them: `createX`, `updateX`, and the bulk `createXs`, `updateXs`, `upsertXs` (an upsert
+ * creates some rows and updates others).
+ */
+const mutationFields = new Map<string, readonly (readonly [string, RoleOperation])[]>(
   resources.flatMap((r) => [
-    [`create${typeName(r.type)}`, [r.type, 'create']],
-    [`update${typeName(r.type)}`, [r.type, 'update']],
-  ]) as [string, [string, RoleOperation]][],
+    [`create${typeName(r.type)}`, [[r.type, 'create']]],
+    [`update${typeName(r.type)}`, [[r.type, 'update']]],
+    [`create${pascal(r.type)}`, [[r.type, 'create']]],
+    [`update${pascal(r.type)}`, [[r.type, 'update']]],
+    [
+      `upsert${pascal(r.type)}`,
+      [
+        [r.type, 'create'],
+        [r.type, 'update'],
+      ],
+    ],
+  ]),
 );
 
 /** The mutations of bills of material, and what a role must be allowed to see them. */
@@ -258,9 +271,7 @@ export class RoleView {
 
   /** A root field of Mutation: the operation on its type allowed (whether its input keeps a field is asked apart). */
   showsMutation(field: string): boolean {
-    const made = mutationFields.get(field);
-    if (made) return this.access.can(made[0], made[1]);
-    const needs = STRUCTURE_MUTATIONS[field];
+    const needs = mutationFields.get(field) ?? STRUCTURE_MUTATIONS[field];
     return needs?.every(([type, operation]) => this.access.can(type, operation)) ?? false;
   }
 

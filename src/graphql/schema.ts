@@ -7,6 +7,7 @@ import { builder } from './builder.ts';
 import './objects.ts';
 import './queries.ts';
 import './mutations.ts';
+import './bulk-mutations.ts';
 import './bom.ts';
 import './changes.ts';
 import './subscriptions.ts';

@@ -11,6 +11,9 @@ export type Locale = (typeof LOCALES)[number];
 export type ScalarType = 'string' | 'integer' | 'decimal' | 'boolean' | 'datetime';
 export type AttributeType = ScalarType | 'localized' | { object: Record<string, ScalarType> };
 
+/** Text with a standard form, checked on every write (src/data/formats.ts). */
+export type Format = 'gtin' | 'gln' | 'email' | 'country' | 'language' | 'currency';
+
 export interface Attribute {
   type: AttributeType;
   /** `client`: written from request bodies. `server`: maintained by the server, ignored in bodies. */
@@ -21,8 +24,16 @@ export interface Attribute {
   unique: boolean;
   /** May be null (the column allows it). Flags are never null: they have a default. */
   nullable: boolean;
-  /** Must be greater than zero (a structure's batch quantity, which explosions divide by). */
-  positive?: boolean;
+  /**
+   * Clean-data bounds of a number (src/data/validate.ts): `exclusiveMinimum` 0 for a structure's
+   * batch quantity, which explosions divide by; `minimum` 0 for weights, prices and quantities;
+   * 0..100 for a percentage. Named as JSON Schema names them, which OpenAPI shows.
+   */
+  minimum?: number;
+  exclusiveMinimum?: number;
+  maximum?: number;
+  /** Clean-data rule of a text with a standard form (a GTIN, an e-mail address, an ISO code): src/data/formats.ts. */
+  format?: Format;
   /**
    * Storage: the Prisma field, or for `localized` and `object` types the prefix of the fields
    * (`<column>_nl`, `<column>_<field>`). Defaults to the attribute's name.

@@ -18,6 +18,7 @@ import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
+import { atomicOperations } from './atomic.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
 import { DocumentBytes, documentJson, type ResourceJson } from './document-bytes.ts';
@@ -138,6 +139,16 @@ class RestHandlers {
       apiClientId: c.get('auth')?.clientId,
       access: c.get('auth')?.access,
       beforeCommit: c.get('beforeCommit'),
+    });
+  }
+
+  /** POST /operations: JSON:API atomic operations (./atomic.ts). */
+  atomic(c: Context): Promise<Response> {
+    return atomicOperations(c, {
+      writer: this.writer(c),
+      access: roleOf(c),
+      maxBodyBytes: this.options.maxBodyBytes,
+      request: () => this.request(c),
     });
   }
 
@@ -424,6 +435,12 @@ export function restApi(options: RestOptions): Hono {
   const handlers = new RestHandlers(options);
   app.route('/', changesRoutes(options));
 
+  app.post('/operations', (c) => handlers.atomic(c));
+  app.all('/operations', (c) => {
+    throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: POST`, {
+      Allow: 'POST',
+    });
+  });
   for (const route of REST_ROUTES) {
     app.on(route.method, route.path, (c) => {
       authorizeRoute(roleOf(c), route);

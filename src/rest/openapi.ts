@@ -17,6 +17,7 @@ import { OAUTH_TAG, oauthPaths } from '../auth/openapi.ts';
 import { resources } from '../resources/registry.ts';
 import { CHANGES_PATH } from './changes.ts';
 import { CHANGES_TAG, changesPath, changesSchemas } from './openapi/changes.ts';
+import { ATOMIC_TAG, atomicPath } from './openapi/atomic.ts';
 import { ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
 import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
@@ -62,7 +63,9 @@ Every GET answer has a strong \`ETag\` and \`Cache-Control: private, no-cache\`;
     curl -s -X PATCH -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'If-Match: "3-5d41402a"' \\
          -d '{"data":{"type":"products","attributes":{"consumer_price":2.59}}}' <base URL>/products/12
 
-A POST (ADD, REL-ADD, structures and items) with \`Idempotency-Key: <your key>\` runs once: a retry with the same key and request within 24 hours gets the first answer again with \`Idempotent-Replayed: true\` (422 \`idempotency_key_reused\` for another request, 409 \`idempotency_key_in_use\` while the first still runs).
+Several writes as one, all or nothing: \`POST /operations\` (JSON:API Atomic Operations, with \`lid\`s for resources added in the same request).
+
+A POST (ADD, REL-ADD, structures and items, atomic operations) with \`Idempotency-Key: <your key>\` runs once: a retry with the same key and request within 24 hours gets the first answer again with \`Idempotent-Replayed: true\` (422 \`idempotency_key_reused\` for another request, 409 \`idempotency_key_in_use\` while the first still runs).
 
 ## Delta sync (extension)
 
@@ -100,6 +103,8 @@ function build(): OpenAPIObject {
   }
   builder.addTag(CHANGES_TAG);
   builder.addPath(CHANGES_PATH, changesPath());
+  builder.addTag(ATOMIC_TAG);
+  builder.addPath('/operations', atomicPath());
   return builder.getSpec();
 }
 

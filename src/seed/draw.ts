@@ -26,12 +26,6 @@ export function localized(prefix: string, names: Names, suffix: Names = ['', '',
   };
 }
 
-/** A GS1 check digit for the digits given (GTIN-13 from 12 digits, GLN likewise). */
-export function withCheckDigit(digits: string): string {
-  const sum = [...digits].reverse().reduce((acc, d, i) => acc + Number(d) * (i % 2 === 0 ? 3 : 1), 0);
-  return digits + String((10 - (sum % 10)) % 10);
-}
-
 const COUNTRIES = [
   { code: 'BE', language: 'nl', locales: [nl_BE, nl, en, base], weight: 35 },
   { code: 'BE', language: 'fr', locales: [fr_BE, fr, en, base], weight: 20 },

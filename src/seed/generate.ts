@@ -30,7 +30,8 @@ import {
   type Material,
   type Names,
 } from './catalog.ts';
-import { Decimal, Draw, localized, type Place, type Row, type SeedTable, Tables, withCheckDigit } from './draw.ts';
+import { Decimal, Draw, localized, type Place, type Row, type SeedTable, Tables } from './draw.ts';
+import { withCheckDigit } from '../data/formats.ts';
 import { addLookups } from './lookups.ts';
 
 export type { SeedTable } from './draw.ts';

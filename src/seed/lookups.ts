@@ -15,7 +15,8 @@ import {
   SUPPLIER_TYPES,
   UNITS,
 } from './catalog.ts';
-import { localized, type Tables, withCheckDigit } from './draw.ts';
+import { localized, type Tables } from './draw.ts';
+import { withCheckDigit } from '../data/formats.ts';
 
 /** The lookup types, from the catalogue (no draws): those of customers first. */
 export function addLookups(tables: Tables): void {

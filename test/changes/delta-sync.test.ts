@@ -13,6 +13,7 @@
  * The writer's choices come from a seeded PRNG: the seed is printed, and DELTA_SYNC_SEED=<seed>
  * replays them (the writer's lanes run concurrently, so their interleaving is not replayed).
  */
+import { withCheckDigit } from '../../src/data/formats.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { BomWriter } from '../../src/data/bom-writes.ts';
@@ -313,7 +314,7 @@ describe.each(providers)('delta sync on %s', (provider) => {
       if (rng.chance(0.3))
         attributes.gtin = rng.chance(0.4)
           ? null
-          : `${provider === 'sqlite' ? 40 : 41}${String(++gtins).padStart(11, '0')}`;
+          : withCheckDigit(`${provider === 'sqlite' ? 40 : 41}${String(++gtins).padStart(10, '0')}`);
       if (rng.chance(0.2)) attributes.is_active = rng.chance(0.5);
       const what = `${surface} product ${product} attributes ${JSON.stringify(attributes)}`;
       if (rest)

@@ -20,7 +20,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import type { ChangeEntry, ChangeOp } from '../../src/data/changes.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { attributeField, camel, singular, typeName } from '../../src/resources/names.ts';
+import { attributeField, camel, pascal, singular, typeName } from '../../src/resources/names.ts';
+import { businessKey } from '../../src/data/bulk-writes.ts';
+import { withCheckDigit } from '../../src/data/formats.ts';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
 import type { ResourceDefinition } from '../../src/resources/types.ts';
 import { REST_ROUTES, type RestOperation, type RestRoute } from '../../src/rest/routes.ts';
@@ -96,6 +98,7 @@ const MUTATIONS = Object.values(schema.getMutationType()!.getFields());
 type MutationKind =
   | { kind: 'create'; type: string }
   | { kind: 'update'; type: string }
+  | { kind: 'createMany' | 'updateMany' | 'upsertMany'; type: string }
   | { kind: 'createProductStructure' | 'addItems' | 'replaceItems' | 'removeItems' };
 
 function mutationKind(name: string): MutationKind | undefined {
@@ -111,6 +114,8 @@ function mutationKind(name: string): MutationKind | undefined {
       return { kind: 'create', type: resource.type };
     if (name === `update${typeName(resource.type)}` && resource.operations.includes('update'))
       return { kind: 'update', type: resource.type };
+    for (const kind of ['create', 'update', 'upsert'] as const)
+      if (name === `${kind}${pascal(resource.type)}`) return { kind: `${kind}Many`, type: resource.type };
   }
   return undefined;
 }
@@ -946,11 +951,140 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
     args: Record<string, unknown>,
     code: string,
   ): Promise<void> {
-    const res = await gql(field, args, 'id');
+    // Every result type has __typename (an upsert's has no id).
+    const res = await gql(field, args, '__typename');
     const error = res.body.errors?.[0];
     expect(error?.extensions?.code, `${field.name} must be refused with ${code}: ${JSON.stringify(res.body)}`).toBe(
       code,
     );
+  }
+
+  /**
+   * A bulk mutation's case: two rows, all in one transaction (createXs: two created; updateXs: two
+   * updated at their versions; upsertXs: one updated by its key, one created); the same call
+   * again after an upsert writes nothing; a bad second row writes nothing at all.
+   */
+  async function bulkCases(
+    field: GraphQLField<unknown, unknown>,
+    kind: 'createMany' | 'updateMany' | 'upsertMany',
+    type: string,
+  ): Promise<WriteCase[]> {
+    const what = `mutation ${field.name}`;
+    const quiet = (name: string, run: () => Promise<void>): Quiet => ({ what: `${what} ${name}`, run });
+    const resource = resourceByType(type)!;
+    const createInput = async (inputType: GraphQLInputObjectType, attributes: Record<string, unknown> = {}) => {
+      const body = await api.addBody(type, { attributes });
+      return graphqlInput(
+        type,
+        inputType,
+        body.data.attributes,
+        body.data.relationships as Record<string, { data: any }>,
+      );
+    };
+    if (kind === 'updateMany') {
+      const rows = [await api.create(type), await api.create(type)];
+      const rowType = inputTypeOf(field, 'updates');
+      const inputType = getNamedType(rowType.getFields().input!.type) as GraphQLInputObjectType;
+      const updates = await Promise.all(
+        rows.map(async (row) => ({
+          id: Number(row.id),
+          expectedVersion: row.meta.version,
+          input: graphqlInput(
+            type,
+            inputType,
+            api.sampleAttributes(resource, api.next()),
+            await otherRelationships(resource, row),
+          ),
+        })),
+      );
+      const stale = updates.map((u, i) => (i === 1 ? { ...u, expectedVersion: u.expectedVersion + 5 } : u));
+      return [
+        {
+          what,
+          watch: rows.map((row) => [type, Number(row.id)] as Ref),
+          run: async () => {
+            const updated = await gqlOk(field, { updates }, 'id version');
+            expect(updated.map((u: { version: number }) => u.version)).toEqual(rows.map((r) => r.meta.version + 1));
+            return [];
+          },
+          leaves: [[type, 'updated']],
+          refused: [
+            quiet('with a stale expectedVersion in its second row: CONFLICT', () =>
+              gqlRefused(field, { updates: stale }, 'CONFLICT'),
+            ),
+          ],
+          after: [
+            quiet(
+              'with the same inputs again',
+              async () =>
+                void (await gqlOk(field, { updates: updates.map(({ expectedVersion: _, ...u }) => u) }, 'id')),
+            ),
+          ],
+        },
+      ];
+    }
+    const inputType = inputTypeOf(field, 'inputs');
+    const fresh = await createInput(inputType);
+    const long = tooLong(type, inputType, await createInput(inputType));
+    const refused = long
+      ? [
+          quiet('with text too long in its second row: BAD_USER_INPUT', () =>
+            gqlRefused(field, { inputs: [fresh, long] }, 'BAD_USER_INPUT'),
+          ),
+        ]
+      : [];
+    if (kind === 'createMany') {
+      const second = await createInput(inputType);
+      return [
+        {
+          what,
+          watch: [],
+          run: async () => {
+            const created = await gqlOk(field, { inputs: [fresh, second] }, 'id version');
+            expect(created.map((c: { version: number }) => c.version)).toEqual([1, 1]);
+            return created.map((c: { id: number }) => [type, c.id] as Ref);
+          },
+          leaves: [[type, 'created']],
+          refused,
+          after: [],
+        },
+      ];
+    }
+    const key = businessKey(resource)!;
+    const existing = await api.create(type);
+    const keyField = attributeField(resource, key, resource.attributes[key]!.column);
+    const changed = { ...(await createInput(inputType)), [keyField]: existing.attributes[key] };
+    const selection = `outcome ${camel(singular(type))} { id version }`;
+    const inputs = [changed, fresh];
+    // A type whose only field is its key (brands, users) has nothing for the first row to change.
+    const updates = Object.keys(changed).some((f) => f !== keyField);
+    return [
+      {
+        what,
+        watch: [[type, Number(existing.id)]],
+        run: async () => {
+          const results = await gqlOk(field, { inputs }, selection);
+          expect(results.map((r: { outcome: string }) => r.outcome)).toEqual([
+            updates ? 'UPDATED' : 'UNCHANGED',
+            'CREATED',
+          ]);
+          return [[type, results[1][camel(singular(type))].id] as Ref];
+        },
+        leaves: updates
+          ? [
+              [type, 'updated'],
+              [type, 'created'],
+            ]
+          : [[type, 'created']],
+        refused,
+        after: [
+          quiet('with the same inputs again: every row UNCHANGED', async () => {
+            const again = await gqlOk(field, { inputs }, 'outcome');
+            expect(again.map((r: { outcome: string }) => r.outcome)).toEqual(['UNCHANGED', 'UNCHANGED']);
+          }),
+        ],
+      },
+    ];
   }
 
   /** The input type of an argument (the element type of a list). */
@@ -1115,6 +1249,9 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
         },
       ];
     }
+
+    if (kind.kind === 'createMany' || kind.kind === 'updateMany' || kind.kind === 'upsertMany')
+      return bulkCases(field, kind.kind, kind.type);
 
     if (kind.kind === 'createProductStructure') {
       const product = Number((await api.create('products')).id);
@@ -1351,15 +1488,15 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
           consumer_price: 123456789012.345,
           name: { fr: 'Pain' },
           shelf_life: { interval: 'weeks' },
-          gtin: `000${api.next()}`,
+          gtin: withCheckDigit(`0000${String(api.next()).padStart(8, '0')}`),
         }),
         restActor,
       ],
       [
-        'REST: zero, a negative decimal, 5e-30, a language cleared, a GTIN cleared',
+        'REST: zero, 1e-15, 5e-30, a language cleared, a GTIN cleared',
         rest({
           drained_weight_in_kilogram: 0,
-          net_weight_in_kilogram: -1e-15,
+          net_weight_in_kilogram: 1e-15,
           production_efficiency_per_hour: 5e-30,
           name: { en: null },
           gtin: null,

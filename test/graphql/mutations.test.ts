@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlEnv, operationExpectations, type GraphQLTestEnv } from '../support/graphql.ts';
 import { providers } from '../support/databases.ts';
+import { unusedCode } from '../rest/support.ts';
+import { withCheckDigit } from '../../src/data/formats.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sorted = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
@@ -30,6 +32,10 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
   let counter = 0;
   /** A value no other row holds. */
   const unique = (prefix: string) => `${prefix}-${provider}-${++counter}`;
+  /** A GTIN-13 no other row holds, with a valid check digit. */
+  const gtinOf = (prefix: number) => withCheckDigit(`${prefix}${String(++counter).padStart(10, '0')}`);
+  /** A language code the seed does not store, for the Language case. */
+  const language = unusedCode('language', provider);
 
   const { ok, refused, notFound } = operationExpectations(() => env);
 
@@ -308,7 +314,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
 
     it('products: decimals, localized text, shelfLife and to-one links, read back exactly and re-read', async () => {
       const reference = unique('P');
-      const gtin = `54${Date.now() % 1e10}${counter}`;
+      const gtin = withCheckDigit(`54${String(Date.now() % 1e9).padStart(9, '0')}${counter % 10}`);
       const input = {
         reference,
         unitId: 2,
@@ -496,10 +502,10 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
       ],
       [
         'Language',
-        '{ alpha2Code: "xq", description: "Test" }',
+        `{ alpha2Code: "${language}", description: "Test" }`,
         '{ description: "Test language" }',
         'alpha2Code description',
-        { alpha2Code: 'xq', description: 'Test language' },
+        { alpha2Code: language, description: 'Test language' },
       ],
       [
         'SupplierType',
@@ -595,7 +601,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
       ).toEqual({ nl: 'stuk', fr: null, en: 'piece', de: 'Stück' });
       const currency = (
         await ok(
-          `mutation { createCurrency(input: { alpha3Code: "Z${++counter}", description: { en: "Zed", fr: "Zède" } }) { id } }`,
+          `mutation { createCurrency(input: { alpha3Code: "${unusedCode('currency', provider)}", description: { en: "Zed", fr: "Zède" } }) { id } }`,
         )
       ).createCurrency.id;
       expect(
@@ -743,7 +749,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
         'product gtin',
         (v) => `createProduct(input: { reference: "${unique('P')}", unitId: 1, gtin: "${v}" })`,
         'gtin',
-        () => `87${String(++counter).padStart(11, '0')}`,
+        () => gtinOf(87),
         (v) => prisma().product.count({ where: { gtin: v } }),
       ],
       [
@@ -778,14 +784,14 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
         'language alpha2Code',
         (v) => `createLanguage(input: { alpha2Code: "${v}", description: "x" })`,
         'alpha2Code',
-        () => `l${++counter}`,
+        () => unusedCode('language', provider),
         (v) => prisma().language.count({ where: { alpha_2_code: v } }),
       ],
       [
         'currency alpha3Code',
         (v) => `createCurrency(input: { alpha3Code: "${v}", symbol: "x" })`,
         'alpha3Code',
-        () => `C${++counter}`,
+        () => unusedCode('currency', provider),
         (v) => prisma().currency.count({ where: { alpha_3_code: v } }),
       ],
       [
@@ -807,7 +813,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
 
     it('update to a taken reference or gtin: CONFLICT naming the field, the row unchanged', async () => {
       const taken = unique('P');
-      const gtin = `88${String(++counter).padStart(11, '0')}`;
+      const gtin = gtinOf(88);
       await ok(`mutation { createProduct(input: { reference: "${taken}", unitId: 1, gtin: "${gtin}" }) { id } }`);
       const id = await createProduct(', consumerPrice: 1');
       const before = (await ok(`{ product(id: ${id}) { ${PRODUCT_FIELDS} } }`)).product;
@@ -828,7 +834,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
 
     it('update to its own current reference or gtin is no conflict', async () => {
       const reference = unique('P');
-      const gtin = `86${String(++counter).padStart(11, '0')}`;
+      const gtin = gtinOf(86);
       const id = (
         await ok(`mutation { createProduct(input: { reference: "${reference}", unitId: 1, gtin: "${gtin}" }) { id } }`)
       ).createProduct.id;
@@ -855,7 +861,7 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
     it('gtin is unique only where given: many products without one, and one may be cleared', async () => {
       const a = await createProduct();
       const b = await createProduct();
-      const c = await createProduct(`, gtin: "89${String(++counter).padStart(11, '0')}"`);
+      const c = await createProduct(`, gtin: "${gtinOf(89)}"`);
       expect(
         (await ok(`mutation { updateProduct(id: ${c}, input: { gtin: null }) { gtin } }`)).updateProduct.gtin,
       ).toBeNull();

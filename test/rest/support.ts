@@ -7,6 +7,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { resourceByType } from '../../src/resources/registry.ts';
 import type { Attribute, Relationship, ResourceDefinition } from '../../src/resources/types.ts';
 import type { Provider } from '../../src/db/url.ts';
+import validator from 'validator';
+import { withCheckDigit } from '../../src/data/formats.ts';
+import { CURRENCIES, LANGUAGES } from '../../src/seed/catalog.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 
 export const BASE = 'http://localhost';
@@ -239,14 +242,65 @@ export class Rest {
 
 const DECIMALS = [0.1, 12.345, 1234.5678, 0.3, 7, 99.99];
 
+/** Every two- or three-letter code `valid` takes, but those the seed stores (a code is unique). */
+function codes(length: 2 | 3, valid: (code: string) => boolean, seeded: readonly string[]): string[] {
+  const letters = [...'abcdefghijklmnopqrstuvwxyz'];
+  let all = letters;
+  for (let l = 1; l < length; l++) all = all.flatMap((prefix) => letters.map((letter) => prefix + letter));
+  return all.map((code) => (length === 3 ? code.toUpperCase() : code)).filter((c) => valid(c) && !seeded.includes(c));
+}
+
+const COUNTRIES = codes(2, (c) => validator.isISO31661Alpha2(c.toUpperCase()), []).map((c) => c.toUpperCase());
+const UNUSED_CODES = {
+  language: codes(
+    2,
+    validator.isISO6391,
+    LANGUAGES.map((l) => l.code),
+  ),
+  currency: codes(
+    3,
+    validator.isISO4217,
+    CURRENCIES.map((c) => c.code),
+  ),
+};
+
+const codesUsed = new Map<string, number>();
+
+/**
+ * A language or currency code the seed does not store and this file has not given on this
+ * provider yet (a code is unique; a file adds far fewer languages or currencies than the 180 of each).
+ */
+export function unusedCode(format: 'language' | 'currency', tag: string): string {
+  const key = `${tag} ${format}`;
+  const used = codesUsed.get(key) ?? 0;
+  codesUsed.set(key, used + 1);
+  const code = UNUSED_CODES[format][used];
+  if (!code) throw new Error(`test support: no ${format} code left for another ADD on ${tag}`);
+  return code;
+}
+
 function sampleValue(type: string, name: string, attribute: Attribute, n: number, i: number, tag: string): unknown {
   const t = attribute.type;
   if (t === 'string') {
-    if (name === 'gtin') return `${tag === 'sqlite' ? 871 : 872}${String(n).padStart(10, '0')}`;
-    return `${type}.${name}.${tag}.${n}`;
+    const prefix = tag === 'sqlite' ? 871 : 872;
+    switch (attribute.format) {
+      case 'gtin':
+        return withCheckDigit(`${prefix}${String(n).padStart(9, '0')}`);
+      case 'gln':
+        return withCheckDigit(`${prefix}${String(n).padStart(9, '0')}`);
+      case 'email':
+        return `${type}.${name}.${tag}.${n}@example.com`;
+      case 'country':
+        return COUNTRIES[n % COUNTRIES.length];
+      case 'language':
+      case 'currency':
+        return unusedCode(attribute.format, tag);
+      default:
+        return `${type}.${name}.${tag}.${n}`;
+    }
   }
   if (t === 'integer') return attribute.unique ? 100_000 + n * 7 + (tag === 'sqlite' ? 0 : 3) : (n % 30) + 1;
-  if (t === 'decimal') return DECIMALS[i % DECIMALS.length];
+  if (t === 'decimal') return Math.min(DECIMALS[i % DECIMALS.length]!, attribute.maximum ?? Number.POSITIVE_INFINITY);
   if (t === 'boolean') return i % 2 === 0;
   if (t === 'localized') return { nl: `${name} nl ${n}`, fr: `${name} fr ${n}`, en: `${name} en ${n}`, de: null };
   if (t === 'datetime') return undefined;

@@ -13,7 +13,7 @@ export const customers: ResourceDefinition = {
     name: attr.string({ required: true }),
     alt_name: attr.string(),
     contact: attr.string(),
-    email: attr.string(),
+    email: attr.string({ format: 'email' }),
     phone: attr.string(),
     fax: attr.string(),
     is_prospect: attr.boolean(),
@@ -125,7 +125,7 @@ export const languages = lookup(
   'customers',
   attributes({
     description: attr.string(),
-    alpha_2_code: attr.string({ unique: true }),
+    alpha_2_code: attr.string({ unique: true, format: 'language' }),
   }),
 );
 
@@ -135,7 +135,7 @@ export const currencies = lookup(
   'customers',
   attributes({
     symbol: attr.string(),
-    alpha_3_code: attr.string({ unique: true }),
+    alpha_3_code: attr.string({ unique: true, format: 'currency' }),
     description: attr.localized(),
   }),
 );
@@ -160,7 +160,7 @@ export const addresses = lookup(
     postal_code: attr.string(),
     city: attr.string(),
     state: attr.string(),
-    country_code: attr.string(),
+    country_code: attr.string({ format: 'country' }),
     modified_date: attr.serverDate(),
   }),
 );

@@ -7,7 +7,7 @@ export const productStructures: ResourceDefinition = {
   model: 'productStructure',
   group: 'structures',
   attributes: attributes({
-    quantity: attr.decimal({ nullable: false, positive: true }),
+    quantity: attr.decimal({ nullable: false, exclusiveMinimum: 0 }),
     modified_date: attr.serverDate(),
   }),
   relationships: {
@@ -45,9 +45,9 @@ export const productStructureItems: ResourceDefinition = {
   model: 'productStructureItem',
   group: 'structures',
   attributes: attributes({
-    net_quantity: attr.decimal(),
-    gross_quantity: attr.decimal(),
-    loss_percentage: attr.decimal(),
+    net_quantity: attr.decimal({ minimum: 0 }),
+    gross_quantity: attr.decimal({ minimum: 0 }),
+    loss_percentage: attr.decimal({ minimum: 0, maximum: 100 }),
     is_phantom: attr.boolean(),
     is_processing_agent: attr.boolean(),
     skip_grain_component_calculation: attr.boolean(),

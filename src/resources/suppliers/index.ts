@@ -15,11 +15,11 @@ export const suppliers: ResourceDefinition = {
     is_receival_vat_exclusive: attr.boolean(),
     // The spec has an attribute and a relationship both named `currency`; the column differs.
     currency: attr.string({ column: 'currency_text' }),
-    gln: attr.string(),
+    gln: attr.string({ format: 'gln' }),
     is_emergency_number_mandatory: attr.boolean(),
     emergency_number: attr.string(),
     emergency_contact: attr.string(),
-    email: attr.string(),
+    email: attr.string({ format: 'email' }),
     phone: attr.string(),
     fax: attr.string(),
     modified_date: attr.serverDate(),

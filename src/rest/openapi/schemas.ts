@@ -5,8 +5,9 @@
  */
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { MAX_SIGNIFICANT_DIGITS } from '../../db/decimal.ts';
-import { MAX_TEXT_LENGTH } from '../../data/validate.ts';
-import { isWritable } from '../../data/writes.ts';
+import { MAX_TEXT_LENGTH, ruleNote } from '../../data/validate.ts';
+import { formatSchema } from '../../data/formats.ts';
+import { isWritable } from '../../data/relationship-rules.ts';
 import {
   LOCALES,
   type Attribute,
@@ -52,6 +53,8 @@ function attributeNotes(type: string, attribute: Attribute): string[] {
   if (extension) notes.push(extension);
   if (attribute.write === 'server')
     notes.push('Set by the server on every write (ATOM form); ignored in request bodies.');
+  const rule = attribute.write === 'client' ? ruleNote(attribute) : undefined;
+  if (rule) notes.push(rule);
   if (attribute.required) notes.push('Required on ADD.');
   if (attribute.unique)
     notes.push(
@@ -129,7 +132,9 @@ function writeAttribute(type: string, attribute: Attribute): Schema {
     );
   }
   const schema = scalar(attribute.type, 'write');
-  if (attribute.positive) schema.exclusiveMinimum = 0;
+  for (const bound of ['minimum', 'exclusiveMinimum', 'maximum'] as const)
+    if (attribute[bound] !== undefined) schema[bound] = attribute[bound];
+  if (attribute.format) Object.assign(schema, formatSchema(attribute.format));
   if (attribute.observedValues) schema.examples = [...attribute.observedValues];
   return described(withNull(schema, attribute.nullable));
 }

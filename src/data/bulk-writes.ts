@@ -1,0 +1,285 @@
+/**
+ * Bulk writes: many rows of one type created, updated or upserted (matched on the type's business
+ * key) in one transaction, all or nothing. Each row goes through the rules of a single write
+ * (./writes.ts: validation, links that must exist, the role's fields and rows, versions, one log
+ * entry per changed resource), and an error names the row it is about (`inputs[17].unit`), so
+ * that one bad row among a thousand is found at once and nothing is written.
+ *
+ * The links of all rows are checked together (one statement per linked type), the rows to update
+ * are read and locked together, in id order, and the log's entries are appended in one statement.
+ */
+import { authorizeWrite, requireCheck, requireRowFor } from './authorize.ts';
+import { BomWriter } from './bom-writes.ts';
+import type { ChangeRecorder } from './change-log.ts';
+import { definition, idsKey } from './columns.ts';
+import { DomainError, missingField, notFound, uniqueViolation } from './errors.ts';
+import type { Row } from './load.ts';
+import { checkPreconditions } from './preconditions.ts';
+import { RequestLoaders } from './request.ts';
+import { asRead, changedColumns, withModifiedDate } from './row-values.ts';
+import { lockedRows, updateRow, valuesWhere } from './rows.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
+import { LinkTargets } from './relationship-rules.ts';
+import type { Prepared, WriteInput, WriteOptions } from './writes.ts';
+
+/** Most rows one bulk write takes (data-in contract): its cost is like that of as many fields. */
+export const MAX_BULK_ROWS = 1000;
+
+/** The attributes an upsert matches rows on, by the first a type has as a unique attribute. */
+const BUSINESS_KEYS = ['reference', 'username', 'alpha_2_code', 'alpha_3_code'] as const;
+
+/** The business key of a type (`reference`, ...), or undefined when it has none (no upsert). */
+export function businessKey(resource: ResourceDefinition): string | undefined {
+  return BUSINESS_KEYS.find(
+    (name) => resource.attributes[name]?.unique && resource.attributes[name]?.write === 'client',
+  );
+}
+
+export interface BulkUpdate {
+  id: number;
+  input: WriteInput;
+  options?: WriteOptions;
+}
+
+export type UpsertOutcome = 'created' | 'updated' | 'unchanged';
+
+/** Where a bulk write's rows are in the request, for messages: `inputs[3].` and the like. */
+export interface RowPaths {
+  /** The row (`inputs[3]`). */
+  row(index: number): string;
+  /** The prefix of the row's fields (`inputs[3].`, `updates[3].input.`). */
+  fields(index: number): string;
+}
+
+/** Rows given as a list of inputs (`inputs[3].unit`). */
+const inputsAt = (name: string): RowPaths => ({ row: (i) => `${name}[${i}]`, fields: (i) => `${name}[${i}].` });
+
+/** Rows given as a list of updates, each with its input (`updates[3].input.unit`). */
+const updatesAt = (name: string): RowPaths => ({
+  row: (i) => `${name}[${i}]`,
+  fields: (i) => `${name}[${i}].input.`,
+});
+
+/**
+ * A domain error about one row, said of it: its field prefixed with the row's path (when the
+ * rules did not name the row already), a storage error (a duplicate key) turned into one first.
+ */
+function ofRow(error: unknown, type: string, path: string, fields: string): unknown {
+  const domain = uniqueViolation(error, type) ?? error;
+  if (!(domain instanceof DomainError)) return domain;
+  if (domain.field?.startsWith(path)) return domain;
+  const field = domain.field ? fields + domain.field : path;
+  const startsWithField =
+    domain.field !== undefined &&
+    domain.message.startsWith(domain.field) &&
+    /^[\s:.]/.test(domain.message.slice(domain.field.length));
+  const message = startsWithField ? fields + domain.message : `${path}: ${domain.message}`;
+  return new DomainError(domain.kind, message, field, domain.resource, domain.reason, domain.currentVersion);
+}
+
+async function atRow<T>(type: string, paths: RowPaths, index: number, work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw ofRow(error, type, paths.row(index), paths.fields(index));
+  }
+}
+
+function checkCount(count: number, paths: RowPaths): void {
+  if (count > MAX_BULK_ROWS)
+    throw new DomainError(
+      'bad_input',
+      `${paths.row(MAX_BULK_ROWS)}: a bulk write takes at most ${MAX_BULK_ROWS} rows (got ${count})`,
+      paths.row(MAX_BULK_ROWS),
+    );
+}
+
+/** The writes both surfaces use, with the bulk ones. */
+export class BulkWriter extends BomWriter {
+  /** createX for each input, in one transaction: the new ids, in input order. */
+  createMany(type: string, inputs: readonly WriteInput[], paths = inputsAt('inputs')): Promise<number[]> {
+    const resource = definition(type);
+    const { access } = this.caller;
+    checkCount(inputs.length, paths);
+    return this.transaction(
+      type,
+      async (tx, log) => {
+        for (const [i, input] of inputs.entries())
+          await atRow(type, paths, i, () => authorizeWrite(access, type, 'create', input));
+        const prepared = await this.prepareRows(tx, resource, inputs, [], paths);
+        const ids: number[] = [];
+        for (const [i, data] of prepared.entries())
+          ids.push(await atRow(type, paths, i, () => this.insertPrepared(tx, resource, data)));
+        log.created(type, ids);
+        return ids;
+      },
+      (tx, ids) => requireCheck(tx, access, type, ids, 'create'),
+    );
+  }
+
+  /** updateX for each row, in one transaction: the rows as they now are, in input order. */
+  updateMany(type: string, updates: readonly BulkUpdate[], paths = updatesAt('updates')): Promise<Row[]> {
+    const resource = definition(type);
+    const { access } = this.caller;
+    checkCount(updates.length, paths);
+    refuseRepeats(
+      updates.map((u) => u.id),
+      (i) => `${paths.row(i)}.id`,
+    );
+    const changed: number[] = [];
+    return this.transaction(
+      type,
+      async (tx, log) => {
+        const current = await this.lockedByIds(
+          tx,
+          resource,
+          updates.map((u) => u.id),
+        );
+        for (const [i, update] of updates.entries()) {
+          await atRow(type, paths, i, async () => {
+            authorizeWrite(access, type, 'update', update.input);
+            if (!current[i]) throw notFound(type, update.id, `${paths.row(i)}.id`);
+            await requireRowFor(tx, access, type, update.id, 'update');
+            checkPreconditions(resource, current[i]!, update.options ?? {});
+          });
+        }
+        const rows = current as Row[];
+        const prepared = await this.prepareRows(
+          tx,
+          resource,
+          updates.map((u) => u.input),
+          rows,
+          paths,
+        );
+        const now: Row[] = [];
+        for (const [i, data] of prepared.entries()) {
+          const row = await atRow(type, paths, i, () => this.updatePrepared(tx, log, resource, rows[i]!, data));
+          if (row !== rows[i]) changed.push(row.id);
+          now.push(row);
+        }
+        return now;
+      },
+      (tx) => requireCheck(tx, access, type, changed, 'update'),
+    );
+  }
+
+  /**
+   * upsertX: each input matched on the type's business key: created when no row has it, updated
+   * when one does, left alone (no new version, no log entry) when it would not change. In one
+   * transaction; the ids and what became of each row, in input order.
+   */
+  upsertMany(
+    type: string,
+    inputs: readonly WriteInput[],
+    paths = inputsAt('inputs'),
+  ): Promise<{ id: number; outcome: UpsertOutcome }[]> {
+    const resource = definition(type);
+    const key = businessKey(resource);
+    if (!key) throw new Error(`${type} has no business key to upsert on`);
+    const { access } = this.caller;
+    checkCount(inputs.length, paths);
+    const keys = inputs.map((input, i) => {
+      const value = input.attributes?.[key];
+      if (value === undefined || value === null) throw missingField(`${paths.fields(i)}${key}`);
+      return value;
+    });
+    refuseRepeats(keys, (i) => `${paths.fields(i)}${key}`);
+    const touched: number[] = [];
+    return this.transaction(
+      type,
+      async (tx, log) => {
+        const column = resource.attributes[key]!.column;
+        const ids = await valuesWhere(tx, type, 'id', { [column]: keys as never });
+        const stored = new Map((await this.lockedByIds(tx, resource, ids)).map((row) => [row![column], row!] as const));
+        const current = keys.map((k) => stored.get(k));
+        for (const [i, input] of inputs.entries()) {
+          await atRow(type, paths, i, async () => {
+            authorizeWrite(access, type, current[i] ? 'update' : 'create', input);
+            if (current[i]) await requireRowFor(tx, access, type, current[i]!.id, 'update');
+          });
+        }
+        const prepared = await this.prepareRows(tx, resource, inputs, current, paths);
+        const results: { id: number; outcome: UpsertOutcome }[] = [];
+        for (const [i, data] of prepared.entries()) {
+          const before = current[i];
+          results.push(
+            await atRow(type, paths, i, async () => {
+              if (!before) return { id: await this.insertPrepared(tx, resource, data), outcome: 'created' as const };
+              const now = await this.updatePrepared(tx, log, resource, before, data);
+              return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
+            }),
+          );
+        }
+        const created = results.filter((r) => r.outcome === 'created').map((r) => r.id);
+        log.created(type, created);
+        touched.push(...results.filter((r) => r.outcome !== 'unchanged').map((r) => r.id));
+        return results;
+      },
+      (tx) => requireCheck(tx, access, type, touched, 'update'),
+    );
+  }
+
+  /** Rows by id, read whole and locked, in id order (two bulk writes lock in one order: no deadlock); in the order asked. */
+  private async lockedByIds(
+    tx: WriteTx,
+    resource: ResourceDefinition,
+    ids: readonly number[],
+  ): Promise<(Row | null)[]> {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    const rows = await lockedRows(tx, resource.type, sorted, RequestLoaders.columns(resource.type));
+    const byId = new Map(rows.filter((r): r is Row => r !== null).map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** Each row's input checked (its current row when it exists), then the links of all of them, together. */
+  private async prepareRows(
+    tx: WriteTx,
+    resource: ResourceDefinition,
+    inputs: readonly WriteInput[],
+    current: readonly (Row | null | undefined)[],
+    paths: RowPaths,
+  ): Promise<Prepared[]> {
+    const targets = new LinkTargets();
+    const prepared = inputs.map((input, i) =>
+      this.check(resource, input, current[i] ?? undefined, targets, paths.fields(i)),
+    );
+    await this.verify(tx, targets);
+    return prepared;
+  }
+
+  /** One row's update as prepared: the row as it now is, or `current` itself when nothing changed. */
+  private async updatePrepared(
+    tx: WriteTx,
+    log: ChangeRecorder,
+    resource: ResourceDefinition,
+    current: Row,
+    data: Prepared,
+  ): Promise<Row> {
+    const columns = changedColumns(data.columns, current);
+    const links = await this.applyToMany(tx, resource, current.id, data.toMany, current);
+    if (links.size === 0 && Object.keys(columns).length === 0) return current;
+    const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+    await updateRow(tx, resource.type, current.id, written);
+    const now: Row = { ...current, ...asRead(resource, written) };
+    for (const [name, ids] of links) now[idsKey(name)] = ids;
+    log.before(resource.type, [current]);
+    log.after(resource.type, [now]);
+    return now;
+  }
+}
+
+/** A bad input naming the later of two rows that give the same value (an id, a business key). */
+function refuseRepeats(values: readonly unknown[], field: (index: number) => string): void {
+  const first = new Map<unknown, number>();
+  for (const [i, value] of values.entries()) {
+    const earlier = first.get(value);
+    if (earlier !== undefined)
+      throw new DomainError(
+        'bad_input',
+        `${field(i)} ${JSON.stringify(value)} repeats ${field(earlier)}: give each row once`,
+        field(i),
+      );
+    first.set(value, i);
+  }
+}

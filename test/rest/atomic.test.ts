@@ -1,0 +1,172 @@
+/**
+ * JSON:API Atomic Operations at POST /operations, on both databases: operations of the old
+ * interface run as one, `lid`s name resources added earlier in the request, results come in
+ * order; one failing operation writes nothing and is named by its pointer; each changed resource
+ * gets one log entry; the media type is the extension's.
+ */
+import { describe, expect, it } from 'vitest';
+import { providers } from '../support/databases.ts';
+import { expectShapeB, restSuite } from './support.ts';
+
+const ATOMIC = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
+
+describe.each(providers)('atomic operations on %s', (provider) => {
+  const api = restSuite(provider);
+  const atomic = (operations: unknown[], headers: Record<string, string> = {}) =>
+    api.post('/operations', { 'atomic:operations': operations }, { contentType: ATOMIC, headers });
+  const changes = () => api.prisma.change.count() as Promise<number>;
+
+  it('adds a brand and a product linked to it by lid, updates it, links users: results in order, one entry per resource', async () => {
+    // Not one of the two users a new customer is linked to (addBody).
+    const user = (await api.ids('users', 3))[2];
+    const customer = await api.create('customers');
+    const before = await changes();
+    const brand = api.unique('ACME');
+    const product = api.unique('P');
+    const res = await atomic([
+      { op: 'add', data: { type: 'brands', lid: 'b', attributes: { reference: brand } } },
+      {
+        op: 'add',
+        data: {
+          type: 'products',
+          lid: 'p',
+          attributes: { reference: product, consumer_price: 2.5 },
+          relationships: { unit: { data: { type: 'units', id: 1 } }, brand: { data: { type: 'brands', lid: 'b' } } },
+        },
+      },
+      { op: 'update', data: { type: 'products', lid: 'p', attributes: { consumer_price: 3 } } },
+      {
+        op: 'add',
+        ref: { type: 'customers', id: customer.id, relationship: 'commercial_resolve_responsible_users' },
+        data: [{ type: 'users', id: user }],
+      },
+    ]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('content-type')).toBe(ATOMIC);
+    const [addedBrand, addedProduct, updated, linked] = res.body['atomic:results'];
+    expect(addedBrand.data).toMatchObject({ type: 'brands', attributes: { reference: brand } });
+    expect(addedProduct.data.relationships.brand.data).toEqual({ type: 'brands', id: addedBrand.data.id });
+    expect(updated.data).toMatchObject({ id: addedProduct.data.id, attributes: { consumer_price: 3 } });
+    expect(linked).toEqual({});
+    // brand, product (added then updated: one entry) and customer.
+    expect((await changes()) - before).toBe(3);
+    const stored = await api.ok('GET', `/products/${addedProduct.data.id}`);
+    expect(stored.data.attributes.consumer_price).toBe(3);
+  });
+
+  it('one failing operation writes nothing, and the error names it by its pointer', async () => {
+    const beforeBrands = await api.count('brands');
+    const beforeChanges = await changes();
+    const res = await atomic([
+      { op: 'add', data: { type: 'brands', lid: 'b', attributes: { reference: api.unique('B') } } },
+      {
+        op: 'add',
+        data: {
+          type: 'products',
+          attributes: { reference: api.unique('P'), gtin: '12345' },
+          relationships: { unit: { data: { type: 'units', id: 1 } } },
+        },
+      },
+    ]);
+    expectShapeB(res, 400, 'invalid_attribute');
+    expect(res.body.error.message).toMatch(/^\/atomic:operations\/1: gtin must be a GTIN/);
+    const missing = await atomic([
+      { op: 'add', data: { type: 'brands', attributes: { reference: api.unique('B') } } },
+      { op: 'update', ref: { type: 'products', id: 987654 }, data: { type: 'products', attributes: { nlc: 1 } } },
+    ]);
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('/atomic:operations/1: products 987654 not found');
+    expect(await api.count('brands')).toBe(beforeBrands);
+    expect(await changes()).toBe(beforeChanges);
+  });
+
+  it('meta.version is the version the operation expects: 412 at another, nothing written', async () => {
+    const product = await api.create('products');
+    const res = await atomic([
+      {
+        op: 'update',
+        ref: { type: 'products', id: product.id },
+        meta: { version: 1 },
+        data: { type: 'products', attributes: { nlc: 1 } },
+      },
+      {
+        op: 'update',
+        ref: { type: 'products', id: product.id },
+        meta: { version: 1 },
+        data: { type: 'products', attributes: { nlc: 2 } },
+      },
+    ]);
+    expectShapeB(res, 412, 'precondition_failed');
+    expect(res.body.error.message).toMatch(/^\/atomic:operations\/1: /);
+    const stored = await api.ok('GET', `/products/${product.id}`);
+    expect(stored.data.meta.version).toBe(1);
+  });
+
+  it('an Idempotency-Key makes a retry answer the first answer, without running the operations again', async () => {
+    const before = await api.count('brands');
+    const operations = [{ op: 'add', data: { type: 'brands', attributes: { reference: api.unique('I') } } }];
+    const key = api.unique('atomic-key');
+    const first = await atomic(operations, { 'Idempotency-Key': key });
+    const retry = await atomic(operations, { 'Idempotency-Key': key });
+    expect(first.status, first.text).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    expect(await api.count('brands')).toBe(before + 1);
+  });
+
+  it('refuses what the interface does not do: a resource removal, an unknown lid, another media type', async () => {
+    const removal = await atomic([{ op: 'remove', ref: { type: 'products', id: 1 } }]);
+    expectShapeB(removal, 405, 'method_not_allowed');
+    expect(removal.body.error.message).toMatch(/^\/atomic:operations\/0: remove of products/);
+    const lid = await atomic([{ op: 'update', data: { type: 'products', lid: 'nope', attributes: { nlc: 1 } } }]);
+    expectShapeB(lid, 400, 'invalid_relationship');
+    const plain = await api.post(
+      '/operations',
+      { 'atomic:operations': [] },
+      { contentType: 'application/vnd.api+json' },
+    );
+    expectShapeB(plain, 415, 'unsupported_media_type');
+    const empty = await atomic([]);
+    expectShapeB(empty, 400, 'invalid_json');
+    const forbidden = await atomic([
+      {
+        op: 'update',
+        ref: { type: 'customer_products', id: (await api.ids('customer_products', 1))[0], relationship: 'customer' },
+        data: { type: 'customers', id: 1 },
+      },
+    ]);
+    expectShapeB(forbidden, 403, 'forbidden');
+  });
+
+  it('a structure and its items through the product, then more items by their relationship', async () => {
+    const product = await api.create('products');
+    const [a, b] = await api.ids('products', 2);
+    const item = (p: number) => ({
+      type: 'product_structure_items',
+      attributes: { net_quantity: 1 },
+      relationships: { product: { data: { type: 'products', id: p } } },
+    });
+    const structure = await api.ok(
+      'POST',
+      `/products/${product.id}/product_structure`,
+      {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 1 },
+          relationships: { items: { data: [item(a!)] } },
+        },
+      },
+      201,
+    );
+    const res = await atomic([
+      {
+        op: 'add',
+        ref: { type: 'product_structures', id: structure.data.id, relationship: 'items' },
+        data: [item(b!)],
+      },
+    ]);
+    expect(res.status, res.text).toBe(200);
+    const items = await api.ok('GET', `/product_structures/${structure.data.id}/relationships/items`);
+    expect(items.data).toHaveLength(2);
+  });
+});
