@@ -1,6 +1,6 @@
 /**
  * The README's shell examples run as written. The ```sh blocks of the sections a newcomer follows
- * in order (authentication, GraphQL, REST, safe writes, keeping a system in sync, roles) are run in one
+ * in order (authentication, GraphQL, REST, safe writes, keeping a system in sync, roles, data in) are run in one
  * bash process with `set -euo pipefail`, against a fresh server of the compiled build on a fresh
  * SQLite database (DATABASE_URL in the environment of both, so that `npm run client` writes the
  * server's database); the only rewrite is the server's port for 4000 in `localhost:4000`. A user
@@ -30,6 +30,7 @@ const SECTIONS = [
   'Safe writes',
   'Keeping another system in sync',
   'Giving each system only what it needs',
+  'Bringing data in and keeping it clean',
 ] as const;
 
 const MARKER = '\x1e';

@@ -9,20 +9,10 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
-import { resourceByType, resources } from '../resources/registry.ts';
 import { storedProblems, type StoredProblem } from './check-data.ts';
+import { typesOf, UsageError } from './types.ts';
 
 const USAGE = 'usage: npm run check-data -- [--types TYPE,...] [--json]';
-
-class UsageError extends Error {}
-
-function typesOf(list: string | undefined): string[] {
-  if (list === undefined) return resources.map((r) => r.type);
-  const types = list.split(',').map((t) => t.trim());
-  const unknown = types.filter((t) => !resourceByType(t));
-  if (unknown.length > 0) throw new UsageError(`unknown type ${unknown.join(', ')}\n${USAGE}`);
-  return types;
-}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -36,7 +26,7 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const types = typesOf(values.types);
+  const types = typesOf(values.types, USAGE);
   const config = loadConfig();
   console.error(`check-data: reading the ${describeDatabase(config.database)}`);
   await migrate(config.database, config.databaseTimeouts);

@@ -153,7 +153,11 @@ describe('the OpenAPI document', () => {
   it('lists every route of the route table, once, with the bearer scheme on all of them', () => {
     const rest = operations(doc).filter((o) => !o.path.startsWith('/oauth/'));
     expect(rest.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
-      [...REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`), `GET ${CHANGES_PATH}`, 'POST /operations'].sort(),
+      [
+        ...REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`),
+        `GET ${CHANGES_PATH}`,
+        'POST /operations',
+      ].sort(),
     );
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);

@@ -1,0 +1,177 @@
+/**
+ * `npm run export`: every row of the chosen types, one file per type, taken in one consistent
+ * snapshot, with a manifest naming the change-log cursor of that snapshot: a copy that follows
+ * `/changes` from it stays exact.
+ *
+ * A record is flat, by the spec's names: `id`, `version`, every attribute (localized text and
+ * small objects as objects in NDJSON, as `name.nl`, `shelf_life.value` columns in CSV), each to-one
+ * relationship (and the owner a structure or an item belongs to) as `<name>_id`, each to-many one
+ * kept in a join table as `<name>_ids`. Relationships held by the other side (a product's
+ * structure, a structure's items) are in the other side's file.
+ */
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { attributeParts, columnsOf, definition, relationshipIdColumns, relationshipIds } from '../data/columns.ts';
+import { formatCursor, logPosition } from '../data/changes.ts';
+import { attributesOf } from '../data/forms.ts';
+import { pagesById, type Row } from '../data/load.ts';
+import type { Database } from '../db/client.ts';
+import { countValue, id, Sql } from '../db/sql.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import type { Progress } from './progress.ts';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+export interface Manifest {
+  format: ExportFormat;
+  exported_at: string;
+  /** The change log's position when the snapshot was taken: follow `/changes?after=` it. */
+  changes_cursor: string;
+  types: Record<string, { file: string; rows: number; fields: string[] }>;
+}
+
+/** Rows read per statement. */
+const PAGE = 1000;
+
+/** The fields of a type's records, in file order, and how to take each from a row read whole. */
+function recordShape(type: string) {
+  const resource = definition(type);
+  const toOne = Object.entries(resource.relationships).filter(([, r]) => r.storage.kind === 'foreignKey');
+  const toMany = Object.entries(resource.relationships).filter(([, r]) => r.storage.kind === 'join');
+  const owners = Object.entries(resource.ownerLinks ?? {});
+  const columns = [
+    ...columnsOf(type, {
+      attributes: Object.keys(resource.attributes),
+      relationships: toOne.map(([name]) => name),
+      ownerLinks: owners.map(([name]) => name),
+    }),
+    ...relationshipIdColumns(
+      type,
+      toMany.map(([name]) => name),
+    ),
+  ];
+  const links: [field: string, value: (row: Row) => unknown][] = [
+    ...toOne.map(([name, r]): [string, (row: Row) => unknown] => [
+      `${name}_id`,
+      (row) => row[(r.storage as { column: string }).column] ?? null,
+    ]),
+    ...owners.map(([name, link]): [string, (row: Row) => unknown] => [`${name}_id`, (row) => row[link.column] ?? null]),
+    ...toMany.map(([name]): [string, (row: Row) => unknown] => [`${name}_ids`, (row) => relationshipIds(row, name)]),
+  ];
+  const record = (row: Row): Record<string, unknown> => {
+    const out: Record<string, unknown> = { id: row.id, version: row.version, ...attributesOf(resource, row) };
+    for (const [field, value] of links) out[field] = value(row);
+    return out;
+  };
+  const fields = ['id', 'version', ...Object.keys(resource.attributes), ...links.map(([field]) => field)];
+  return { columns, record, fields };
+}
+
+/** CSV columns: an attribute of several parts becomes one column per part (`name.nl`). */
+function csvColumns(type: string, fields: readonly string[]): string[] {
+  const resource = definition(type);
+  return fields.flatMap((field) => {
+    const attribute = resource.attributes[field];
+    if (!attribute || (attribute.type !== 'localized' && typeof attribute.type !== 'object')) return [field];
+    return attributeParts(attribute).map(([key]) => `${field}.${key}`);
+  });
+}
+
+function csvValue(record: Record<string, unknown>, column: string): unknown {
+  const dot = column.indexOf('.');
+  const value =
+    dot < 0
+      ? record[column]
+      : (record[column.slice(0, dot)] as Record<string, unknown> | null)?.[column.slice(dot + 1)];
+  if (Array.isArray(value)) return value.join(' ');
+  return value ?? '';
+}
+
+async function write(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+async function close(stream: WriteStream): Promise<void> {
+  stream.end();
+  await once(stream, 'finish');
+}
+
+/** One type's rows into its file: how many. */
+async function exportType(
+  tx: WriteTx,
+  type: string,
+  format: ExportFormat,
+  path: string,
+  progress: Progress,
+): Promise<{ rows: number; fields: string[] }> {
+  const { columns, record, fields } = recordShape(type);
+  const [counted] = await tx.query<{ n: unknown }>(
+    new Sql(tx.provider).text(`SELECT COUNT(*) AS "n" FROM ${id(type)}`),
+  );
+  const total = countValue(counted);
+  progress(type, 0, total);
+  const stream = createWriteStream(path);
+  const header = format === 'csv' ? csvColumns(type, fields) : [];
+  if (format === 'csv') await write(stream, stringify([header]));
+  let rows = 0;
+  try {
+    for await (const page of pagesById(tx, type, columns, PAGE)) {
+      const records = page.map(record);
+      const text =
+        format === 'ndjson'
+          ? records.map((r) => `${JSON.stringify(r)}\n`).join('')
+          : stringify(records.map((r) => header.map((column) => csvValue(r, column))));
+      await write(stream, text);
+      rows += page.length;
+      progress(type, rows, total);
+    }
+  } finally {
+    await close(stream);
+  }
+  return { rows, fields };
+}
+
+/**
+ * Writes `types` into `dir` from one snapshot (PostgreSQL: a repeatable-read, read-only
+ * transaction; SQLite: its one writer's transaction, which holds other writers back while it
+ * runs), and the manifest last, so that a directory with a manifest is complete.
+ */
+export async function exportData(
+  db: Database,
+  {
+    dir,
+    types,
+    format,
+    progress = () => {},
+  }: {
+    dir: string;
+    types: readonly string[];
+    format: ExportFormat;
+    progress?: Progress;
+  },
+): Promise<Manifest> {
+  mkdirSync(dir, { recursive: true });
+  const manifest = await db.transaction(async (tx) => {
+    if (tx.provider === 'postgresql')
+      await tx.execute(new Sql(tx.provider).text('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
+    const cursor = await logPosition(tx);
+    const made: Manifest = {
+      format,
+      exported_at: new Date().toISOString(),
+      changes_cursor: formatCursor(cursor),
+      types: {},
+    };
+    for (const type of types) {
+      const file = `${type}.${format}`;
+      const { rows, fields } = await exportType(tx, type, format, join(dir, file), progress);
+      made.types[type] = { file, rows, fields };
+    }
+    return made;
+  });
+  const stream = createWriteStream(join(dir, 'manifest.json'));
+  await write(stream, `${JSON.stringify(manifest, null, 2)}\n`);
+  await close(stream);
+  return manifest;
+}
