@@ -101,6 +101,8 @@ describe.each(providers)('export on %s', (provider) => {
       'name.fr': stored.name_fr ?? '',
       unit_id: String(stored.unit_id),
     });
+    // Flags as true and false: an empty cell is null.
+    expect(new Set(rows.map((r) => r.is_sales))).toEqual(new Set(['true', 'false']));
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).types).toHaveProperty('units');
   });
 

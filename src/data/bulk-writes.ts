@@ -8,7 +8,7 @@
  * The links of all rows are checked together (one statement per linked type), the rows to update
  * are read and locked together, in id order, and the log's entries are appended in one statement.
  */
-import { authorizeWrite, requireCheck, requireRowFor } from './authorize.ts';
+import { authorizeWrite, requireCheck, requireRowFor, rowsFor } from './authorize.ts';
 import { BomWriter } from './bom-writes.ts';
 import type { ChangeRecorder } from './change-log.ts';
 import { definition, idsKey } from './columns.ts';
@@ -185,19 +185,27 @@ export class BulkWriter extends BomWriter {
       return value;
     });
     refuseRepeats(keys, (i) => `${paths.fields(i)}${key}`);
-    const touched: number[] = [];
+    const done = { created: [] as number[], updated: [] as number[] };
     return this.transaction(
       type,
       async (tx, log) => {
         const column = resource.attributes[key]!.column;
-        const ids = await valuesWhere(tx, type, 'id', { [column]: keys as never });
+        // A key held by a row the role may not update is no match: the insert then meets the key
+        // taken (409), as createX would, and says nothing of that row.
+        const ids = await rowsFor(
+          tx,
+          access,
+          type,
+          await valuesWhere(tx, type, 'id', { [column]: keys as never }),
+          'update',
+        );
         const stored = new Map((await this.lockedByIds(tx, resource, ids)).map((row) => [row![column], row!] as const));
         const current = keys.map((k) => stored.get(k));
         for (const [i, input] of inputs.entries()) {
-          await atRow(type, paths, i, async () => {
-            authorizeWrite(access, type, current[i] ? 'update' : 'create', input);
-            if (current[i]) await requireRowFor(tx, access, type, current[i]!.id, 'update');
-          });
+          // The key that matched is not a field the update sets.
+          const { [key]: _matched, ...attributes } = input.attributes ?? {};
+          const given = current[i] ? { ...input, attributes } : input;
+          await atRow(type, paths, i, () => authorizeWrite(access, type, current[i] ? 'update' : 'create', given));
         }
         const prepared = await this.prepareRows(tx, resource, inputs, current, paths);
         const results: { id: number; outcome: UpsertOutcome }[] = [];
@@ -211,12 +219,15 @@ export class BulkWriter extends BomWriter {
             }),
           );
         }
-        const created = results.filter((r) => r.outcome === 'created').map((r) => r.id);
-        log.created(type, created);
-        touched.push(...results.filter((r) => r.outcome !== 'unchanged').map((r) => r.id));
+        done.created = results.filter((r) => r.outcome === 'created').map((r) => r.id);
+        done.updated = results.filter((r) => r.outcome === 'updated').map((r) => r.id);
+        log.created(type, done.created);
         return results;
       },
-      (tx) => requireCheck(tx, access, type, touched, 'update'),
+      async (tx) => {
+        await requireCheck(tx, access, type, done.created, 'create');
+        await requireCheck(tx, access, type, done.updated, 'update');
+      },
     );
   }
 

@@ -135,9 +135,13 @@ export class ChangeRecorder {
   /** Remembers how these resources are before the write changes them: rows read whole (RequestLoaders.columns). */
   before(type: string, rows: readonly Row[]): void {
     const resource = definition(type);
-    for (const row of rows)
-      if (!this.touched.has(key(type, row.id)))
-        this.touched.set(key(type, row.id), { type, id: row.id, before: snapshotOf(resource, row) });
+    for (const row of rows) {
+      const touched = this.touched.get(key(type, row.id));
+      // Touched before in the same transaction (atomic operations): its first state stays, and
+      // what a write said it became is read again at the end, as this write changes it further.
+      if (touched) touched.after = undefined;
+      else this.touched.set(key(type, row.id), { type, id: row.id, before: snapshotOf(resource, row) });
+    }
   }
 
   /** How these resources are after the write, known without reading them (rows as read whole). */

@@ -72,8 +72,19 @@ function attributeSchema(attribute: Attribute): z.ZodType {
 
 const schemas = new Map<Attribute, z.ZodType>();
 
-/** A client-written attribute value, checked and converted (decimals to canonical strings). */
-export function checkAttribute(resource: ResourceDefinition, name: string, value: unknown, field = name): unknown {
+/**
+ * A client-written attribute value, checked and converted (decimals to canonical strings). A
+ * value the clean-data rules refuse is taken when it is the one `current` (the stored row, on
+ * update) already holds: a document read and sent back is accepted, and rows stored before the
+ * rules stay writable in their other fields.
+ */
+export function checkAttribute(
+  resource: ResourceDefinition,
+  name: string,
+  value: unknown,
+  field = name,
+  current?: Record<string, unknown>,
+): unknown {
   const attribute = resource.attributes[name]!;
   if (value === null) {
     if (!attribute.nullable)
@@ -90,8 +101,15 @@ export function checkAttribute(resource: ResourceDefinition, name: string, value
     throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
   }
   const problem = ruleProblem(attribute, parsed.data);
-  if (problem) throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
+  if (problem && !(current && sameValue(parsed.data, current[attribute.column])))
+    throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
   return parsed.data;
+}
+
+/** A checked value and a stored one alike (decimals compared as numbers: stored ones are read as such). */
+function sameValue(given: unknown, stored: unknown): boolean {
+  if (stored === undefined || stored === null) return false;
+  return typeof stored === 'number' ? Number(given) === stored : given === stored;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   visit,
   visitWithTypeInfo,
   type ASTVisitor,
+  type ASTNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -355,6 +356,30 @@ interface OperationArguments {
   rowVariables: Map<string, number>;
 }
 
+/**
+ * The fragments an operation spreads, at any depth: only they are part of it (a fragment of
+ * another operation in the same document must not lend its arguments' limits to this one).
+ */
+function fragmentsOf(document: DocumentNode, operation: OperationDefinitionNode): FragmentDefinitionNode[] {
+  const byName = new Map(
+    document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d] as const),
+  );
+  const found = new Map<string, FragmentDefinitionNode>();
+  const pending: ASTNode[] = [operation];
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    visit(node, {
+      FragmentSpread: (spread) => {
+        const fragment = byName.get(spread.name.value);
+        if (fragment && !found.has(fragment.name.value)) {
+          found.set(fragment.name.value, fragment);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  return [...found.values()];
+}
+
 function argumentsOf(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -367,8 +392,7 @@ function argumentsOf(
     rowVariables: new Map(),
   };
   const typeInfo = new TypeInfo(schema);
-  const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
-  for (const definition of [operation, ...fragments]) {
+  for (const definition of [operation, ...fragmentsOf(document, operation)]) {
     visit(
       definition,
       visitWithTypeInfo(typeInfo, {

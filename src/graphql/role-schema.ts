@@ -30,6 +30,8 @@ import {
   GraphQLObjectType,
   type GraphQLSchema,
   GraphQLString,
+  getNamedType,
+  isInputObjectType,
   isListType,
   isNonNullType,
   isObjectType,
@@ -103,13 +105,41 @@ function roleSchema(view: RoleView): GraphQLSchema {
 /** `Type.field` of the fields of `made` that lack a required argument the full schema gives them. */
 function unusableFields(made: GraphQLSchema): Set<string> {
   const broken = new Set<string>();
+  const brokenInputs = unusableInputs(made);
   for (const type of Object.values(made.getTypeMap())) {
     const full = schema.getType(type.name);
     if (!isObjectType(type) || !isObjectType(full) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const args = new Set(field.args.map((a) => a.name));
       const required = full.getFields()[field.name]?.args.filter((a) => isNonNullType(a.type)) ?? [];
-      if (required.some((a) => !args.has(a.name))) broken.add(`${type.name}.${field.name}`);
+      const unusable = field.args.some((a) => isNonNullType(a.type) && brokenInputs.has(getNamedType(a.type).name));
+      if (unusable || required.some((a) => !args.has(a.name))) broken.add(`${type.name}.${field.name}`);
+    }
+  }
+  return broken;
+}
+
+/**
+ * Input types that lost a required field, or whose required field takes one of them (a bulk
+ * update's row, `{id, input}`, whose input keeps nothing the role may set): no value of them
+ * can be given.
+ */
+function unusableInputs(made: GraphQLSchema): Set<string> {
+  const broken = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const type of Object.values(made.getTypeMap())) {
+      const full = schema.getType(type.name);
+      if (!isInputObjectType(type) || !isInputObjectType(full) || broken.has(type.name)) continue;
+      const fields = type.getFields();
+      const lost = Object.values(full.getFields()).some((f) => {
+        const kept = fields[f.name];
+        return isNonNullType(f.type) && (!kept || broken.has(getNamedType(kept.type).name));
+      });
+      if (lost) {
+        broken.add(type.name);
+        grew = true;
+      }
     }
   }
   return broken;

@@ -145,7 +145,8 @@ class OperationRunner {
     await this.context.writer.update(
       target.type,
       target.id,
-      writeInput({ ...data, id: undefined, lid: undefined }, target.type, 'data'),
+      // An id in data must be the resource's (409 type_mismatch otherwise), as on its own path.
+      writeInput({ ...data, lid: undefined }, target.type, 'data', target.id),
       options,
     );
     return { type: target.type, id: target.id };

@@ -35,6 +35,9 @@ export interface Manifest {
 /** Rows read per statement. */
 const PAGE = 1000;
 
+/** Flags as `true` and `false` (csv-stringify's default writes false as an empty cell, like null). */
+const CSV = { cast: { boolean: (value: boolean) => String(value) } };
+
 /** The fields of a type's records, in file order, and how to take each from a row read whole. */
 function recordShape(type: string) {
   const resource = definition(type);
@@ -114,7 +117,7 @@ async function exportType(
   progress(type, 0, total);
   const stream = createWriteStream(path);
   const header = format === 'csv' ? csvColumns(type, fields) : [];
-  if (format === 'csv') await write(stream, stringify([header]));
+  if (format === 'csv') await write(stream, stringify([header], CSV));
   let rows = 0;
   try {
     for await (const page of pagesById(tx, type, columns, PAGE)) {
@@ -122,7 +125,10 @@ async function exportType(
       const text =
         format === 'ndjson'
           ? records.map((r) => `${JSON.stringify(r)}\n`).join('')
-          : stringify(records.map((r) => header.map((column) => csvValue(r, column))));
+          : stringify(
+              records.map((r) => header.map((column) => csvValue(r, column))),
+              CSV,
+            );
       await write(stream, text);
       rows += page.length;
       progress(type, rows, total);
@@ -154,8 +160,11 @@ export async function exportData(
 ): Promise<Manifest> {
   mkdirSync(dir, { recursive: true });
   const manifest = await db.transaction(async (tx) => {
-    if (tx.provider === 'postgresql')
+    if (tx.provider === 'postgresql') {
       await tx.execute(new Sql(tx.provider).text('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
+      // Between pages the transaction waits for the files: not the service's idle limit.
+      await tx.execute(new Sql(tx.provider).text('SET LOCAL idle_in_transaction_session_timeout = 0'));
+    }
     const cursor = await logPosition(tx);
     const made: Manifest = {
       format,

@@ -12,6 +12,21 @@ import { providers } from '../support/databases.ts';
 import { graphqlEnv, operationExpectations, type GraphQLTestEnv } from '../support/graphql.ts';
 import { getTokens } from '../support/oauth.ts';
 
+/** The roles of the tests below, applied whole by each (applying replaces every role). */
+const ROLES = {
+  roles: {
+    bulk_pricing: { products: { read: {}, update: { fields: ['consumer_price'] } } },
+    active_only: {
+      products: {
+        read: { where: { is_active: { equals: true } } },
+        create: {},
+        update: { where: { is_active: { equals: true } } },
+      },
+      units: { read: {} },
+    },
+  },
+};
+
 describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
   let env: GraphQLTestEnv;
   let counter = 0;
@@ -206,14 +221,45 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
     expect(await counts()).toEqual(before);
   });
 
+  it('a list limit of a bulk mutation in one operation is not lent to another operation of the document', async () => {
+    const document = `mutation M($x: [CreateBrandInput!]!) { ...F }
+      fragment F on Mutation { createBrands(inputs: $x) { id } }
+      query Q($x: [Int!]) { products(where: { id: { in: $x } }) { totalCount } }`;
+    const res = await env.t.request('/graphql', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${env.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        query: document,
+        operationName: 'Q',
+        variables: { x: Array.from({ length: 101 }, (_, i) => i + 1) },
+      }),
+    });
+    const body = await res.json();
+    expect(body.errors?.[0]?.message, JSON.stringify(body)).toMatch(/holds 101 items: a list takes at most 100/);
+  });
+
+  it('an upsert whose key a row outside the role holds is refused as a create would be, naming no id', async () => {
+    const db = env.database.db;
+    await applyRoles(db.prisma, db.provider, ROLES, 'test');
+    const client = await createClient(db.prisma, `active-${provider}`, ['read', 'write'], 'active_only');
+    const token = (await getTokens(env.t, client)).access_token;
+    const reference = unique('H');
+    const [hidden] = (await ok(CREATE, { inputs: [{ reference, unitId: 1, isActive: false }] })).createProducts;
+    const before = await counts();
+    const res = await env.gql(
+      UPSERT.replace(' version consumerPrice', ''),
+      { inputs: [{ reference, unitId: 1 }] },
+      { token },
+    );
+    const [error] = res.body.errors ?? [];
+    expect(error?.extensions?.code, JSON.stringify(res.body)).toBe('CONFLICT');
+    expect(error!.message).not.toContain(String(hidden.id));
+    expect(await counts()).toEqual(before);
+  });
+
   it('a role sees the bulk mutations its rules allow, and its field rules hold in every row', async () => {
     const db = env.database.db;
-    await applyRoles(
-      db.prisma,
-      db.provider,
-      { roles: { bulk_pricing: { products: { read: {}, update: { fields: ['consumer_price'] } } } } },
-      'test',
-    );
+    await applyRoles(db.prisma, db.provider, ROLES, 'test');
     const client = await createClient(db.prisma, `bulk-${provider}`, ['read', 'write'], 'bulk_pricing');
     const token = (await getTokens(env.t, client)).access_token;
     const schema = await env.gql('{ __schema { mutationType { fields { name } } } }', undefined, { token });

@@ -138,6 +138,46 @@ describe.each(providers)('atomic operations on %s', (provider) => {
     expectShapeB(forbidden, 403, 'forbidden');
   });
 
+  it('a structure updated, then given items, in one request: one entry, with its last version and its items', async () => {
+    const product = await api.create('products');
+    const [a, b] = await api.ids('products', 2);
+    const item = (p: number) => ({
+      type: 'product_structure_items',
+      attributes: { net_quantity: 1 },
+      relationships: { product: { data: { type: 'products', id: p } } },
+    });
+    const structure = await api.ok(
+      'POST',
+      `/products/${product.id}/product_structure`,
+      {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 1 },
+          relationships: { items: { data: [item(a!)] } },
+        },
+      },
+      201,
+    );
+    const id = structure.data.id;
+    const res = await atomic([
+      {
+        op: 'update',
+        ref: { type: 'product_structures', id },
+        data: { type: 'product_structures', attributes: { quantity: 2 } },
+      },
+      { op: 'add', ref: { type: 'product_structures', id, relationship: 'items' }, data: [item(b!)] },
+    ]);
+    expect(res.status, res.text).toBe(200);
+    const now = await api.ok('GET', `/product_structures/${id}`);
+    const entries = await api.prisma.change.findMany({
+      where: { resource_type: 'product_structures', resource_id: id },
+      orderBy: { id: 'desc' },
+      take: 1,
+    });
+    expect(entries[0].version).toBe(now.data.meta.version);
+    expect(JSON.parse(entries[0].after).items).toEqual(now.data.relationships.items.data);
+  });
+
   it('a structure and its items through the product, then more items by their relationship', async () => {
     const product = await api.create('products');
     const [a, b] = await api.ids('products', 2);

@@ -114,6 +114,21 @@ describe.each(providers)('clean data on %s', (provider) => {
     },
   );
 
+  it('a value stored before the rules may be sent back as it is, and the row stays writable; another bad value may not', async () => {
+    const product = await api.create('products');
+    await api.prisma.product.update({ where: { id: product.id }, data: { gtin: '4006381333932' } });
+    const stored = await api.ok('GET', `/products/${product.id}`);
+    const sentBack = await api.patch(`/products/${product.id}`, {
+      data: { ...stored.data, attributes: { ...stored.data.attributes, nlc: 4 } },
+    });
+    expect(sentBack.status, sentBack.text).toBe(200);
+    expect(sentBack.body.data.attributes).toMatchObject({ gtin: '4006381333932', nlc: 4 });
+    const other = await api.patch(`/products/${product.id}`, {
+      data: { type: 'products', attributes: { gtin: '4006381333933' } },
+    });
+    expectShapeB(other, 400, 'invalid_attribute');
+  });
+
   it.each(RULED.filter(([, r]) => !r.forbidden?.operations.includes('add')))(
     '%s: GraphQL update refuses it the same way',
     async (_l, resource, name, attribute) => {
