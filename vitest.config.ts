@@ -14,7 +14,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The cluster test runs on its own: `npm run test:cluster` (vitest.cluster.config.ts).
     exclude: ['test/cluster/**', '**/node_modules/**'],
-    // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel.
+    // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel:
+    // two at a time, also on a machine of two cores (Vitest's default there is one). A file spends
+    // much of its time waiting for PostgreSQL and for the processes it starts.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/support/global-setup.ts'],

@@ -20,6 +20,8 @@ import {
 } from './mutations.ts';
 import { refOf } from './objects.ts';
 import { forgetLoaded } from './request-loaders.ts';
+import type { GraphQLContext } from './context.ts';
+import type { WriteInput } from '../data/writes.ts';
 import type { ListRows } from './list-limits.ts';
 
 const UpsertOutcomeEnum = builder.enumType('UpsertOutcome', {
@@ -39,6 +41,21 @@ const perRow = (rows: unknown) => {
   const count = Array.isArray(rows) ? rows.length : 1;
   return { field: count, multiplier: count };
 };
+
+/** A bulk write of `inputs` (GraphQL values of `inputName`); what the operation reads next is read anew. */
+async function bulkWrite<T>(
+  type: string,
+  inputName: string,
+  inputs: readonly unknown[],
+  context: GraphQLContext,
+  run: (rows: WriteInput[]) => Promise<T>,
+): Promise<T> {
+  return write(type, async () => {
+    const result = await run(inputs.map((v, i) => toWriteInput(inputName, v as never, `inputs[${i}]`)));
+    forgetLoaded(context);
+    return result;
+  });
+}
 
 const ALL_OR_NOTHING = `One transaction: when any row is refused, nothing is written and the error names the row. At most ${MAX_BULK_ROWS} rows.`;
 
@@ -60,12 +77,7 @@ for (const resource of resources) {
         complexity: (args) => perRow(args.inputs),
         extensions: { listRows: { inputs: MAX_BULK_ROWS } satisfies ListRows },
         resolve: (_root, args, context) =>
-          write(type, async () => {
-            const given = (args.inputs as unknown[]).map((v, i) => toWriteInput(inputName, v as never, `inputs[${i}]`));
-            const ids = await writer(context).createMany(type, given);
-            forgetLoaded(context);
-            return ids;
-          }),
+          bulkWrite(type, inputName, args.inputs, context, (rows) => writer(context).createMany(type, rows)),
       }),
     );
   }
@@ -120,12 +132,7 @@ for (const resource of resources) {
         complexity: (args) => perRow(args.inputs),
         extensions: { listRows: { inputs: MAX_BULK_ROWS } satisfies ListRows },
         resolve: (_root, args, context) =>
-          write(type, async () => {
-            const given = (args.inputs as unknown[]).map((v, i) => toWriteInput(inputName, v as never, `inputs[${i}]`));
-            const results = await writer(context).upsertMany(type, given);
-            forgetLoaded(context);
-            return results;
-          }),
+          bulkWrite(type, inputName, args.inputs, context, (rows) => writer(context).upsertMany(type, rows)),
       }),
     );
   }

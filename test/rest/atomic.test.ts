@@ -16,6 +16,31 @@ describe.each(providers)('atomic operations on %s', (provider) => {
     api.post('/operations', { 'atomic:operations': operations }, { contentType: ATOMIC, headers });
   const changes = () => api.prisma.change.count() as Promise<number>;
 
+  /** An item object of `product`, as a structure's items take it. */
+  const item = (product: number) => ({
+    type: 'product_structure_items',
+    attributes: { net_quantity: 1 },
+    relationships: { product: { data: { type: 'products', id: product } } },
+  });
+
+  /** A new product's structure, with one item (the first product): its document. */
+  async function newStructure() {
+    const product = await api.create('products');
+    const [first] = await api.ids('products', 1);
+    return api.ok(
+      'POST',
+      `/products/${product.id}/product_structure`,
+      {
+        data: {
+          type: 'product_structures',
+          attributes: { quantity: 1 },
+          relationships: { items: { data: [item(first!)] } },
+        },
+      },
+      201,
+    );
+  }
+
   it('adds a brand and a product linked to it by lid, updates it, links users: results in order, one entry per resource', async () => {
     // Not one of the two users a new customer is linked to (addBody).
     const user = (await api.ids('users', 3))[2];
@@ -139,25 +164,8 @@ describe.each(providers)('atomic operations on %s', (provider) => {
   });
 
   it('a structure updated, then given items, in one request: one entry, with its last version and its items', async () => {
-    const product = await api.create('products');
-    const [a, b] = await api.ids('products', 2);
-    const item = (p: number) => ({
-      type: 'product_structure_items',
-      attributes: { net_quantity: 1 },
-      relationships: { product: { data: { type: 'products', id: p } } },
-    });
-    const structure = await api.ok(
-      'POST',
-      `/products/${product.id}/product_structure`,
-      {
-        data: {
-          type: 'product_structures',
-          attributes: { quantity: 1 },
-          relationships: { items: { data: [item(a!)] } },
-        },
-      },
-      201,
-    );
+    const [, b] = await api.ids('products', 2);
+    const structure = await newStructure();
     const id = structure.data.id;
     const res = await atomic([
       {
@@ -179,25 +187,8 @@ describe.each(providers)('atomic operations on %s', (provider) => {
   });
 
   it('a structure and its items through the product, then more items by their relationship', async () => {
-    const product = await api.create('products');
-    const [a, b] = await api.ids('products', 2);
-    const item = (p: number) => ({
-      type: 'product_structure_items',
-      attributes: { net_quantity: 1 },
-      relationships: { product: { data: { type: 'products', id: p } } },
-    });
-    const structure = await api.ok(
-      'POST',
-      `/products/${product.id}/product_structure`,
-      {
-        data: {
-          type: 'product_structures',
-          attributes: { quantity: 1 },
-          relationships: { items: { data: [item(a!)] } },
-        },
-      },
-      201,
-    );
+    const [, b] = await api.ids('products', 2);
+    const structure = await newStructure();
     const res = await atomic([
       {
         op: 'add',
