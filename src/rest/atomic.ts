@@ -12,7 +12,7 @@ import type { BomWriter } from '../data/bom-writes.ts';
 import { MAX_BULK_ROWS } from '../data/bulk-writes.ts';
 import { DomainError } from '../data/errors.ts';
 import type { WriteOptions } from '../data/writes.ts';
-import { idFromText } from '../db/integers.ts';
+import { ID_RANGE, idFromText, isId } from '../db/integers.ts';
 import { fromDomainError, HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { authorizeRoute } from './authorize.ts';
@@ -221,8 +221,10 @@ class OperationRunner {
     const relationship = typeof value.relationship === 'string' ? value.relationship : undefined;
     if (value.lid !== undefined) return { ...this.lidOf(value.lid, value.type, where), relationship };
     const id = typeof value.id === 'string' ? idFromText(value.id) : value.id;
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 1)
-      throw bad(`${where}.id must be the id of a ${value.type} resource (got ${JSON.stringify(value.id ?? null)})`);
+    if (!isId(id))
+      throw bad(
+        `${where}.id must be ${ID_RANGE}, the id of a ${value.type} resource (got ${JSON.stringify(value.id ?? null)})`,
+      );
     return { type: value.type, id, relationship };
   }
 

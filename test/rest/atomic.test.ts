@@ -143,6 +143,9 @@ describe.each(providers)('atomic operations on %s', (provider) => {
     const removal = await atomic([{ op: 'remove', ref: { type: 'products', id: 1 } }]);
     expectShapeB(removal, 405, 'method_not_allowed');
     expect(removal.body.error.message).toMatch(/^\/atomic:operations\/0: remove of products/);
+    const huge = await atomic([{ op: 'update', ref: { type: 'products', id: 2 ** 31 }, data: { type: 'products' } }]);
+    expectShapeB(huge, 400, 'invalid_json');
+    expect(huge.body.error.message).toMatch(/^\/atomic:operations\/0: ref\.id must be /);
     const lid = await atomic([{ op: 'update', data: { type: 'products', lid: 'nope', attributes: { nlc: 1 } } }]);
     expectShapeB(lid, 400, 'invalid_relationship');
     const plain = await api.post(
