@@ -8,7 +8,7 @@
  * The links of all rows are checked together (one statement per linked type), the rows to update
  * are read and locked together, in id order, and the log's entries are appended in one statement.
  */
-import { authorizeWrite, requireCheck, requireRowFor, rowsFor } from './authorize.ts';
+import { authorizeWrite, requireCheck, rowsFor } from './authorize.ts';
 import { BomWriter } from './bom-writes.ts';
 import type { ChangeRecorder } from './change-log.ts';
 import { definition, idsKey } from './columns.ts';
@@ -131,16 +131,15 @@ export class BulkWriter extends BomWriter {
     return this.transaction(
       type,
       async (tx, log) => {
-        const current = await this.lockedByIds(
-          tx,
-          resource,
-          updates.map((u) => u.id),
-        );
+        const ids = updates.map((u) => u.id);
+        const current = await this.lockedByIds(tx, resource, ids);
+        // The rows the role may update, in one statement: a row outside them is not found (before
+        // anything is said of its version), as for a single update.
+        const updatable = new Set(await rowsFor(tx, access, type, ids, 'update'));
         for (const [i, update] of updates.entries()) {
-          await atRow(type, paths, i, async () => {
+          await atRow(type, paths, i, () => {
             authorizeWrite(access, type, 'update', update.input);
-            if (!current[i]) throw notFound(type, update.id, `${paths.row(i)}.id`);
-            await requireRowFor(tx, access, type, update.id, 'update');
+            if (!current[i] || !updatable.has(update.id)) throw notFound(type, update.id, `${paths.row(i)}.id`);
             checkPreconditions(resource, current[i]!, update.options ?? {});
           });
         }

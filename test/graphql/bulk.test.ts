@@ -255,6 +255,10 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
     expect(error?.extensions?.code, JSON.stringify(res.body)).toBe('CONFLICT');
     expect(error!.message).not.toContain(String(hidden.id));
     expect(await counts()).toEqual(before);
+    // Updating it by id: not found, as a row that does not exist.
+    const update = await env.gql(UPDATE, { updates: [{ id: hidden.id, input: { consumerPrice: '1' } }] }, { token });
+    expect(update.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', field: 'updates[0].id' });
+    expect(await counts()).toEqual(before);
   });
 
   it('a role sees the bulk mutations its rules allow, and its field rules hold in every row', async () => {
