@@ -86,6 +86,18 @@ export function checkAttribute(
   current?: Record<string, unknown>,
 ): unknown {
   const attribute = resource.attributes[name]!;
+  const parsed = parseAttribute(attribute, value, field);
+  const problem = ruleProblem(attribute, parsed);
+  if (problem && !(current && sameValue(parsed, current[attribute.column])))
+    throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
+  return parsed;
+}
+
+/**
+ * An attribute value checked for its type alone (null where allowed, decimals to canonical
+ * strings), not against the clean-data rules: what an import takes with `--accept-invalid`.
+ */
+export function parseAttribute(attribute: Attribute, value: unknown, field: string): unknown {
   if (value === null) {
     if (!attribute.nullable)
       throw new DomainError('bad_input', `${field} cannot be null`, field, undefined, 'invalid_attribute');
@@ -94,16 +106,11 @@ export function checkAttribute(
   let schema = schemas.get(attribute);
   if (!schema) schemas.set(attribute, (schema = attributeSchema(attribute)));
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
-    const message = problemOf(attribute, issue, value);
-    throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
-  }
-  const problem = ruleProblem(attribute, parsed.data);
-  if (problem && !(current && sameValue(parsed.data, current[attribute.column])))
-    throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
+  const message = problemOf(attribute, issue, value);
+  throw new DomainError('bad_input', `${where} ${message}`, where, undefined, 'invalid_attribute');
 }
 
 /** A checked value and a stored one alike (decimals compared as numbers: stored ones are read as such). */

@@ -13,14 +13,14 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { attributeParts, columnsOf, definition, relationshipIdColumns, relationshipIds } from '../data/columns.ts';
+import { attributeParts, definition } from '../data/columns.ts';
 import { formatCursor, logPosition } from '../data/changes.ts';
-import { attributesOf } from '../data/forms.ts';
-import { pagesById, type Row } from '../data/load.ts';
+import { pagesById } from '../data/load.ts';
 import type { Database } from '../db/client.ts';
 import { countValue, id, Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { Progress } from './progress.ts';
+import { recordShape } from './records.ts';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -37,40 +37,6 @@ const PAGE = 1000;
 
 /** Flags as `true` and `false` (csv-stringify's default writes false as an empty cell, like null). */
 const CSV = { cast: { boolean: (value: boolean) => String(value) } };
-
-/** The fields of a type's records, in file order, and how to take each from a row read whole. */
-function recordShape(type: string) {
-  const resource = definition(type);
-  const toOne = Object.entries(resource.relationships).filter(([, r]) => r.storage.kind === 'foreignKey');
-  const toMany = Object.entries(resource.relationships).filter(([, r]) => r.storage.kind === 'join');
-  const owners = Object.entries(resource.ownerLinks ?? {});
-  const columns = [
-    ...columnsOf(type, {
-      attributes: Object.keys(resource.attributes),
-      relationships: toOne.map(([name]) => name),
-      ownerLinks: owners.map(([name]) => name),
-    }),
-    ...relationshipIdColumns(
-      type,
-      toMany.map(([name]) => name),
-    ),
-  ];
-  const links: [field: string, value: (row: Row) => unknown][] = [
-    ...toOne.map(([name, r]): [string, (row: Row) => unknown] => [
-      `${name}_id`,
-      (row) => row[(r.storage as { column: string }).column] ?? null,
-    ]),
-    ...owners.map(([name, link]): [string, (row: Row) => unknown] => [`${name}_id`, (row) => row[link.column] ?? null]),
-    ...toMany.map(([name]): [string, (row: Row) => unknown] => [`${name}_ids`, (row) => relationshipIds(row, name)]),
-  ];
-  const record = (row: Row): Record<string, unknown> => {
-    const out: Record<string, unknown> = { id: row.id, version: row.version, ...attributesOf(resource, row) };
-    for (const [field, value] of links) out[field] = value(row);
-    return out;
-  };
-  const fields = ['id', 'version', ...Object.keys(resource.attributes), ...links.map(([field]) => field)];
-  return { columns, record, fields };
-}
 
 /** CSV columns: an attribute of several parts becomes one column per part (`name.nl`). */
 function csvColumns(type: string, fields: readonly string[]): string[] {
