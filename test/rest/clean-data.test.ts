@@ -2,12 +2,15 @@
  * Clean data (the registry's `format`, `minimum`, `exclusiveMinimum` and `maximum`): a GTIN or GLN
  * with a wrong GS1 check digit, an e-mail that is not an address, a code outside its ISO list, a
  * negative weight, price or quantity, a loss percentage outside 0..100 are refused on ADD and
- * UPDATE over REST and on GraphQL's writes, naming the field, and nothing is written; the values
+ * UPDATE over REST, on GraphQL's writes and by an import, naming the field, and nothing is written; the values
  * the rules allow go through. Registry-driven: every attribute with a rule.
  */
 import { describe, expect, it } from 'vitest';
 import { withCheckDigit } from '../../src/data/formats.ts';
 import { attributeField, typeName } from '../../src/resources/names.ts';
+import { importData } from '../../src/transfer/import.ts';
+import { fromFlat } from '../../src/transfer/records.ts';
+import type { ImportSource } from '../../src/transfer/sources.ts';
 import { resources } from '../../src/resources/registry.ts';
 import type { Attribute } from '../../src/resources/types.ts';
 import { providers } from '../support/databases.ts';
@@ -111,6 +114,45 @@ describe.each(providers)('clean data on %s', (provider) => {
         const update = await api.patch(`/${type}/${existing.id}`, { data: { type, attributes: { [name]: good } } });
         expect(update.status, `${name} = ${JSON.stringify(good)}: ${update.text}`).toBe(200);
       }
+    },
+  );
+
+  it.each(RULED)(
+    '%s: an import refuses it too, naming the record and field, and writes nothing',
+    async (_l, resource, name, attribute) => {
+      const type = resource.type;
+      const id = (await api.ids(type, 1))[0]!;
+      const stored = (await api.ok('GET', `/${type}/${id}`)).data;
+      const entries = await api.prisma.change.count();
+      for (const bad of cases(attribute).bad) {
+        // The resource as a source holds it, with the bad value: every link as the document shows it.
+        const flat: Record<string, unknown> = { id, ...stored.attributes, [name]: bad };
+        for (const [rel, { data }] of Object.entries(stored.relationships as Record<string, { data: any }>)) {
+          const storage = resource.relationships[rel]!.storage.kind;
+          if (storage === 'foreignKey') flat[`${rel}_id`] = data?.id ?? null;
+          if (storage === 'join') flat[`${rel}_ids`] = data.map((d: { id: number }) => d.id);
+        }
+        for (const [owner, link] of Object.entries(resource.ownerLinks ?? {}))
+          flat[`${owner}_id`] = (await api.prisma[resource.model].findUnique({ where: { id } }))[link.column];
+        const source: ImportSource = {
+          name: 'test',
+          types: [type],
+          keyed: false,
+          total: async () => 1,
+          async *pages() {
+            yield { records: [fromFlat(type, flat)], places: ['test:1'] };
+          },
+        };
+        const summary = await importData(api.env.database.db, source);
+        const what = `${name} = ${JSON.stringify(bad)}`;
+        expect(
+          summary.problems.map((p) => [p.type, p.id, p.field]),
+          what,
+        ).toEqual([[type, id, name]]);
+        expect(summary.problems[0]!.message, what).toMatch(new RegExp(`^${name} `));
+      }
+      expect(await api.prisma.change.count()).toBe(entries);
+      expect((await api.ok('GET', `/${type}/${id}`)).data).toEqual(stored);
     },
   );
 
