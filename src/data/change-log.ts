@@ -51,6 +51,17 @@ export function changesCommitted(db: Database): void {
   for (const listener of commitListeners.get(db) ?? []) listener();
 }
 
+/**
+ * After writes that logged entries committed: their entries are numbered before the writes answer
+ * (a client that wrote finds its write in the log), the read replica learns where each client's
+ * reads may go next (one that has replayed this far), and this process's followers are woken.
+ */
+export async function announceWrites(db: Database, clientIds: readonly (number | undefined)[]): Promise<void> {
+  const position = await numberChanges(db);
+  for (const client of new Set(clientIds)) await db.replica?.wrote(client, position);
+  changesCommitted(db);
+}
+
 /** Entries numbered per transaction (a backlog is numbered in several, oldest first). */
 const NUMBERING_BATCH = 5000;
 

@@ -32,7 +32,8 @@ import {
   valuesWhere,
 } from './rows.ts';
 import { attributeData, checkAttribute } from './validate.ts';
-import { actorName, ChangeRecorder, changeEntry, changesCommitted, numberChanges } from './change-log.ts';
+import { actorName, announceWrites, ChangeRecorder, changeEntry } from './change-log.ts';
+import { type PlannedUpdate, updateBatches } from './update-batches.ts';
 import type { WriteCaller } from './write-caller.ts';
 import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
 import { isEmpty, isWritable, LinkTargets, refuseForbidden } from './relationship-rules.ts';
@@ -169,6 +170,14 @@ export class Writer {
     const unchecked = !this.caller.access;
     const alone = !this.joined && !this.caller.beforeCommit;
     if (this.db.provider === 'postgresql' && unchecked && alone && !changesLinks(resource, input)) {
+      // First with the writes that came at the same time, in one statement (./update-batches.ts).
+      const batched = await updateBatches(this.db).update({
+        resource,
+        id: resourceId,
+        clientId: this.caller.apiClientId,
+        plan: (current) => this.planUpdate(resource, resourceId, input, options, current),
+      });
+      if (batched) return batched;
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const written = await this.updateIfUnchanged(resource, resourceId, input, options);
         if (written) return written;
@@ -186,37 +195,50 @@ export class Writer {
   ): Promise<Row | undefined> {
     const source = this.db.primary;
     const [current] = await rowsByIds(source, resource.type, [resourceId], RequestLoaders.columns(resource.type));
-    if (!current) throw notFound(resource.type, resourceId);
-    checkPreconditions(resource, current, options);
-    const data = await this.prepare(source, resource, input, current);
-    const columns = changedColumns(data.columns, current);
-    if (Object.keys(columns).length === 0) return current;
-    const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
-    const now: Row = { ...current, ...asRead(resource, written) };
-    const entry = changeEntry(resource.type, current, now)!;
+    const plan = await this.planUpdate(resource, resourceId, input, options, current ?? undefined);
+    if ('unchanged' in plan) return plan.unchanged;
     try {
-      const applied = await casUpdate(source, resource.type, current, written, {
-        ...entry,
-        actor: await actorName(this.db, source, this.caller.apiClientId),
-        at: new Date(),
-      });
+      const applied = await casUpdate(source, resource.type, current!, plan.written, plan.entry);
       if (!applied) return undefined;
     } catch (error) {
       throw uniqueViolation(error, resource.type) ?? error;
     }
     await this.announce();
-    return now;
+    return plan.now;
+  }
+
+  /**
+   * An update planned from the row as read (without a lock): what to write, the row it makes and
+   * its log entry; the row `unchanged` when nothing would change. Throws what is wrong with the write.
+   */
+  private async planUpdate(
+    resource: ResourceDefinition,
+    resourceId: number,
+    input: WriteInput,
+    options: WriteOptions,
+    current: Row | undefined,
+  ): Promise<PlannedUpdate | { unchanged: Row }> {
+    if (!current) throw notFound(resource.type, resourceId);
+    checkPreconditions(resource, current, options);
+    const data = await this.prepare(this.db.primary, resource, input, current);
+    const columns = changedColumns(data.columns, current);
+    if (Object.keys(columns).length === 0) return { unchanged: current };
+    const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+    const now: Row = { ...current, ...asRead(resource, written) };
+    const entry = {
+      ...changeEntry(resource.type, current, now)!,
+      actor: await actorName(this.db, this.db.primary, this.caller.apiClientId),
+      at: new Date(),
+    };
+    return { written, now, entry };
   }
 
   /**
    * After a write that logged entries committed: they are numbered before the answer (a client
    * that wrote finds its write in the log), and this process's followers are woken.
    */
-  private async announce(): Promise<void> {
-    const position = await numberChanges(this.db);
-    // Where this client's reads may go next (a read replica that has replayed this far).
-    await this.db.replica?.wrote(this.caller.apiClientId, position);
-    changesCommitted(this.db);
+  private announce(): Promise<void> {
+    return announceWrites(this.db, [this.caller.apiClientId]);
   }
 
   /** The update in a transaction, under the row's lock. */

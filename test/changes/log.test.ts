@@ -294,10 +294,14 @@ describe.each(providers)('the change log on %s', (provider) => {
       expect(final.body.data.attributes.nlc).toBe(entries.at(-1)!.after!.nlc);
     });
 
-    it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry', async () => {
+    it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry; PostgreSQL batches them', async () => {
       const writer = new BomWriter(api.env.database.db);
       const products = await api.ids('products', 20);
       const from = await last();
+      const versions = new Map(
+        (await api.prisma.product.findMany({ where: { id: { in: products } } })).map((p: any) => [p.id, p.version]),
+      );
+      const statementsBefore = api.env.database.db.statementCount;
       const seen: number[] = [];
       let cursor = from;
       let writing = true;
@@ -318,9 +322,19 @@ describe.each(providers)('the change log on %s', (provider) => {
       writing = false;
       await follow;
       for (const e of await entriesAfter(cursor, reader)) seen.push(e.seq);
-      const all = (await entriesAfter(from)).map((e) => e.seq);
+      const statements = api.env.database.db.statementCount - statementsBefore;
+      const entries = await entriesAfter(from);
+      const all = entries.map((e) => e.seq);
       expect(all).toHaveLength(200);
       expect(seen).toEqual(all);
+      // Exactly one entry per write: each product's ten versions, in the order they were committed.
+      for (const id of products) {
+        const mine = entries.filter((e) => e.resource_id === id);
+        expect(mine.map((e) => e.version)).toEqual(Array.from({ length: 10 }, (_, n) => versions.get(id) + 1 + n));
+        for (let i = 1; i < mine.length; i++) expect(mine[i]!.before).toEqual(mine[i - 1]!.after);
+      }
+      // Alone, a write costs at least two statements (its read, its write); batched (src/data/update-batches.ts), fewer than one.
+      if (provider === 'postgresql') expect(statements).toBeLessThan(200);
     });
   });
 });

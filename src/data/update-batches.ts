@@ -1,0 +1,228 @@
+/**
+ * Concurrent updates batched (PostgreSQL; the optimistic path of Writer.update: a change to one
+ * row, for a caller without a role's checks). Updates that arrive while a batch is being written
+ * wait for the next, which then takes them all: at low load a write goes at once, alone; under
+ * load a batch costs one statement to read its rows (per type) and one statement per shape of
+ * write (type and columns written) that updates every row on the condition that its version is
+ * still the one read, and appends the log entries of exactly the rows it updated. The log entries
+ * are built here in the process, from the rows read, as for a single write (./change-log.ts).
+ *
+ * A row's write that finds another write came first (its version moved), or whose statement
+ * fails (a unique value taken: one row can fail the statement for all), is handed back undone,
+ * and the caller writes it alone, the way that says which write is at fault. One batch takes
+ * each row once: a second write to the same row waits for the next batch, which reads what the
+ * first one wrote.
+ *
+ * Measured (bench W5, 10 connections updating products): see bench/README.md "Writes".
+ */
+import type { Database } from '../db/client.ts';
+import { id, Sql } from '../db/sql.ts';
+import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
+import { announceWrites } from './change-log.ts';
+import { attributeColumns } from './columns.ts';
+import { type Row, rowsByIds } from './load.ts';
+import { RequestLoaders } from './request.ts';
+
+/** A write planned from the row as read: what to write, the row it makes, its log entry. */
+export interface PlannedUpdate {
+  written: Record<string, unknown>;
+  now: Row;
+  entry: Record<string, unknown>;
+}
+
+/**
+ * One update: its row, and how to plan it from the row as read (undefined: there is none). The
+ * plan answers the row `unchanged` when nothing would change, and throws what is wrong with the write.
+ */
+export interface BatchedUpdate {
+  resource: ResourceDefinition;
+  id: number;
+  /** The API client that writes (the entry names it; its reads may go to a replica that has the write). */
+  clientId: number | undefined;
+  plan(current: Row | undefined): Promise<PlannedUpdate | { unchanged: Row }>;
+}
+
+interface Pending extends BatchedUpdate {
+  resolve(row: Row | undefined): void;
+  reject(error: unknown): void;
+}
+
+/** Most writes one batch takes. */
+const MAX_BATCH = 200;
+
+/** What the log's columns are, for the arrays the statement takes them in. */
+const ENTRY_TYPES: Record<string, string> = {
+  resource_type: 'text',
+  resource_id: 'int',
+  op: 'text',
+  version: 'int',
+  changed: 'text',
+  before: 'text',
+  after: 'text',
+  actor: 'text',
+  at: 'timestamp(3)',
+};
+
+const SQL_TYPES: Record<ScalarType, string> = {
+  string: 'text',
+  integer: 'int',
+  decimal: 'numeric',
+  boolean: 'boolean',
+  datetime: 'timestamp(3)',
+};
+
+export class UpdateBatches {
+  private queue: Pending[] = [];
+  private draining = false;
+
+  constructor(private readonly db: Database) {}
+
+  /** The row as written; undefined when it was not written here (the caller writes it alone). */
+  update(update: BatchedUpdate): Promise<Row | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...update, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) await this.write(this.take());
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** The next batch: the oldest writes, each row once. */
+  private take(): Pending[] {
+    const batch: Pending[] = [];
+    const rows = new Set<string>();
+    const rest: Pending[] = [];
+    for (const pending of this.queue) {
+      const key = `${pending.resource.type}/${pending.id}`;
+      if (batch.length < MAX_BATCH && !rows.has(key)) {
+        rows.add(key);
+        batch.push(pending);
+      } else rest.push(pending);
+    }
+    this.queue = rest;
+    return batch;
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    const planned: { pending: Pending; plan: PlannedUpdate }[] = [];
+    try {
+      const current = await this.read(batch);
+      for (const [i, pending] of batch.entries()) {
+        try {
+          const plan = await pending.plan(current[i]);
+          if ('unchanged' in plan) pending.resolve(plan.unchanged);
+          else planned.push({ pending, plan });
+        } catch (error) {
+          pending.reject(error);
+        }
+      }
+      const byShape = new Map<string, typeof planned>();
+      for (const one of planned) {
+        const shape = `${one.pending.resource.type}:${Object.keys(one.plan.written).join(',')}`;
+        byShape.get(shape)?.push(one) ?? byShape.set(shape, [one]);
+      }
+      const done: { pending: Pending; row: Row }[] = [];
+      for (const shaped of byShape.values()) {
+        const updated = await this.updateAll(shaped).catch(() => new Set<number>());
+        for (const { pending, plan } of shaped) {
+          if (updated.has(pending.id)) done.push({ pending, row: plan.now });
+          else pending.resolve(undefined);
+        }
+      }
+      if (done.length === 0) return;
+      // The next batch need not wait for this one's numbering: its writes are committed.
+      void announceWrites(
+        this.db,
+        done.map(({ pending }) => pending.clientId),
+      ).then(() => {
+        for (const { pending, row } of done) pending.resolve(row);
+      });
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    }
+  }
+
+  /** The rows of the batch, whole, one statement per type; in batch order. */
+  private async read(batch: readonly Pending[]): Promise<(Row | undefined)[]> {
+    const byType = new Map<string, number[]>();
+    for (const { resource, id } of batch) byType.get(resource.type)?.push(id) ?? byType.set(resource.type, [id]);
+    const rows = new Map<string, Row>();
+    for (const [type, ids] of byType)
+      for (const row of await rowsByIds(this.db.primary, type, ids, RequestLoaders.columns(type)))
+        if (row) rows.set(`${type}/${row.id}`, row);
+    return batch.map(({ resource, id }) => rows.get(`${resource.type}/${id}`));
+  }
+
+  /**
+   * One statement for writes of one shape: each row updated if still at the version read, and
+   * the entries of the rows it updated. Arrays of values (unnest), so that its text is the same
+   * for any number of rows and one prepared statement serves every batch. The ids it updated.
+   */
+  private async updateAll(shaped: readonly { pending: Pending; plan: PlannedUpdate }[]): Promise<Set<number>> {
+    const resource = shaped[0]!.pending.resource;
+    const types = columnTypes(resource);
+    const columns = Object.keys(shaped[0]!.plan.written);
+    const sql = new Sql('postgresql').text('WITH "v" AS (SELECT * FROM unnest(');
+    const arrays: [string, string, unknown[]][] = [
+      ['id', 'int', shaped.map((s) => s.pending.id)],
+      ['__read_version', 'int', shaped.map((s) => (s.plan.now.version as number) - 1)],
+      ...columns.map((c): [string, string, unknown[]] => [
+        c,
+        types.get(c) ?? 'text',
+        shaped.map((s) => s.plan.written[c]),
+      ]),
+    ];
+    for (const [i, [, type, values]] of arrays.entries())
+      sql
+        .text(i > 0 ? ', ' : '')
+        .value(values)
+        .text(`::${type}[]`);
+    sql.text(`) AS u(${arrays.map(([name]) => id(name)).join(', ')})), "w" AS (UPDATE ${id(resource.type)} t SET `);
+    sql.text(columns.map((c) => `${id(c)} = "v".${id(c)}`).join(', '));
+    sql.text(' FROM "v" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version" RETURNING t."id"), ');
+    const fields = Object.keys(ENTRY_TYPES);
+    sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM unnest(`);
+    for (const [i, field] of fields.entries())
+      sql
+        .text(i > 0 ? ', ' : '')
+        .value(shaped.map((s) => s.plan.entry[field]))
+        .text(`::${ENTRY_TYPES[field]}[]`);
+    sql.text(
+      `) AS x(${fields.map(id).join(', ')}) JOIN "w" ON "w"."id" = x."resource_id" RETURNING 1) SELECT "id" FROM "w"`,
+    );
+    const rows = await this.db.primary.query<{ id: unknown }>(sql);
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+}
+
+/** The SQL type of each column of a type's rows a write may set. */
+const typesByResource = new WeakMap<ResourceDefinition, Map<string, string>>();
+
+function columnTypes(resource: ResourceDefinition): Map<string, string> {
+  let types = typesByResource.get(resource);
+  if (!types) {
+    types = new Map<string, string>([['version', 'int']]);
+    for (const attribute of Object.values(resource.attributes))
+      for (const column of attributeColumns(attribute)) types.set(column.name, SQL_TYPES[column.type]);
+    for (const relationship of Object.values(resource.relationships))
+      if (relationship.storage.kind === 'foreignKey') types.set(relationship.storage.column, 'int');
+    typesByResource.set(resource, types);
+  }
+  return types;
+}
+
+/** The batches of a database's writes in this process. */
+const batchesByDatabase = new WeakMap<Database, UpdateBatches>();
+
+export function updateBatches(db: Database): UpdateBatches {
+  let batches = batchesByDatabase.get(db);
+  if (!batches) batchesByDatabase.set(db, (batches = new UpdateBatches(db)));
+  return batches;
+}
