@@ -32,6 +32,7 @@ import {
   type Dataset,
   type SqlReader,
 } from './lib/databases.ts';
+import { runDataIn } from './lib/data-in.ts';
 import { FANOUT_SUBSCRIPTION, fanoutServerEnv, runFanout, type FanoutOptions } from './lib/fanout.ts';
 import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './lib/load.ts';
 import { canonicalDecimal, census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
@@ -39,6 +40,7 @@ import {
   formatFanout,
   formatTable,
   renderSvg,
+  type DataInReport,
   type FanoutReport,
   type Goal,
   type Measurement,
@@ -78,8 +80,9 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT (default: all; W5 writes, and runs after the reads;
-                       FANOUT, SSE subscribers of our server while writes arrive, runs last, on pg20)
+  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT,DATAIN (default: all; W5 writes, and runs after the
+                       reads; FANOUT, SSE subscribers of our server while writes arrive, and DATAIN, bulk
+                       upserts against COPY and an import from our server, run last, on pg20)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
   --cpu-prof DIR       our servers write a V8 CPU profile of their whole run into DIR when they
                        stop (node --cpu-prof); \`tsx bench/flame.ts DIR\` draws flame graphs of them
@@ -159,7 +162,8 @@ function parseCli() {
   // FANOUT is a case of its own (lib/fanout.ts), not a workload of the table.
   const named = list(values.workloads);
   const isFanout = (w: string) => w.toUpperCase() === 'FANOUT';
-  const workloads = named?.filter((w) => !isFanout(w)).map((w) => workloadCase(w).workload.name);
+  const isDataIn = (w: string) => w.toUpperCase() === 'DATAIN';
+  const workloads = named?.filter((w) => !isFanout(w) && !isDataIn(w)).map((w) => workloadCase(w).workload.name);
   const fanout: FanoutOptions = {
     subscribers: count('fanout-subscribers', values['fanout-subscribers'], 1),
     rate: count('fanout-rate', values['fanout-rate'], 1),
@@ -174,6 +178,7 @@ function parseCli() {
     datasetIds: list(values.datasets),
     workloads,
     fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
+    dataIn: named === undefined || named.some(isDataIn),
     growth: !values['no-growth'],
     sweep: !values['no-sweep'],
     nodeOptions: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : undefined,
@@ -298,6 +303,30 @@ async function runFanoutCase(dataset: Dataset, options: Options, servers: Set<Ru
       servers.delete(server);
     }
     await reader.close();
+  }
+}
+
+/** The DATAIN case (lib/data-in.ts) on a server of its own. */
+async function runDataInCase(dataset: Dataset, options: Options, servers: Set<RunningServer>): Promise<DataInReport> {
+  let server: RunningServer | undefined;
+  try {
+    log(`${dataset.id} DATAIN: starting ours`);
+    server = await startServer('ours', {
+      dataset,
+      logDir: join(options.out, 'logs'),
+      poolSize: options.poolSize,
+      label: 'ours-data-in',
+    });
+    servers.add(server);
+    return { status: 'measured', ...(await runDataIn(server, dataset, options.postgresUrl, ROOT_DIR, log)) };
+  } catch (error) {
+    log(`  DATAIN: FAILED ${(error as Error).message}`);
+    return { status: 'failed', reason: (error as Error).message };
+  } finally {
+    if (server) {
+      await server.stop();
+      servers.delete(server);
+    }
   }
 }
 
@@ -642,7 +671,9 @@ async function main(): Promise<void> {
   }
   const plans = plan(options);
   const fanout = fanoutDataset(options);
-  if (plans.length === 0 && !fanout) throw new Error('nothing to run: no chosen target runs on a chosen dataset');
+  const dataIn = options.dataIn ? datasetFor('pg20', options.postgresUrl) : undefined;
+  if (plans.length === 0 && !fanout && !dataIn)
+    throw new Error('nothing to run: no chosen target runs on a chosen dataset');
   const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
   const seconds =
     runs * (options.warmup + options.rounds * options.duration + 1.5) + (fanout ? options.fanout!.duration + 60 : 0);
@@ -659,6 +690,8 @@ async function main(): Promise<void> {
 
   for (const p of plans) await prepareDataset(p.dataset, options.postgresUrl, log);
   if (fanout && !plans.some((p) => p.dataset.id === fanout.id)) await prepareDataset(fanout, options.postgresUrl, log);
+  if (dataIn && !plans.some((p) => p.dataset.id === dataIn.id) && fanout?.id !== dataIn.id)
+    await prepareDataset(dataIn, options.postgresUrl, log);
   if (options.printQueries) {
     if (fanout)
       console.log(`# FANOUT: each SSE subscriber (POST /graphql, Accept: text/event-stream): ${FANOUT_SUBSCRIPTION}\n`);
@@ -681,6 +714,7 @@ async function main(): Promise<void> {
   const report: Report = { meta: {}, datasets: [], measurements };
   for (const p of plans) await runDataset(p, options, measurements, report, servers);
   if (fanout && !options.verifyOnly) report.fanout = await runFanoutCase(fanout, options, servers);
+  if (dataIn && !options.verifyOnly) report.dataIn = await runDataInCase(dataIn, options, servers);
   if (!options.verifyOnly) {
     log('idle: our compiled server on the embedded default (SQLite, demo data), at rest 10 and 30 s');
     report.idle = await measureIdle(join(options.out, 'logs'));

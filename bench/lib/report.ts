@@ -3,6 +3,7 @@
  * and drawn as an SVG chart (hand-written: one row of bars per case, each row scaled to its own
  * fastest target, since W0 and W2 differ by two orders of magnitude).
  */
+import type { DataInResult } from './data-in.ts';
 import type { Distribution, FanoutResult } from './fanout.ts';
 import type { RunResult } from './load.ts';
 import type { IdleMemory } from './servers.ts';
@@ -67,11 +68,15 @@ export interface Report {
   measurements: Measurement[];
   /** The fan-out case (SSE subscribers while writes arrive), when it ran or failed. */
   fanout?: FanoutReport;
+  /** Data coming in (bulk upserts against COPY, an import from our server), when it ran or failed. */
+  dataIn?: DataInReport;
   /** Our compiled server at rest on the embedded default. */
   idle?: IdleMemory;
 }
 
 export type FanoutReport = ({ status: 'measured' } & FanoutResult) | { status: 'failed'; reason: string };
+
+export type DataInReport = ({ status: 'measured' } & DataInResult) | { status: 'failed'; reason: string };
 
 const fmt = (value: number | undefined, digits = 0) =>
   value === undefined || Number.isNaN(value)
