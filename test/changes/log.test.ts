@@ -330,7 +330,9 @@ describe.each(providers)('the change log on %s', (provider) => {
       // Exactly one entry per write: each product's ten versions, in the order they were committed.
       for (const id of products) {
         const mine = entries.filter((e) => e.resource_id === id);
-        expect(mine.map((e) => e.version)).toEqual(Array.from({ length: 10 }, (_, n) => (versions.get(id) as number) + 1 + n));
+        expect(mine.map((e) => e.version)).toEqual(
+          Array.from({ length: 10 }, (_, n) => (versions.get(id) as number) + 1 + n),
+        );
         for (let i = 1; i < mine.length; i++) expect(mine[i]!.before).toEqual(mine[i - 1]!.after);
       }
       // Alone, a write costs at least two statements (its read, its write); batched (src/data/update-batches.ts), fewer than one.
