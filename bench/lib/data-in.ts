@@ -74,7 +74,7 @@ async function copyRate(url: string, unitId: number, rows: readonly ProductRow[]
 
 /** The rows through `upsertProducts`, PER_CALL a call, one call at a time: rows per second. */
 async function bulkRate(server: RunningServer, unitId: number, rows: readonly ProductRow[]): Promise<number> {
-  const query = 'mutation Bulk($inputs: [UpsertProductInput!]!) { upsertProducts(inputs: $inputs) { outcome } }';
+  const query = 'mutation Bulk($inputs: [CreateProductInput!]!) { upsertProducts(inputs: $inputs) { outcome } }';
   const started = performance.now();
   for (let i = 0; i < rows.length; i += PER_CALL) {
     const inputs = rows.slice(i, i + PER_CALL).map((r) => ({
