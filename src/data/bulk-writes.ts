@@ -16,8 +16,9 @@ import { DomainError, missingField, notFound, uniqueViolation } from './errors.t
 import type { Row } from './load.ts';
 import { checkPreconditions } from './preconditions.ts';
 import { RequestLoaders } from './request.ts';
-import { asRead, changedColumns, withModifiedDate } from './row-values.ts';
-import { lockedRows, updateRow, valuesWhere } from './rows.ts';
+import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
+import { insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
+import { id as quoted, Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { LinkTargets } from './relationship-rules.ts';
@@ -108,9 +109,7 @@ export class BulkWriter extends BomWriter {
         for (const [i, input] of inputs.entries())
           await atRow(type, paths, i, () => authorizeWrite(access, type, 'create', input));
         const prepared = await this.prepareRows(tx, resource, inputs, [], paths);
-        const ids: number[] = [];
-        for (const [i, data] of prepared.entries())
-          ids.push(await atRow(type, paths, i, () => this.insertPrepared(tx, resource, data)));
+        const ids = await this.insertMany(tx, resource, [...prepared.keys()], prepared, paths);
         log.created(type, ids);
         return ids;
       },
@@ -207,12 +206,14 @@ export class BulkWriter extends BomWriter {
           await atRow(type, paths, i, () => authorizeWrite(access, type, current[i] ? 'update' : 'create', given));
         }
         const prepared = await this.prepareRows(tx, resource, inputs, current, paths);
+        const fresh = [...prepared.keys()].filter((i) => !current[i]);
+        const createdIds = await this.insertMany(tx, resource, fresh, prepared, paths);
         const results: { id: number; outcome: UpsertOutcome }[] = [];
         for (const [i, data] of prepared.entries()) {
           const before = current[i];
           results.push(
             await atRow(type, paths, i, async () => {
-              if (!before) return { id: await this.insertPrepared(tx, resource, data), outcome: 'created' as const };
+              if (!before) return { id: createdIds[fresh.indexOf(i)]!, outcome: 'created' as const };
               const now = await this.updatePrepared(tx, log, resource, before, data);
               return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
             }),
@@ -228,6 +229,45 @@ export class BulkWriter extends BomWriter {
         await requireCheck(tx, access, type, done.updated, 'update');
       },
     );
+  }
+
+  /**
+   * The new rows `indexes` of `prepared`, inserted: their ids, in that order. On PostgreSQL
+   * together, ids taken from the sequence first, then one statement per set of columns (500 rows
+   * each), after the unique values were checked (so that a taken one names its row, as a row's
+   * own statement would); on SQLite, in-process, one statement a row.
+   */
+  private async insertMany(
+    tx: WriteTx,
+    resource: ResourceDefinition,
+    indexes: readonly number[],
+    prepared: readonly Prepared[],
+    paths: RowPaths,
+  ): Promise<number[]> {
+    const type = resource.type;
+    if (tx.provider !== 'postgresql' || indexes.length < 2) {
+      const ids: number[] = [];
+      for (const i of indexes)
+        ids.push(await atRow(type, paths, i, () => this.insertPrepared(tx, resource, prepared[i]!)));
+      return ids;
+    }
+    await refuseTakenUniques(tx, resource, indexes, prepared, paths);
+    const sequence = new Sql(tx.provider)
+      .text(`SELECT nextval(pg_get_serial_sequence('${quoted(type)}', 'id'))::int AS "id" FROM generate_series(1, `)
+      .value(indexes.length)
+      .text('::int)');
+    const ids = (await tx.query<{ id: unknown }>(sequence)).map((row) => Number(row.id));
+    const byShape = new Map<string, Record<string, unknown>[]>();
+    for (const [k, i] of indexes.entries()) {
+      const row = { id: ids[k], ...withServerDates(resource, prepared[i]!.columns) };
+      const shape = Object.keys(row).join(',');
+      byShape.get(shape)?.push(row) ?? byShape.set(shape, [row]);
+    }
+    for (const rows of byShape.values())
+      for (let r = 0; r < rows.length; r += INSERT_ROWS) await insertRows(tx, type, rows.slice(r, r + INSERT_ROWS));
+    for (const [k, i] of indexes.entries())
+      if (prepared[i]!.toMany.length > 0) await this.applyToMany(tx, resource, ids[k]!, prepared[i]!.toMany, undefined);
+    return ids;
   }
 
   /** Rows by id, read whole and locked, in id order (two bulk writes lock in one order: no deadlock); in the order asked. */
@@ -276,6 +316,55 @@ export class BulkWriter extends BomWriter {
     log.before(resource.type, [current]);
     log.after(resource.type, [now]);
     return now;
+  }
+}
+
+/** Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters a statement; a product has 37 columns). */
+const INSERT_ROWS = 500;
+
+/**
+ * 409 naming the first new row that gives a unique attribute (a reference, a GTIN) a value another
+ * row already has, in the database or earlier in the same write: what inserting it alone would
+ * have said, before a statement for many rows fails without saying which.
+ */
+async function refuseTakenUniques(
+  tx: WriteTx,
+  resource: ResourceDefinition,
+  indexes: readonly number[],
+  prepared: readonly Prepared[],
+  paths: RowPaths,
+): Promise<void> {
+  for (const [name, attribute] of Object.entries(resource.attributes)) {
+    if (!attribute.unique) continue;
+    const given = indexes
+      .map((i) => [i, prepared[i]!.columns[attribute.column]] as const)
+      .filter(([, value]) => value !== undefined && value !== null);
+    if (given.length === 0) continue;
+    const taken = new Set<unknown>(
+      (
+        await tx.query<{ v: unknown }>(
+          new Sql(tx.provider)
+            .text(
+              `SELECT ${quoted(attribute.column)} AS "v" FROM ${quoted(resource.type)} WHERE ${quoted(attribute.column)}`,
+            )
+            .in(given.map(([, value]) => value)),
+        )
+      ).map((row) => row.v),
+    );
+    for (const [i, value] of given) {
+      if (taken.has(value))
+        throw ofRow(
+          new DomainError(
+            'conflict',
+            `${name} must be unique among ${resource.type}: another one already has this value`,
+            name,
+          ),
+          resource.type,
+          paths.row(i),
+          paths.fields(i),
+        );
+      taken.add(value);
+    }
   }
 }
 

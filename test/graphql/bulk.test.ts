@@ -95,6 +95,20 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
       'CONFLICT',
     );
     expect(duplicate.message).toMatch(/^inputs\[1\]\.reference must be unique/);
+    // Two new rows with one GTIN: the later one is named (the rows are inserted together).
+    const gtin = withCheckDigit(`7${String(Date.now()).slice(-11)}`);
+    const twice = await refused(
+      CREATE,
+      {
+        inputs: [
+          { reference: unique('B'), unitId: 1 },
+          { reference: unique('B'), unitId: 1, gtin },
+          { reference: unique('B'), unitId: 1, gtin },
+        ],
+      },
+      'CONFLICT',
+    );
+    expect(twice.message).toMatch(/^inputs\[2\]\.gtin must be unique/);
     const after = await counts();
     expect(after.products - before.products).toBe(1);
     expect(after.changes - before.changes).toBe(1);
