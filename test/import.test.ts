@@ -239,6 +239,27 @@ describe.each(providers)('import from a service on %s', (provider) => {
     });
   }, 240_000);
 
+  it('a CSV with ids (a byte-order mark before them too) keeps them; a reference another row holds is named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-ids-'));
+    dirs.push(dir);
+    const { database } = await emptyTarget();
+    await database.db.prisma.unit.create({ data: { id: 40, reference: 'HELD' } });
+    const file = join(dir, 'units.csv');
+    writeFileSync(file, '\uFEFFid,reference,description.en\n70,BOX,Box\n71,HELD,Held elsewhere\n');
+    const checked = await importCli(database, '--from-csv', file, '--type', 'units', '--check');
+    expect(checked.code).toBe(1);
+    expect(JSON.parse(checked.stdout).problems.map((p: any) => [p.id, p.field, p.message])).toEqual([
+      [71, 'reference', 'reference "HELD" is already held by units 40'],
+    ]);
+    writeFileSync(file, '\uFEFFid,reference,description.en\n70,BOX,Box\n');
+    const run = await importCli(database, '--from-csv', file, '--type', 'units');
+    expect(run.code, run.stderr).toBe(0);
+    expect(await database.db.prisma.unit.findUnique({ where: { id: 70 } })).toMatchObject({
+      reference: 'BOX',
+      description_en: 'Box',
+    });
+  }, 240_000);
+
   it('a CSV without ids is upserted on its business key, links by the target key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-csv-'));
     dirs.push(dir);
@@ -266,6 +287,11 @@ describe.each(providers)('import from a service on %s', (provider) => {
     writeFileSync(file, 'reference,unit.reference,consumer_price\nCSV-1,KG,2.50\nCSV-2,KG,3\n');
     const second = await importCli(database, '--from-csv', file, '--type', 'products');
     expect(JSON.parse(second.stdout).types.products).toMatchObject({ unchanged: 1, updated: 1 });
+    // Only what changes: rows matched on their key need not repeat their unit.
+    writeFileSync(file, 'reference,consumer_price\nCSV-1,2.75\n');
+    const partial = await importCli(database, '--from-csv', file, '--type', 'products');
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(JSON.parse(partial.stdout).types.products).toMatchObject({ updated: 1 });
     writeFileSync(file, 'reference,unit.reference,gtin\nCSV-3,LB,4006381333932\n');
     const bad = await importCli(database, '--from-csv', file, '--type', 'products', '--check');
     expect(bad.code).toBe(1);

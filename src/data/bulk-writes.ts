@@ -206,19 +206,20 @@ export class BulkWriter extends BomWriter {
           await atRow(type, paths, i, () => authorizeWrite(access, type, current[i] ? 'update' : 'create', given));
         }
         const prepared = await this.prepareRows(tx, resource, inputs, current, paths);
-        const fresh = [...prepared.keys()].filter((i) => !current[i]);
-        const createdIds = await this.insertMany(tx, resource, fresh, prepared, paths);
+        // The rows that exist first, then the new ones: a unique value (a GTIN) an update moves
+        // off one row is free for a new row of the same call.
         const results: { id: number; outcome: UpsertOutcome }[] = [];
         for (const [i, data] of prepared.entries()) {
           const before = current[i];
-          results.push(
-            await atRow(type, paths, i, async () => {
-              if (!before) return { id: createdIds[fresh.indexOf(i)]!, outcome: 'created' as const };
-              const now = await this.updatePrepared(tx, log, resource, before, data);
-              return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
-            }),
-          );
+          if (!before) continue;
+          results[i] = await atRow(type, paths, i, async () => {
+            const now = await this.updatePrepared(tx, log, resource, before, data);
+            return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
+          });
         }
+        const fresh = [...prepared.keys()].filter((i) => !current[i]);
+        const createdIds = await this.insertMany(tx, resource, fresh, prepared, paths);
+        for (const [k, i] of fresh.entries()) results[i] = { id: createdIds[k]!, outcome: 'created' };
         done.created = results.filter((r) => r.outcome === 'created').map((r) => r.id);
         done.updated = results.filter((r) => r.outcome === 'updated').map((r) => r.id);
         log.created(type, done.created);

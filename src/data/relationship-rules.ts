@@ -3,7 +3,9 @@
  * changes the old interface always refused, inside a body too; the resources a write links to.
  */
 import type { Relationship } from '../resources/types.ts';
+import { relationshipIds } from './columns.ts';
 import { DomainError } from './errors.ts';
+import type { Row } from './load.ts';
 
 /** No link: null, or an empty set. */
 export function isEmpty(value: unknown): boolean {
@@ -35,4 +37,21 @@ export class LinkTargets {
     if (!fields) this.byType.set(type, (fields = new Map()));
     if (!fields.has(id)) fields.set(id, field);
   }
+}
+
+/** Whether `value` is what the relationship already holds for the stored row `current` (read whole: Writer.lockedRow). */
+export function holdsAlready(
+  relationship: Relationship,
+  name: string,
+  /** An id or null (to-one); a to-many change (Writer's ToManyChange), of which only a whole `set` can be what is held. */
+  value: unknown,
+  current: Row,
+): boolean {
+  const storage = relationship.storage;
+  if (storage.kind === 'foreignKey') return (current[storage.column] ?? null) === value;
+  const ids = relationshipIds(current, name);
+  if (!Array.isArray(ids)) return ids === value;
+  if (value === null || typeof value !== 'object' || !('set' in value)) return false;
+  const given = [...new Set(value.set as readonly number[])].sort((a, b) => a - b);
+  return given.length === ids.length && ids.every((id, i) => id === given[i]);
 }

@@ -138,12 +138,15 @@ export class UpdateBatches {
       }
       if (done.length === 0) return;
       // The next batch need not wait for this one's numbering: its writes are committed.
+      // Written whatever befalls the announcement: the answers go out after it in any case.
       void announceWrites(
         this.db,
         done.map(({ pending }) => pending.clientId),
-      ).then(() => {
-        for (const { pending, row } of done) pending.resolve(row);
-      });
+      )
+        .catch(() => {})
+        .then(() => {
+          for (const { pending, row } of done) pending.resolve(row);
+        });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     }
@@ -184,9 +187,16 @@ export class UpdateBatches {
         .text(i > 0 ? ', ' : '')
         .value(values)
         .text(`::${type}[]`);
-    sql.text(`) AS u(${arrays.map(([name]) => id(name)).join(', ')})), "w" AS (UPDATE ${id(resource.type)} t SET `);
+    sql.text(`) AS u(${arrays.map(([name]) => id(name)).join(', ')}))`);
+    // A row another transaction holds (a bulk write, an atomic request) is skipped, not waited for:
+    // its write goes alone (it waits for that row only), and the batch holds up no other row's.
+    sql.text(`, "l" AS (SELECT "id" FROM ${id(resource.type)} WHERE "id" = ANY(`);
+    sql.value(shaped.map((s) => s.pending.id)).text('::int[]) FOR NO KEY UPDATE SKIP LOCKED)');
+    sql.text(`, "w" AS (UPDATE ${id(resource.type)} t SET `);
     sql.text(columns.map((c) => `${id(c)} = "v".${id(c)}`).join(', '));
-    sql.text(' FROM "v" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version" RETURNING t."id"), ');
+    sql.text(
+      ' FROM "v" JOIN "l" ON "l"."id" = "v"."id" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version" RETURNING t."id"), ',
+    );
     const fields = Object.keys(ENTRY_TYPES);
     sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM unnest(`);
     for (const [i, field] of fields.entries())

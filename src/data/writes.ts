@@ -14,7 +14,7 @@
 import type { Database } from '../db/client.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
-import type { Relationship, ResourceDefinition } from '../resources/types.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
 import { type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
 import { DomainError, missingField, notFound, uniqueViolation, unknownField } from './errors.ts';
@@ -36,7 +36,7 @@ import { actorName, announceWrites, ChangeRecorder, changeEntry } from './change
 import { type PlannedUpdate, updateBatches } from './update-batches.ts';
 import type { WriteCaller } from './write-caller.ts';
 import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
-import { isEmpty, isWritable, LinkTargets, refuseForbidden } from './relationship-rules.ts';
+import { holdsAlready, isEmpty, isWritable, LinkTargets, refuseForbidden } from './relationship-rules.ts';
 
 export type { WriteOptions } from './preconditions.ts';
 
@@ -389,7 +389,7 @@ export class Writer {
       if (
         !creating &&
         (value === null || !isWritable(relationship)) &&
-        this.unchanged(relationship, name, value, current as Row)
+        holdsAlready(relationship, name, value, current as Row)
       )
         continue;
       // On creation there is nothing to change: an empty link is no link (a document copied from another resource).
@@ -440,22 +440,6 @@ export class Writer {
       const missing = ids.find((i) => !found.has(i));
       if (missing !== undefined) throw notFound(type, missing, fields.get(missing));
     }
-  }
-
-  /** Whether `value` is what the relationship already holds for the stored row `current` (read whole: lockedRow). */
-  private unchanged(
-    relationship: Relationship,
-    name: string,
-    value: number | null | ToManyChange,
-    current: Row,
-  ): boolean {
-    const storage = relationship.storage;
-    if (storage.kind === 'foreignKey') return (current[storage.column] ?? null) === value;
-    const ids = relationshipIds(current, name);
-    if (!Array.isArray(ids)) return ids === value;
-    if (value === null || typeof value === 'number' || !('set' in value)) return false;
-    const given = [...new Set(value.set)].sort((a, b) => a - b);
-    return given.length === ids.length && ids.every((id, i) => id === given[i]);
   }
 
   /**

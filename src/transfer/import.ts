@@ -93,6 +93,8 @@ export async function importData(
 class Importer {
   /** The ids each type of the source has, as read so far: links to them are good before they are written (checking). */
   private readonly seen = new Map<string, Set<number>>();
+  /** Who holds each unique value of the source read so far, by `type.attribute`. */
+  private readonly uniques = new Map<string, Map<unknown, number>>();
   private readonly rows: ImportWriter;
   private readonly bulk: BulkWriter;
 
@@ -132,6 +134,7 @@ class Importer {
     const checked = batch.records.map((record, i) => this.checkRecord(resource, record, batch.places[i]!));
     await this.resolveKeyedLinks(resource, checked);
     await this.checkLinks(resource, checked);
+    if (!this.source.keyed) await this.checkUniques(resource, checked);
     counts.read += batch.records.length;
     const problems = checked.flatMap((c) => c.problems);
     this.summary.problems.push(...problems);
@@ -139,10 +142,19 @@ class Importer {
     if (this.options.check) return true;
     if (problems.length > 0) return false;
     if (this.source.keyed) return this.upsertByKey(resource, checked, counts);
-    const written = await this.rows.importRows(
-      type,
-      checked.map((c) => c.row),
-    );
+    let written: Awaited<ReturnType<ImportWriter['importRows']>>;
+    try {
+      written = await this.rows.importRows(
+        type,
+        checked.map((c) => c.row),
+      );
+    } catch (error) {
+      // What the checks could not see coming (a row written meanwhile by someone else): the batch is not written.
+      if (!(error instanceof DomainError)) throw error;
+      const at = `${batch.places[0]} to ${batch.places.at(-1)}`;
+      this.summary.problems.push({ type, at, field: error.field ?? '', message: error.message });
+      return false;
+    }
     counts.created += written.created;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
@@ -190,9 +202,11 @@ class Importer {
         problem(error.field ?? name, error.message);
       }
     }
-    for (const [name, attribute] of Object.entries(resource.attributes))
-      if (attribute.required && attribute.write === 'client' && (record.attributes[name] ?? null) === null)
-        problem(name, `${name} is required`);
+    // Matched on a business key, a row may give only what changes: the upsert asks the rest of new rows only.
+    if (!this.source.keyed)
+      for (const [name, attribute] of Object.entries(resource.attributes))
+        if (attribute.required && attribute.write === 'client' && (record.attributes[name] ?? null) === null)
+          problem(name, `${name} is required`);
     this.checkRecordLinks(resource, checked, problem);
     return checked;
   }
@@ -217,7 +231,8 @@ class Importer {
         for (const target of value as number[])
           checked.links.push({ type: relationship.target, id: target, field: `${name}_ids` });
       } else if (relationship.storage.kind === 'foreignKey') {
-        if (relationship.required && (given[name] ?? null) === null) problem(`${name}_id`, `${name}_id is required`);
+        if (relationship.required && !this.source.keyed && (given[name] ?? null) === null)
+          problem(`${name}_id`, `${name}_id is required`);
         if (name in record.keyedLinks) continue;
         if (value === undefined) continue;
         if (value !== null && !isId(value))
@@ -306,6 +321,42 @@ class Importer {
               `${link.field}: dangling reference, there is no ${link.type} ${link.id}`,
             ),
           );
+  }
+
+  /**
+   * A unique value (a reference, a GTIN) held by another resource: of the source (given twice) or
+   * of the database (a row under another id), which the copy cannot take.
+   */
+  private async checkUniques(resource: ResourceDefinition, checked: Checked[]): Promise<void> {
+    for (const [name, attribute] of Object.entries(resource.attributes)) {
+      if (!attribute.unique || attribute.write !== 'client') continue;
+      let holders = this.uniques.get(`${resource.type}.${name}`);
+      if (!holders) this.uniques.set(`${resource.type}.${name}`, (holders = new Map()));
+      const given = checked.filter((c) => (c.row.values[name] ?? null) !== null);
+      if (given.length === 0) continue;
+      const sql = new Sql(this.db.provider)
+        .text(
+          `SELECT "id", ${quoted(attribute.column)} AS "v" FROM ${quoted(resource.type)} WHERE ${quoted(attribute.column)}`,
+        )
+        .in([...new Set(given.map((c) => c.row.values[name]))]);
+      const stored = new Map<unknown, number>();
+      for (const row of await this.db.primary.query<{ id: unknown; v: unknown }>(sql))
+        stored.set(row.v, Number(row.id));
+      for (const c of given) {
+        const value = c.row.values[name];
+        const other = holders.get(value) ?? stored.get(value);
+        if (other !== undefined && other !== c.row.id)
+          c.problems.push(
+            this.problemOf(
+              resource,
+              c,
+              name,
+              `${name} ${JSON.stringify(value)} is already held by ${resource.type} ${other}`,
+            ),
+          );
+        else holders.set(value, c.row.id);
+      }
+    }
   }
 
   private problemOf(resource: ResourceDefinition, c: Checked, field: string, message: string): Problem {

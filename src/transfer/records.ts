@@ -6,6 +6,7 @@
  * every type it links to.
  */
 import { attributeParts, columnsOf, definition, relationshipIdColumns, relationshipIds } from '../data/columns.ts';
+import { businessKey } from '../data/bulk-writes.ts';
 import { attributesOf } from '../data/forms.ts';
 import type { Row } from '../data/load.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
@@ -102,7 +103,10 @@ export function fromCsv(type: string, cells: Record<string, string>): TransferRe
     const name = dot < 0 ? column : column.slice(0, dot);
     const attribute = resource.attributes[name];
     if (dot >= 0 && resource.relationships[name]?.storage.kind === 'foreignKey') {
-      keyedLinks[name] = cell === '' ? null : cell;
+      // Only the target's business key: `unit.reference`, not `unit.description`.
+      const target = definition(resource.relationships[name]!.target);
+      if (column.slice(dot + 1) !== businessKey(target)) unknown.push(column);
+      else keyedLinks[name] = cell === '' ? null : cell;
     } else if (dot >= 0 && attribute && (attribute.type === 'localized' || typeof attribute.type === 'object')) {
       const key = column.slice(dot + 1);
       const part = attributeParts(attribute).find(([k]) => k === key);

@@ -98,7 +98,9 @@ function recordOf(
   if (object.meta?.version !== undefined) flat.version = object.meta.version;
   for (const [name, value] of Object.entries(object.relationships ?? {})) {
     const rel = resource.relationships[name];
-    const data = value?.data;
+    // A relationship shown by its links alone says nothing of its value: it is left as it is.
+    if (value?.data === undefined) continue;
+    const data = value.data;
     if (rel?.storage.kind === 'foreignKey') flat[`${name}_id`] = data ? Number((data as { id: unknown }).id) : null;
     else if (rel?.storage.kind === 'join')
       flat[`${name}_ids`] = Array.isArray(data) ? data.map((d) => Number((d as { id: unknown }).id)) : [];
@@ -129,9 +131,14 @@ class ServiceClient {
     for (let page = 1; ; page++) {
       const document = await next;
       if (!Array.isArray(document.data)) throw new SourceError(`${this.base}${url(page)}: no data list in the answer`);
-      const more =
-        document.data.length === PER_PAGE && (document.meta?.pages === undefined || page < document.meta.pages);
-      if (more) next = this.get<ListDocument>(url(page + 1));
+      // The page count when the service says it (it may give fewer rows a page than asked), else a full page.
+      const pages = document.meta?.pages;
+      const more = pages !== undefined ? page < pages : document.data.length === PER_PAGE;
+      if (more) {
+        next = this.get<ListDocument>(url(page + 1));
+        // Read ahead while this page is written: a failure is reported when the page is reached.
+        next.catch(() => {});
+      }
       yield document;
       if (!more) return;
     }

@@ -60,7 +60,11 @@ export function directorySource(dir: string, only?: readonly string[]): ImportSo
 export function csvFileSource(file: string, type: string): ImportSource {
   if (!resourceByType(type)) throw new UsageError(`unknown type ${type}`);
   if (!existsSync(file)) throw new UsageError(`${file} does not exist`);
-  const header = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0] ?? '';
+  // A byte-order mark (a CSV saved as "CSV UTF-8") is not part of the first column's name.
+  const header =
+    readFileSync(file, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/, 1)[0] ?? '';
   const columns = header.split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
   return {
     name: file,

@@ -4,6 +4,7 @@
  * is refused, and numbers in commit order: a reader that has seen entry N never later finds a
  * new entry below N, even while writers commit concurrently.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BomWriter } from '../../src/data/bom-writes.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
@@ -292,6 +293,31 @@ describe.each(providers)('the change log on %s', (provider) => {
       const final = await api.get(`/products/${product.id}`);
       expect(final.body.data.meta.version).toBe(21);
       expect(final.body.data.attributes.nlc).toBe(entries.at(-1)!.after!.nlc);
+    });
+
+    it('a row another transaction holds does not hold up the updates batched with it (PostgreSQL)', async () => {
+      if (provider !== 'postgresql') return;
+      const writer = new BomWriter(api.env.database.db);
+      const [held, free] = await api.ids('products', 2);
+      const holder = new pg.Client({ connectionString: api.env.database.target.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM "products" WHERE "id" = $1 FOR UPDATE', [held]);
+        let heldDone = false;
+        const heldWrite = writer.update('products', held!, { attributes: { nlc: 41 } }).then(() => (heldDone = true));
+        const freeWrite = writer.update('products', free!, { attributes: { nlc: 42 } });
+        // The free row's write answers while the other row is still held.
+        await expect(freeWrite).resolves.toMatchObject({ id: free });
+        expect(heldDone).toBe(false);
+        await holder.query('COMMIT');
+        await heldWrite;
+        expect(heldDone).toBe(true);
+      } finally {
+        await holder.end();
+      }
+      const stored = await api.prisma.product.findMany({ where: { id: { in: [held, free] } }, orderBy: { id: 'asc' } });
+      expect(stored.map((p: any) => Number(p.nlc))).toEqual(held! < free! ? [41, 42] : [42, 41]);
     });
 
     it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry; PostgreSQL batches them', async () => {

@@ -208,6 +208,24 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
     expect(await counts()).toEqual(after);
   });
 
+  it('upsertProducts: a GTIN moved off an existing row is free for a new row of the same call', async () => {
+    const gtin = withCheckDigit(`874${String(Date.now()).slice(-9)}`);
+    const [holder] = (await ok(CREATE, { inputs: [{ reference: unique('M'), unitId: 1, gtin }] })).createProducts as {
+      reference: string;
+    }[];
+    const fresh = unique('M');
+    const data = await ok(UPSERT, {
+      inputs: [
+        { reference: fresh, unitId: 1, gtin },
+        { reference: holder!.reference, unitId: 1, gtin: null },
+      ],
+    });
+    expect(data.upsertProducts.map((r: any) => [r.outcome, r.product.reference])).toEqual([
+      ['CREATED', fresh],
+      ['UPDATED', holder!.reference],
+    ]);
+  });
+
   it('upsertProducts: a row without its key, or a key given twice, is named and nothing is written', async () => {
     const before = await counts();
     await refused(UPSERT, { inputs: [{ reference: unique('K'), unitId: 1 }, { unitId: 1 }] }, 'BAD_USER_INPUT');
