@@ -33,6 +33,7 @@ import {
   type SqlReader,
 } from './lib/databases.ts';
 import { runDataIn } from './lib/data-in.ts';
+import { installPeerTriggers, peerAuditRows, removePeerTriggers } from './lib/peer-trigger.ts';
 import { FANOUT_SUBSCRIPTION, fanoutServerEnv, runFanout, type FanoutOptions } from './lib/fanout.ts';
 import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './lib/load.ts';
 import { canonicalDecimal, census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
@@ -72,7 +73,7 @@ import {
 
 const USAGE = `usage: tsx bench/run.ts [options]
 
-  --targets LIST       postgraphile,graphql,rest,graphql+role,rest+role,graphql@base,rest@base
+  --targets LIST       postgraphile,postgraphile+trigger,graphql,rest,graphql+role,rest+role,graphql@base,rest@base
                        (default: all but the +role ones; the @base ones only with --baseline). The
                        +role ones are our APIs under a restricted role (a field list and a row
                        filter on every type that leave the answers those of admin: bench/lib/role.ts)
@@ -532,6 +533,7 @@ async function runDataset(
   // Open for the whole run: W5 reads back what it wrote and counts our change log's entries.
   const reader = await openReader(p.dataset);
   const running = new Map<ServerKind, RunningServer>();
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     const cases = await resolveCases(reader, p.cases);
     report.datasets.push({
@@ -542,7 +544,12 @@ async function runDataset(
       cases: cases.map((c) => ({ key: c.key, title: c.workload.title, params: c.params })),
     });
 
-    for (const kind of new Set(p.targets.map((t) => t.server))) {
+    const kinds = new Set(p.targets.map((t) => t.server));
+    if (kinds.has('postgraphile-trigger')) {
+      await installPeerTriggers(p.dataset.url);
+      cleanups.push(() => removePeerTriggers(p.dataset.url));
+    }
+    for (const kind of kinds) {
       log(`${p.dataset.id}: starting ${kind}`);
       const server = await startServer(kind, {
         dataset: p.dataset,
@@ -607,12 +614,23 @@ async function runDataset(
       if (peer)
         for (const b of measured)
           if (b.target.server === 'ours') b.measurement.ratioToPeer = b.measurement.summary!.rps / peer.rps;
+      const triggered = measured.find((b) => b.target.name === 'postgraphile+trigger')?.measurement.summary;
+      if (triggered) {
+        const ours = measured.filter((b) => b.target.server === 'ours');
+        for (const b of ours) b.measurement.ratioToTriggerPeer = b.measurement.summary!.rps / triggered.rps;
+        log(
+          `  ${c.key} against the peer with triggers (version, modified_date, audit row, NOTIFY; ${await peerAuditRows(p.dataset.url)} audit rows): ${ours
+            .map((b) => `${b.target.name} ${b.measurement.ratioToTriggerPeer!.toFixed(2)}x`)
+            .join(', ')}`,
+        );
+      }
     }
   } finally {
     for (const server of running.values()) {
       await server.stop();
       servers.delete(server);
     }
+    for (const cleanup of cleanups) await cleanup().catch((e: Error) => log(`cleanup failed: ${e.message}`));
     await reader.close();
   }
 }

@@ -39,6 +39,8 @@ export interface Measurement {
   };
   /** Our median req/s over the peer's on the same dataset and case (> 1: we are faster). */
   ratioToPeer?: number;
+  /** W5: our median req/s over the peer's given our guarantees by triggers (lib/peer-trigger.ts). */
+  ratioToTriggerPeer?: number;
   /**
    * W5 through our server, over all of the case's requests (verification, probe, warm-up, rounds):
    * the entries the change log gained, and the writes the server answered with success by its own
@@ -134,6 +136,7 @@ export function formatTable(measurements: Measurement[]): string {
 
 const COLOURS: Record<TargetName, string> = {
   postgraphile: '#7a7a7a',
+  'postgraphile+trigger': '#b0b0b0',
   graphql: '#2f6db5',
   rest: '#d9822b',
   'graphql+role': '#1d4a80',

@@ -19,10 +19,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Dataset } from './databases.ts';
+import { PEER_TRIGGER_APPLICATION } from './peer-trigger.ts';
 import { BENCH_ROLE, benchRoleFile } from './role.ts';
 
 /** `baseline`: our server from another checkout of the project (`--baseline`). */
-export type ServerKind = 'postgraphile' | 'ours' | 'baseline';
+export type ServerKind = 'postgraphile' | 'postgraphile-trigger' | 'ours' | 'baseline';
 
 export interface RunningServer {
   kind: ServerKind;
@@ -111,8 +112,14 @@ async function launch(
   return { child, stop };
 }
 
-/** PostGraphile 5 on a PostgreSQL dataset, production mode, NODE_ENV=production. */
-export async function startPostGraphile({ dataset, logDir, poolSize }: StartOptions): Promise<RunningServer> {
+/**
+ * PostGraphile 5 on a PostgreSQL dataset, production mode, NODE_ENV=production. `trigger`: its
+ * connections named so that the triggers of ./peer-trigger.ts fire for its updates.
+ */
+export async function startPostGraphile(
+  { dataset, logDir, poolSize }: StartOptions,
+  trigger = false,
+): Promise<RunningServer> {
   if (dataset.provider !== 'postgresql') throw new Error('PostGraphile serves PostgreSQL only');
   const entry = join(BENCH_DIR, 'peer', 'postgraphile.mjs');
   if (!existsSync(join(BENCH_DIR, 'node_modules', 'postgraphile'))) {
@@ -120,7 +127,9 @@ export async function startPostGraphile({ dataset, logDir, poolSize }: StartOpti
   }
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const logFile = join(logDir, `${dataset.id}-postgraphile.log`);
+  const logFile = join(logDir, `${dataset.id}-postgraphile${trigger ? '-trigger' : ''}.log`);
+  const url = new URL(dataset.url);
+  if (trigger) url.searchParams.set('application_name', PEER_TRIGGER_APPLICATION);
   const { child, stop } = await launch(
     'PostGraphile',
     [
@@ -128,7 +137,7 @@ export async function startPostGraphile({ dataset, logDir, poolSize }: StartOpti
       join(BENCH_DIR, 'polyfill.cjs'),
       entry,
       '--database-url',
-      dataset.url,
+      url.toString(),
       '--port',
       String(port),
       '--pool-size',
@@ -146,7 +155,15 @@ export async function startPostGraphile({ dataset, logDir, poolSize }: StartOpti
       return res.ok;
     },
   );
-  return { kind: 'postgraphile', dataset, baseUrl, pid: child.pid!, headers: {}, logFile, stop };
+  return {
+    kind: trigger ? 'postgraphile-trigger' : 'postgraphile',
+    dataset,
+    baseUrl,
+    pid: child.pid!,
+    headers: {},
+    logFile,
+    stop,
+  };
 }
 
 /** Runs one of the project's CLIs (`node --import tsx <script> ...`) and returns its stdout. */
@@ -301,7 +318,8 @@ function startBaseline(options: StartOptions): Promise<RunningServer> {
 
 export function startServer(kind: ServerKind, options: StartOptions): Promise<RunningServer> {
   mkdirSync(options.logDir, { recursive: true });
-  if (kind === 'postgraphile') return startPostGraphile(options);
+  if (kind === 'postgraphile' || kind === 'postgraphile-trigger')
+    return startPostGraphile(options, kind === 'postgraphile-trigger');
   return kind === 'baseline' ? startBaseline(options) : startOurs(options);
 }
 

@@ -14,6 +14,7 @@ import type { CounterFilter, RunningServer, ServerKind } from './servers.ts';
 
 export type TargetName =
   | 'postgraphile'
+  | 'postgraphile+trigger'
   | 'graphql'
   | 'rest'
   | 'graphql+role'
@@ -82,6 +83,14 @@ const OUR_TARGETS = {
       normalise: (body) => normalisePeer(c, body),
       ...(c.workload.totals && { totals: (body: unknown) => peerTotals(c, body) }),
     }),
+    update: (u, server) => post(server, peerUpdate(u)),
+    bodyOk: graphqlBodyOk,
+  },
+  'postgraphile+trigger': {
+    name: 'postgraphile+trigger',
+    server: 'postgraphile-trigger',
+    providers: ['postgresql'],
+    bind: () => 'writes only: the peer with triggers is compared on W5',
     update: (u, server) => post(server, peerUpdate(u)),
     bodyOk: graphqlBodyOk,
   },
