@@ -264,8 +264,7 @@ export class BulkWriter extends BomWriter {
       const shape = Object.keys(row).join(',');
       byShape.get(shape)?.push(row) ?? byShape.set(shape, [row]);
     }
-    for (const rows of byShape.values())
-      for (let r = 0; r < rows.length; r += INSERT_ROWS) await insertRows(tx, type, rows.slice(r, r + INSERT_ROWS));
+    for (const rows of byShape.values()) await insertRows(tx, type, rows);
     for (const [k, i] of indexes.entries())
       if (prepared[i]!.toMany.length > 0) await this.applyToMany(tx, resource, ids[k]!, prepared[i]!.toMany, undefined);
     return ids;
@@ -311,6 +310,18 @@ export class BulkWriter extends BomWriter {
     const links = await this.applyToMany(tx, resource, current.id, data.toMany, current);
     if (links.size === 0 && Object.keys(columns).length === 0) return current;
     const written = withModifiedDate(resource, { ...columns, version: (current.version as number) + 1 });
+    return this.writeRow(tx, log, resource, current, written, links);
+  }
+
+  /** Writes `written` (the next version's values) on a stored row read whole, with its log entry; the row as it now is. */
+  protected async writeRow(
+    tx: WriteTx,
+    log: ChangeRecorder,
+    resource: ResourceDefinition,
+    current: Row,
+    written: Record<string, unknown>,
+    links: Map<string, number[]>,
+  ): Promise<Row> {
     await updateRow(tx, resource.type, current.id, written);
     const now: Row = { ...current, ...asRead(resource, written) };
     for (const [name, ids] of links) now[idsKey(name)] = ids;
@@ -319,9 +330,6 @@ export class BulkWriter extends BomWriter {
     return now;
   }
 }
-
-/** Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters a statement; a product has 37 columns). */
-const INSERT_ROWS = 500;
 
 /**
  * 409 naming the first new row that gives a unique attribute (a reference, a GTIN) a value another

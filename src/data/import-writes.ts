@@ -12,13 +12,13 @@ import type { WriteTx } from '../db/transactions.ts';
 import { id, Sql } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import type { ChangeRecorder } from './change-log.ts';
-import { type Column, columnsOf, definition, idsKey, relationshipIds } from './columns.ts';
+import { type Column, columnsOf, definition, relationshipIds } from './columns.ts';
 import type { Row } from './load.ts';
 import { RequestLoaders } from './request.ts';
-import { asRead, changedColumns, withModifiedDate } from './row-values.ts';
-import { insertRows, lockedRows, updateRow } from './rows.ts';
+import { changedColumns, withModifiedDate } from './row-values.ts';
+import { insertRows, lockedRows } from './rows.ts';
 import { attributeData } from './validate.ts';
-import { Writer } from './writes.ts';
+import { BulkWriter } from './bulk-writes.ts';
 
 /** A row as the importer checked it: values in the form writes take them. */
 export interface ImportRow {
@@ -46,7 +46,7 @@ function serverDates(resource: ResourceDefinition): string[] {
     .map((a) => a.column);
 }
 
-export class ImportWriter extends Writer {
+export class ImportWriter extends BulkWriter {
   /** Writes one batch of checked rows of `type` in one transaction: how many were new, changed and left alone. */
   importRows(type: string, rows: readonly ImportRow[]): Promise<ImportCounts> {
     const resource = definition(type);
@@ -91,9 +91,7 @@ export class ImportWriter extends Writer {
       const shape = Object.keys(data).join(',');
       byShape.get(shape)?.push(data) ?? byShape.set(shape, [data]);
     }
-    for (const shaped of byShape.values())
-      for (let i = 0; i < shaped.length; i += INSERT_ROWS)
-        await insertRows(tx, resource.type, shaped.slice(i, i + INSERT_ROWS));
+    for (const shaped of byShape.values()) await insertRows(tx, resource.type, shaped);
     // The links of all new rows, one statement per join table.
     for (const [name, relationship] of Object.entries(resource.relationships)) {
       const storage = relationship.storage;
@@ -104,8 +102,7 @@ export class ImportWriter extends Writer {
           [storage.targetColumn]: target,
         })),
       );
-      for (let i = 0; i < links.length; i += INSERT_ROWS)
-        await insertRows(tx, storage.joinTable, links.slice(i, i + INSERT_ROWS));
+      await insertRows(tx, storage.joinTable, links);
     }
   }
 
@@ -132,11 +129,7 @@ export class ImportWriter extends Writer {
     // The source's modified_date when it gives one (a copy shows what the source shows), else now.
     const next = { ...columns, version: (current.version as number) + 1 };
     const written = row.values.modified_date === undefined ? withModifiedDate(resource, next) : next;
-    await updateRow(tx, resource.type, row.id, written);
-    const now: Row = { ...current, ...asRead(resource, written) };
-    for (const [name, ids] of links) now[idsKey(name)] = ids;
-    log.before(resource.type, [current]);
-    log.after(resource.type, [now]);
+    await this.writeRow(tx, log, resource, current, written, links);
     return true;
   }
 }
@@ -149,9 +142,6 @@ function ownerColumns(resource: ResourceDefinition): Column[] {
     ownerLinks: Object.keys(resource.ownerLinks ?? {}),
   });
 }
-
-/** Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters a statement; a product has 37 columns). */
-const INSERT_ROWS = 500;
 
 function sameSet(stored: unknown, given: readonly number[]): boolean {
   if (!Array.isArray(stored)) return given.length === 0;

@@ -66,10 +66,16 @@ export async function insertRow(tx: WriteTx, table: string, data: Record<string,
   return Number(row!.id);
 }
 
-/** Several rows with the same columns, in one statement. */
+/**
+ * Several rows with the same columns, in one statement per 500 (PostgreSQL takes at most 65,535
+ * parameters a statement; a product has 37 columns).
+ */
 export async function insertRows(tx: WriteTx, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
-  if (rows.length > 0) await tx.execute(appendInsert(new Sql(tx.provider), table, rows));
+  for (let i = 0; i < rows.length; i += INSERT_ROWS)
+    await tx.execute(appendInsert(new Sql(tx.provider), table, rows.slice(i, i + INSERT_ROWS)));
 }
+
+const INSERT_ROWS = 500;
 
 /** Appends `INSERT INTO table (...) VALUES (...), (...)` of rows with the same columns to `sql`. */
 export function appendInsert(sql: Sql, table: string, rows: readonly Record<string, unknown>[]): Sql {

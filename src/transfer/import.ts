@@ -14,7 +14,7 @@
  *   and the import stops there, naming each problem by type, id and field; `check` reads and
  *   checks everything, writes nothing and lists every problem.
  */
-import { BulkWriter, businessKey } from '../data/bulk-writes.ts';
+import { businessKey } from '../data/bulk-writes.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
 import { type ImportRow, ImportWriter } from '../data/import-writes.ts';
@@ -96,7 +96,6 @@ class Importer {
   /** Who holds each unique value of the source read so far, by `type.attribute`. */
   private readonly uniques = new Map<string, Map<unknown, number>>();
   private readonly rows: ImportWriter;
-  private readonly bulk: BulkWriter;
 
   constructor(
     private readonly db: Database,
@@ -105,7 +104,6 @@ class Importer {
     private readonly summary: ImportSummary,
   ) {
     this.rows = new ImportWriter(db);
-    this.bulk = new BulkWriter(db);
   }
 
   /** One type, batch by batch; false when it stopped on a problem. */
@@ -392,7 +390,7 @@ class Importer {
       },
     }));
     try {
-      const results = await this.bulk.upsertMany(resource.type, inputs, {
+      const results = await this.rows.upsertMany(resource.type, inputs, {
         row: (i) => checked[i]!.at,
         fields: (i) => `${checked[i]!.at}: `,
       });
