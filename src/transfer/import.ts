@@ -24,7 +24,7 @@ import type { WriteInput } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
 import { INT32_MAX } from '../db/integers.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
-import type { ResourceDefinition } from '../resources/types.ts';
+import type { Attribute, ResourceDefinition } from '../resources/types.ts';
 import type { Progress } from './progress.ts';
 import { importOrder, type TransferRecord } from './records.ts';
 import type { ImportSource, SourcePage } from './sources.ts';
@@ -191,7 +191,7 @@ class Importer {
         continue;
       }
       try {
-        const parsed = parseAttribute(attribute, value, name);
+        const parsed = parseAttribute(attribute, asDecimals(attribute, value), name);
         const rule = ruleProblem(attribute, parsed);
         if (rule) problem(name, `${name} ${rule}`, this.options.acceptInvalid ? checked.accepted : checked.problems);
         checked.row.values[name] = parsed;
@@ -417,4 +417,19 @@ interface Checked {
 
 function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= INT32_MAX;
+}
+
+/**
+ * A decimal the source gave as a JSON number, at the 15 significant digits a double holds
+ * exactly: a service that keeps decimals as doubles writes 3.3 as 3.3000000000000003, which is
+ * the same number to it and not a value of more digits (the API refuses more than 15).
+ */
+function asDecimals(attribute: Attribute, value: unknown): unknown {
+  const round = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(15)) : v);
+  if (attribute.type === 'decimal') return round(value);
+  if (typeof attribute.type === 'object' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const parts = attribute.type.object;
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, parts[key] === 'decimal' ? round(v) : v]));
+  }
+  return value;
 }
