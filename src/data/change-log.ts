@@ -15,9 +15,7 @@
  * lock held to the end of its commit) was measured to cap writes at about 650 a second on this
  * machine against 3,200 without: commits could no longer share a disk flush. A NOTIFY inside each
  * write capped them at 1,000 (PostgreSQL serialises the commits of notifying transactions): the
- * numbering transaction notifies once for all the entries it numbered. The one exception is a
- * batch of concurrent updates (./update-batches.ts), which numbers its entries in its own statement
- * under the same lock held to its commit, and notifies: once per batch, not per write.
+ * numbering transaction notifies once for all the entries it numbered.
  *
  * Server-maintained attributes (`modified_date`) change with every write and say nothing the
  * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
