@@ -62,9 +62,6 @@ export async function announceWrites(db: Database, clientIds: readonly (number |
   changesCommitted(db);
 }
 
-/** The advisory lock the numbering holds to its commit (the function `changes_number` of the migrations takes it). */
-export const NUMBERING_LOCK = 4201003;
-
 /** Entries numbered per transaction (a backlog is numbered in several, oldest first). */
 const NUMBERING_BATCH = 5000;
 

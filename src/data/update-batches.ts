@@ -18,8 +18,7 @@
 import type { Database } from '../db/client.ts';
 import { id, Sql } from '../db/sql.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
-import { announceWrites, changesCommitted, NUMBERING_LOCK } from './change-log.ts';
-import { CHANGES_CHANNEL } from '../db/notifications.ts';
+import { announceWrites } from './change-log.ts';
 import { attributeColumns } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
@@ -138,11 +137,6 @@ export class UpdateBatches {
         }
       }
       if (done.length === 0) return;
-      if (this.numbersItsEntries) {
-        changesCommitted(this.db);
-        for (const { pending, row } of done) pending.resolve(row);
-        return;
-      }
       // The next batch need not wait for this one's numbering: its writes are committed.
       // Written whatever befalls the announcement: the answers go out after it in any case.
       void announceWrites(
@@ -204,43 +198,17 @@ export class UpdateBatches {
       ' FROM "v" JOIN "l" ON "l"."id" = "v"."id" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version" RETURNING t."id"), ',
     );
     const fields = Object.keys(ENTRY_TYPES);
-    // Numbered here (see numbersItsEntries) under the numbering's lock, which is held to the commit.
-    const numbered = this.numbersItsEntries;
-    if (numbered) sql.text(`"n" AS (SELECT pg_advisory_xact_lock(${NUMBERING_LOCK})), `);
-    sql.text(`"e" AS (INSERT INTO "changes" (${[...fields, ...(numbered ? ['seq'] : [])].map(id).join(', ')}) `);
-    sql.text(`SELECT x.*${numbered ? `, nextval('"changes_seq_seq"')` : ''} FROM unnest(`);
+    sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM unnest(`);
     for (const [i, field] of fields.entries())
       sql
         .text(i > 0 ? ', ' : '')
         .value(shaped.map((s) => s.plan.entry[field]))
         .text(`::${ENTRY_TYPES[field]}[]`);
-    sql.text(`) AS x(${fields.map(id).join(', ')}) JOIN "w" ON "w"."id" = x."resource_id"`);
-    sql.text(numbered ? ' CROSS JOIN "n" RETURNING 1) ' : ' RETURNING 1) ');
-    if (!numbered) sql.text('SELECT "id" FROM "w"');
-    else {
-      // Wakes the other replicas' followers as the numbering function does (evaluated once, and
-      // only when a row was written: the select list of no row is never computed).
-      const clients = [...new Set(shaped.map((s) => s.pending.clientId).filter((c) => c !== undefined))];
-      sql.text(
-        `SELECT "id", (SELECT 1 FROM pg_notify('${CHANGES_CHANNEL}', pg_current_wal_insert_lsn()::text || ';' || `,
-      );
-      sql.value(clients.join(',')).text('::text)) AS "notified" FROM "w"');
-    }
+    sql.text(
+      `) AS x(${fields.map(id).join(', ')}) JOIN "w" ON "w"."id" = x."resource_id" RETURNING 1) SELECT "id" FROM "w"`,
+    );
     const rows = await this.db.primary.query<{ id: unknown }>(sql);
     return new Set(rows.map((r) => Number(r.id)));
-  }
-
-  /**
-   * Whether a batch numbers its own entries, in its statement: without a read replica. A read
-   * replica needs each client's position after its write's commit (./change-log.ts announceWrites,
-   * whose numbering runs after it), which a statement cannot give of its own commit. Numbering in
-   * the statement saves the numbering's statement and its second copy of every entry; it holds the
-   * numbering lock to the batch's commit, so no entry numbered after one of the batch's can be seen
-   * before it (numbering inside each single write capped writes at a fifth: once per batch it caps
-   * batches, not writes).
-   */
-  private get numbersItsEntries(): boolean {
-    return this.db.replica === undefined;
   }
 }
 
