@@ -118,6 +118,10 @@ export class UpdateBatches {
         try {
           const plan = await pending.plan(current[i]);
           if ('unchanged' in plan) pending.resolve(plan.unchanged);
+          // A link's foreign-key check may wait for a transaction that holds the row linked to:
+          // such a write goes alone, so that no batch (and no write queued behind it) waits too.
+          else if (Object.keys(plan.written).some((column) => foreignKeys(pending.resource).has(column)))
+            pending.resolve(undefined);
           else planned.push({ pending, plan });
         } catch (error) {
           pending.reject(error);
@@ -226,6 +230,20 @@ function columnTypes(resource: ResourceDefinition): Map<string, string> {
     typesByResource.set(resource, types);
   }
   return types;
+}
+
+/** The foreign-key columns of a type's rows (its to-one relationships). */
+const foreignKeysByResource = new WeakMap<ResourceDefinition, Set<string>>();
+
+function foreignKeys(resource: ResourceDefinition): Set<string> {
+  let columns = foreignKeysByResource.get(resource);
+  if (!columns) {
+    columns = new Set(
+      Object.values(resource.relationships).flatMap((r) => (r.storage.kind === 'foreignKey' ? [r.storage.column] : [])),
+    );
+    foreignKeysByResource.set(resource, columns);
+  }
+  return columns;
 }
 
 /** The batches of a database's writes in this process. */

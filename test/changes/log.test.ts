@@ -320,6 +320,33 @@ describe.each(providers)('the change log on %s', (provider) => {
       expect(stored.map((p: any) => Number(p.nlc))).toEqual(held! < free! ? [41, 42] : [42, 41]);
     });
 
+    it('a write that links to a row another transaction holds goes alone: the updates batched after it are not held up (PostgreSQL)', async () => {
+      if (provider !== 'postgresql') return;
+      const writer = new BomWriter(api.env.database.db);
+      const [linking, other] = await api.ids('products', 2);
+      const brand = await api.prisma.brand.create({ data: { reference: api.unique('HELD-BRAND') } });
+      const holder = new pg.Client({ connectionString: api.env.database.target.url });
+      await holder.connect();
+      try {
+        // A key change of the brand (as a rename of its key would) conflicts with the link's check.
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM "brands" WHERE "id" = $1 FOR UPDATE', [brand.id]);
+        let linked = false;
+        const link = writer
+          .update('products', linking!, { relationships: { brand: brand.id } })
+          .then(() => (linked = true));
+        await expect(writer.update('products', other!, { attributes: { nlc: 43 } })).resolves.toMatchObject({
+          id: other,
+        });
+        expect(linked).toBe(false);
+        await holder.query('COMMIT');
+        await link;
+      } finally {
+        await holder.end();
+      }
+      expect((await api.prisma.product.findUnique({ where: { id: linking } })).brand_id).toBe(brand.id);
+    });
+
     it('20 concurrent writers x 10 writes while a reader follows the log: the reader misses no entry; PostgreSQL batches them', async () => {
       const writer = new BomWriter(api.env.database.db);
       const products = await api.ids('products', 20);
