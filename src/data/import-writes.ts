@@ -12,7 +12,8 @@ import type { WriteTx } from '../db/transactions.ts';
 import { id, Sql } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import type { ChangeRecorder } from './change-log.ts';
-import { type Column, columnsOf, definition, relationshipIds } from './columns.ts';
+import { type Column, columnsOf, definition } from './columns.ts';
+import { holdsAlready } from './relationship-rules.ts';
 import type { Row } from './load.ts';
 import { RequestLoaders } from './request.ts';
 import { changedColumns, withModifiedDate } from './row-values.ts';
@@ -79,12 +80,13 @@ export class ImportWriter extends BulkWriter {
   /** New rows under their own ids, in one statement per set of columns, and their links. */
   private async insertAll(tx: WriteTx, resource: ResourceDefinition, rows: readonly ImportRow[]): Promise<void> {
     const now = new Date();
+    const dates = Object.fromEntries(serverDates(resource).map((column) => [column, now]));
     const byShape = new Map<string, Record<string, unknown>[]>();
     for (const row of rows) {
       const data: Record<string, unknown> = {
         id: row.id,
         version: row.version ?? 1,
-        ...Object.fromEntries(serverDates(resource).map((column) => [column, now])),
+        ...dates,
         ...attributeData(resource, row.values),
         ...row.keys,
       };
@@ -117,7 +119,9 @@ export class ImportWriter extends BulkWriter {
     const dates = serverDates(resource);
     const columns = changedColumns({ ...attributeData(resource, row.values, current), ...row.keys }, current);
     const differs = Object.keys(columns).some((column) => !dates.includes(column));
-    const sets = Object.entries(row.sets).filter(([name, set]) => !sameSet(relationshipIds(current, name), set));
+    const sets = Object.entries(row.sets).filter(
+      ([name, set]) => !holdsAlready(resource.relationships[name]!, name, { set }, current),
+    );
     if (!differs && sets.length === 0) return false;
     const links = await this.applyToMany(
       tx,
@@ -141,12 +145,6 @@ function ownerColumns(resource: ResourceDefinition): Column[] {
     relationships: [],
     ownerLinks: Object.keys(resource.ownerLinks ?? {}),
   });
-}
-
-function sameSet(stored: unknown, given: readonly number[]): boolean {
-  if (!Array.isArray(stored)) return given.length === 0;
-  const sorted = [...new Set(given)].sort((a, b) => a - b);
-  return sorted.length === stored.length && sorted.every((value, i) => value === stored[i]);
 }
 
 /**

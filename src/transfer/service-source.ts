@@ -58,7 +58,7 @@ export function serviceSource(
       for (const object of objects) {
         const data = object.relationships?.[name]?.data;
         for (const target of Array.isArray(data) ? data : data ? [data] : [])
-          byId.set(Number((target as { id: unknown }).id), { name: owner[0], id: object.id });
+          byId.set(Number((target as { id: unknown }).id), { name: owner[0], id: Number(object.id) });
       }
     }
   };
@@ -71,7 +71,7 @@ export function serviceSource(
     for await (const page of client.list(type)) {
       noteOwned(type, page.data);
       yield {
-        records: page.data.map((object) => recordOf(type, object, owners.get(type)?.get(object.id))),
+        records: page.data.map((object) => recordOf(type, object, owners.get(type)?.get(Number(object.id)))),
         places: page.data.map((object) => `${base}/${type}/${object.id}`),
       };
     }
@@ -94,19 +94,25 @@ function recordOf(
   owner: { name: string; id: number } | undefined,
 ): TransferRecord {
   const resource = definition(type);
-  const flat: Record<string, unknown> = { id: object.id, ...object.attributes };
+  // JSON:API writes ids as strings ("17"); the old interface as integers: both are an id here.
+  const flat: Record<string, unknown> = { id: asId(object.id), ...object.attributes };
   if (object.meta?.version !== undefined) flat.version = object.meta.version;
   for (const [name, value] of Object.entries(object.relationships ?? {})) {
     const rel = resource.relationships[name];
     // A relationship shown by its links alone says nothing of its value: it is left as it is.
     if (value?.data === undefined) continue;
     const data = value.data;
-    if (rel?.storage.kind === 'foreignKey') flat[`${name}_id`] = data ? Number((data as { id: unknown }).id) : null;
+    if (rel?.storage.kind === 'foreignKey') flat[`${name}_id`] = data ? asId((data as { id: unknown }).id) : null;
     else if (rel?.storage.kind === 'join')
-      flat[`${name}_ids`] = Array.isArray(data) ? data.map((d) => Number((d as { id: unknown }).id)) : [];
+      flat[`${name}_ids`] = Array.isArray(data) ? data.map((d) => asId((d as { id: unknown }).id)) : [];
   }
   if (owner) flat[`${owner.name}_id`] = owner.id;
   return fromFlat(type, flat);
+}
+
+/** An id as an integer when it is one, in a number or in digits; anything else as it came, for the checks to name. */
+function asId(value: unknown): unknown {
+  return typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value;
 }
 
 /** Requests to the service with a bearer token, taken again when it expires. */
