@@ -29,7 +29,11 @@ import { restApi } from './rest/api.ts';
 import { apiDocs } from './rest/docs.ts';
 import { observeRequests, traceRequests } from './http/observe.ts';
 import type { Logger } from './observability/logger.ts';
-import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { createMetrics, type Metrics, webhookMetrics } from './observability/metrics.ts';
+import { webhookRoutes } from './rest/webhooks.ts';
+import { WebhookDeliveries } from './webhooks/deliveries.ts';
+import { Endpoints } from './webhooks/endpoints.ts';
+import { type Resolver, Targets } from './webhooks/targets.ts';
 
 export interface AppOptions {
   config: Config;
@@ -39,6 +43,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Failure throttling of the token endpoints. */
   throttle?: ThrottleOptions;
+  /** How webhook targets' names are resolved (tests rebind names). */
+  resolve?: Resolver;
 }
 
 export interface App {
@@ -48,6 +54,8 @@ export interface App {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Ends live streams: each subscription gets SERVER_SHUTTING_DOWN, WebSocket connections close. */
   close(): Promise<void>;
+  /** Starts delivering webhooks from this replica (main.ts; tests that want deliveries). */
+  startDeliveries(): void;
   metrics: Metrics;
   /** Every route the app answers (method and path pattern), middleware left out. */
   routes(): { method: string; path: string }[];
@@ -100,7 +108,14 @@ function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
   };
 }
 
-export function createApp({ config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE }: AppOptions): App {
+export function createApp({
+  config,
+  db,
+  logger,
+  clock = systemClock,
+  throttle = DEFAULT_THROTTLE,
+  resolve,
+}: AppOptions): App {
   const metrics = createMetrics(db);
   const roles = new RoleBook(db.prisma, db.provider);
   const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl, db.provider, roles);
@@ -171,6 +186,8 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
     '/',
     restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
   );
+  const webhooks = webhooksOf({ db, config, roles, changeFeed, logger, metrics, clock, resolve });
+  app.route('/', webhooks.routes);
   app.route('/', apiDocs({ basePath: config.basePath }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
@@ -179,7 +196,9 @@ export function createApp({ config, db, logger, clock = systemClock, throttle = 
   return {
     fetch: (request, env) => app.fetch(request, env),
     handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
+    startDeliveries: () => webhooks.deliveries.start(),
     close: async () => {
+      await webhooks.deliveries.close();
       await revocations?.close();
       await roleChanges?.close();
       changeFeed.close();
@@ -205,6 +224,38 @@ function changeFeedOf(db: Database, config: Config, logger: Logger): ChangeFeed 
     listenUrl: db.provider === 'postgresql' ? sessionUrl(config.database) : undefined,
     onError: (error, what) => logger.warn({ err: error.message }, what),
   });
+}
+
+/** Webhook endpoints (both APIs manage them) and their delivery from this replica, not started. */
+function webhooksOf(options: {
+  db: Database;
+  config: Config;
+  roles: RoleBook;
+  changeFeed: ChangeFeed;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  resolve?: Resolver;
+}) {
+  const { db, config, logger } = options;
+  const targets = new Targets({ ...config.webhooks, resolve: options.resolve });
+  const attempts = webhookMetrics(options.metrics.registry, () => deliveries.backlogs());
+  const deliveries: WebhookDeliveries = new WebhookDeliveries({
+    db,
+    roles: options.roles,
+    feed: options.changeFeed,
+    policy: { ...config.webhooks, targets },
+    onAttempt: (outcome) => attempts.inc({ outcome }),
+    onError: (error, what) => logger.warn({ err: error.message }, what),
+  });
+  const endpoints = new Endpoints(db, targets, options.clock, () => deliveries.changed());
+  const routes = webhookRoutes({
+    endpoints,
+    basePath: config.basePath,
+    trustProxy: config.trustProxy,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  return { endpoints, deliveries, routes };
 }
 
 /** PostgreSQL: revocations anywhere reach this replica's trusted tokens at once (NOTIFY). */

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { LOCALES, type Locale } from './resources/types.ts';
+import { parseCidr } from './webhooks/targets.ts';
 import { parseDatabaseUrl, type DatabaseTarget, type DatabaseTimeouts } from './db/url.ts';
 
 export interface Config {
@@ -61,6 +62,27 @@ export interface Config {
    * the time a load balancer's health checks need to take this replica out.
    */
   drainDelayMs: number;
+  /** Webhook delivery (src/webhooks/). */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Whether this replica delivers (takes endpoints' leases). */
+  deliver: boolean;
+  /** Targets may be http:// as well as https://. */
+  allowHttp: boolean;
+  /** Networks (CIDRs) that targets may be in although they are not public. */
+  allowedNetworks: string[];
+  /** How long a failing delivery is tried again before it is dead-lettered (ms). */
+  retryForMs: number;
+  /** The wait before the first retry; each next one doubles it, up to an hour (ms). */
+  firstRetryMs: number;
+  /** An endpoint with no success for this long is disabled (ms). */
+  disableAfterMs: number;
+  /** The longest an attempt may take, answer included (ms). */
+  timeoutMs: number;
+  /** Calls in flight at once per endpoint. */
+  concurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -181,6 +203,26 @@ const schema = z.object({
       'must list nl, fr, en and de once each, e.g. en,nl,fr,de',
     )
     .default(['en', 'nl', 'fr', 'de']),
+  WEBHOOKS_DELIVER: boolean.default(true),
+  WEBHOOKS_ALLOW_HTTP: boolean.default(false),
+  WEBHOOKS_ALLOWED_NETWORKS: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every((cidr) => parseCidr(cidr)),
+      'must be CIDRs separated by commas, e.g. 10.20.0.0/16,fd12::/64',
+    )
+    .default([]),
+  WEBHOOKS_RETRY_SECONDS: seconds.default(24 * 3600),
+  WEBHOOKS_FIRST_RETRY_MS: milliseconds.default(5000),
+  WEBHOOKS_DISABLE_AFTER_SECONDS: seconds.default(3 * 24 * 3600),
+  WEBHOOKS_TIMEOUT_MS: milliseconds.default(10_000),
+  WEBHOOKS_CONCURRENCY: count.default(16),
 });
 
 /** The environment variables the service reads. */
@@ -236,5 +278,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     drainDelayMs: v.DRAIN_DELAY_MS,
     otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: v.OTEL_SERVICE_NAME,
+    webhooks: {
+      deliver: v.WEBHOOKS_DELIVER,
+      allowHttp: v.WEBHOOKS_ALLOW_HTTP,
+      allowedNetworks: v.WEBHOOKS_ALLOWED_NETWORKS,
+      retryForMs: v.WEBHOOKS_RETRY_SECONDS * 1000,
+      firstRetryMs: v.WEBHOOKS_FIRST_RETRY_MS,
+      disableAfterMs: v.WEBHOOKS_DISABLE_AFTER_SECONDS * 1000,
+      timeoutMs: v.WEBHOOKS_TIMEOUT_MS,
+      concurrency: v.WEBHOOKS_CONCURRENCY,
+    },
   };
 }

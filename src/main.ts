@@ -9,6 +9,7 @@ import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clien
 import { purgeTokens } from './auth/tokens.ts';
 import { purgeIdempotencyKeys } from './http/idempotency.ts';
 import { purgeChanges } from './data/changes.ts';
+import { purgeWebhookRecords } from './webhooks/deliveries.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDatabase, type PrismaDb } from './db/client.ts';
@@ -91,6 +92,7 @@ async function start(): Promise<void> {
 
   if (config.otlpEndpoint) await startTracing(config.otlpEndpoint, config.serviceName, logger);
   const app = createApp({ config, db, logger });
+  if (config.webhooks.deliver) app.startDeliveries();
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
     // Credentials first: whoever waits for the `listening` line finds them already printed.
@@ -128,6 +130,7 @@ async function start(): Promise<void> {
       purge: (prisma: PrismaDb, clock: Clock) => purgeChanges(prisma, clock, config.changesRetentionDays),
       what: `change log entries older than ${config.changesRetentionDays} days`,
     },
+    { purge: purgeWebhookRecords, what: 'webhook attempts and deliveries older than 7 days' },
   ];
   const purgeExpired = () =>
     purges.map(({ purge, what }) =>

@@ -61,9 +61,14 @@ export interface BearerOptions {
   introspection: boolean;
 }
 
-/** `read` for reading methods, `write` for the rest. GraphQL operations are checked by operation type in the GraphQL layer. */
+/**
+ * `read` for reading methods, `write` for the rest. GraphQL operations are checked by operation
+ * type in the GraphQL layer. Webhooks, read or written, are for writers: an endpoint is told of
+ * changes, and may be pointed anywhere the service can reach.
+ */
 export function requiredScope(method: string, path: string): 'read' | 'write' {
   if (path === '/graphql') return 'read';
+  if (path === '/webhooks' || path.startsWith('/webhooks/')) return 'write';
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 

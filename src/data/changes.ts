@@ -227,14 +227,17 @@ async function raiseHorizon(tx: PrismaTx, seq: number): Promise<void> {
 
 /**
  * Deletes the entries written more than `days` ago (0 keeps everything), oldest first, and
- * raises the horizon past them in the same transaction; returns how many went.
+ * raises the horizon past them in the same transaction; returns how many went. Entries an active
+ * webhook endpoint has not yet received are kept, whatever their age.
  */
 export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number): Promise<number> {
   if (days === 0) return 0;
   const cutoff = new Date(clock.now().getTime() - days * 24 * 60 * 60 * 1000);
   // By seq, not by date: entries numbered in commit order may carry slightly unordered times.
   const last = await prisma.change.aggregate({ where: { at: { lt: cutoff } }, _max: { seq: true } });
-  const through = last._max.seq;
+  // Never past what an active webhook endpoint has not received yet (src/webhooks/): it waits.
+  const held = await prisma.webhookEndpoint.aggregate({ where: { is_active: true }, _min: { cursor: true } });
+  const through = last._max.seq === null ? null : Math.min(last._max.seq, held._min.cursor ?? Number.POSITIVE_INFINITY);
   if (through === null) return 0;
   let purged = 0;
   for (;;) {

@@ -84,3 +84,27 @@ export function createMetrics(db: Database): Metrics {
   }
   return { registry, httpRequests, httpDuration, graphqlOperations, graphqlDuration };
 }
+
+/**
+ * Webhook delivery's metrics: attempts by outcome (delivered, failed and to be tried again,
+ * dead-lettered), and per endpoint delivered here the age of its oldest entry not yet delivered
+ * (what also holds back the change log's purge).
+ */
+export function webhookMetrics(registry: Registry, backlogs: () => { id: number; ms: number }[]) {
+  new Gauge({
+    name: 'webhook_backlog_oldest_seconds',
+    help: 'Per webhook endpoint delivered by this replica, the age of the oldest change not yet delivered (0: none waiting); the change log keeps every entry an active endpoint has not received',
+    labelNames: ['webhook'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { id, ms } of backlogs()) this.set({ webhook: String(id) }, ms / 1000);
+    },
+  });
+  return new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome: delivered (2xx), failed (to be tried again), dead (given up and dead-lettered)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+}

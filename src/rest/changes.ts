@@ -13,8 +13,8 @@
  * whose older cursor is still a correct place to follow from.
  */
 import { type Context, Hono } from 'hono';
-import { changesAfter, type ChangeEntry, formatCursor, parseCursor } from '../data/changes.ts';
-import { atom } from '../data/forms.ts';
+import { changeObject } from '../data/change-document.ts';
+import { changesAfter, formatCursor, parseCursor } from '../data/changes.ts';
 import { changesFor } from '../data/role-changes.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
@@ -72,26 +72,6 @@ function parseTypes(value: string): string[] {
       );
   }
   return types;
-}
-
-/** A log entry as a resource object of type `changes`, its values in this API's forms. */
-export function changeObject(entry: ChangeEntry) {
-  return {
-    type: 'changes',
-    id: formatCursor(entry.seq),
-    attributes: {
-      resource_type: entry.type,
-      resource_id: entry.id,
-      op: entry.op,
-      version: entry.version,
-      changed: entry.changed,
-      before: entry.before,
-      after: entry.after,
-      actor: entry.actor,
-      at: atom(entry.at),
-    },
-    relationships: { resource: { data: { type: entry.type, id: entry.id } } },
-  };
 }
 
 /**

@@ -1,0 +1,405 @@
+/**
+ * The deliverer of one endpoint, run by the replica that holds its lease (./deliveries.ts). It
+ * reads the change log after the endpoint's cursor, as the owner's role sees it (the same views
+ * as /changes), keeps the entries its types, ops and `where` let through, and sends each as one
+ * signed call (./send.ts):
+ *
+ * - in log order per resource: a resource's next entry waits until the one before it was
+ *   answered 2xx or dead-lettered; different resources go in parallel, at most `concurrency`
+ *   calls at once;
+ * - a failed attempt (not 2xx, a timeout, no connection) is tried again after an exponential
+ *   backoff with jitter, until `retryForMs` after the first attempt, then dead-lettered;
+ * - what happened is written every FLUSH_MS in one transaction: the attempts, the deliveries,
+ *   and the cursor, which moves to just before the oldest entry not yet done. A crash loses
+ *   at most what was in flight and not yet written: those are sent again, with the same
+ *   `webhook-id`, and nothing is skipped;
+ * - an endpoint with no success for `disableAfterMs` is disabled.
+ */
+import { changeObject } from '../data/change-document.ts';
+import { type ChangeEntry, changesAfter } from '../data/changes.ts';
+import { readableTypes, roleViews } from '../data/role-changes.ts';
+import { statesAround } from '../data/role-state.ts';
+import type { Database } from '../db/client.ts';
+import type { Access } from '../permissions/access.ts';
+import { matches } from '../permissions/matches.ts';
+import type { WhereNode } from '../query/where.ts';
+import { messageId, type Op, parsedWhere, viewOf } from './endpoints.ts';
+import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
+import type { Targets } from './targets.ts';
+
+/** How often outcomes are written. */
+const FLUSH_MS = 100;
+/** Entries read per statement. */
+const PAGE = 500;
+/** Entries not yet done kept in memory; past this the log is read on only as they are done. */
+const MAX_OUTSTANDING = 5000;
+/** The longest wait between two attempts. */
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+export interface DeliveryPolicy {
+  targets: Targets;
+  timeoutMs: number;
+  concurrency: number;
+  firstRetryMs: number;
+  retryForMs: number;
+  disableAfterMs: number;
+}
+
+export type Outcome = 'delivered' | 'failed' | 'dead';
+
+export interface DelivererHooks {
+  /** The owner's Access now (undefined: admin); asked before each read, so a changed role applies. */
+  access: () => Promise<Access | undefined>;
+  attempted: (outcome: Outcome) => void;
+  error: (error: Error, what: string) => void;
+}
+
+type EndpointRow = Parameters<typeof viewOf>[0];
+
+interface Pending {
+  entry: ChangeEntry;
+  key: string;
+  attempts: number;
+  firstAttemptAt?: number;
+  /** When it may be tried (ms since the epoch). */
+  dueAt: number;
+  /** A delivery row exists for it. */
+  stored: boolean;
+}
+
+interface Done {
+  pending: Pending;
+  result: AttemptResult;
+  at: Date;
+  status: 'delivered' | 'retrying' | 'dead';
+}
+
+/** Tried before: what the deliveries table says of entries after the cursor. */
+interface Known {
+  status: string;
+  attempts: number;
+  next: Date | null;
+  created: Date;
+}
+
+/** Backoff after `attempts` failed attempts: exponential, full jitter over its upper half. */
+export function backoff(firstRetryMs: number, attempts: number): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, firstRetryMs * 2 ** (attempts - 1));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+export class Deliverer {
+  private frontier: number;
+  private readonly outstanding = new Map<number, Pending>();
+  private readonly lines = new Map<string, Pending[]>();
+  private readonly ready: Pending[] = [];
+  private readonly done: Done[] = [];
+  private readonly known = new Map<number, Known>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly abort = new AbortController();
+  private readonly agents: Agents;
+  private readonly where: Map<string, WhereNode>;
+  private readonly url: URL;
+  private inFlight = 0;
+  private pulling: Promise<void> | undefined;
+  private pullAgain = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private failingSince: Date | null;
+  private lastSuccess: Date | null = null;
+  private disabled = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly endpoint: EndpointRow,
+    private readonly owner: string,
+    private readonly policy: DeliveryPolicy,
+    private readonly hooks: DelivererHooks,
+  ) {
+    this.frontier = endpoint.cursor;
+    this.failingSince = endpoint.failing_since;
+    this.agents = agentsFor(policy.targets, policy.concurrency);
+    this.where = parsedWhere(viewOf(endpoint).where);
+    this.url = new URL(endpoint.url);
+  }
+
+  get id(): number {
+    return this.endpoint.id;
+  }
+
+  get generation(): number {
+    return this.endpoint.generation;
+  }
+
+  /** The oldest entry not yet delivered: its age is the endpoint's backlog (ms; 0 when none). */
+  oldestWaitingMs(now = Date.now()): number {
+    const first = this.outstanding.values().next();
+    return first.done ? 0 : Math.max(0, now - Date.parse(first.value.entry.at));
+  }
+
+  async start(): Promise<void> {
+    const rows = await this.db.prisma.webhookDelivery.findMany({
+      where: { webhook_id: this.id, seq: { gt: this.endpoint.cursor } },
+      select: { seq: true, status: true, attempts: true, next_attempt_date: true, created_date: true },
+    });
+    for (const r of rows)
+      this.known.set(r.seq, {
+        status: r.status,
+        attempts: r.attempts,
+        next: r.next_attempt_date,
+        created: r.created_date,
+      });
+    this.wake();
+  }
+
+  /** New entries may be in the log. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pulling) {
+      this.pullAgain = true;
+      return;
+    }
+    this.pulling = this.pull()
+      .catch((error: Error) => this.hooks.error(error, `webhook ${this.id}: reading the change log failed`))
+      .finally(() => {
+        this.pulling = undefined;
+        if (this.pullAgain) {
+          this.pullAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Reads the log after the frontier while there is room, and queues what this endpoint gets. */
+  private async pull(): Promise<void> {
+    const types = JSON.parse(this.endpoint.types) as string[];
+    while (!this.stopped && this.outstanding.size < MAX_OUTSTANDING) {
+      const access = await this.hooks.access();
+      const asked = types.length > 0 ? types : undefined;
+      const page = await changesAfter(this.db.primary, this.frontier, {
+        types: access ? readableTypes(access, asked) : asked,
+        limit: PAGE,
+      });
+      if (this.stopped) return;
+      const shown = await this.selected(access, page.entries);
+      for (const entry of shown) this.queue(entry);
+      this.frontier = page.cursor;
+      this.pump();
+      if (!page.hasMore) return;
+    }
+  }
+
+  /** The entries of `entries` this endpoint gets, as its owner's role sees them. */
+  private async selected(access: Access | undefined, entries: readonly ChangeEntry[]): Promise<ChangeEntry[]> {
+    const views = access ? await roleViews(this.db.primary, access, entries) : entries;
+    const ops = JSON.parse(this.endpoint.ops) as Op[];
+    const shown = views.filter(
+      (entry): entry is ChangeEntry => entry !== null && (ops.length === 0 || ops.includes(entry.op)),
+    );
+    if (this.where.size === 0) return shown;
+    const states = await statesAround(this.db.primary, shown, (type) => this.where.has(type));
+    return shown.filter((entry) => {
+      const where = this.where.get(entry.type);
+      if (!where) return true;
+      const around = states.get(entry.seq);
+      const row = entry.op === 'deleted' ? around?.before : around?.after;
+      return !!row && matches(where, row);
+    });
+  }
+
+  private queue(entry: ChangeEntry): void {
+    const known = this.known.get(entry.seq);
+    if (known && known.status !== 'retrying') return;
+    const pending: Pending = {
+      entry,
+      key: `${entry.type}/${entry.id}`,
+      attempts: known?.attempts ?? 0,
+      firstAttemptAt: known?.created.getTime(),
+      dueAt: known?.next?.getTime() ?? 0,
+      stored: known !== undefined,
+    };
+    this.known.delete(entry.seq);
+    this.outstanding.set(entry.seq, pending);
+    const line = this.lines.get(pending.key);
+    if (line) line.push(pending);
+    else {
+      this.lines.set(pending.key, [pending]);
+      this.schedule(pending);
+    }
+  }
+
+  /** A resource's first entry: ready now, or when its next attempt is due. */
+  private schedule(pending: Pending): void {
+    const wait = pending.dueAt - Date.now();
+    if (wait <= 0) {
+      this.ready.push(pending);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.ready.push(pending);
+      this.pump();
+    }, wait);
+    this.timers.add(timer);
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.inFlight < this.policy.concurrency && this.ready.length > 0) {
+      const pending = this.ready.shift()!;
+      this.inFlight += 1;
+      void this.send(pending);
+    }
+  }
+
+  private async send(pending: Pending): Promise<void> {
+    const { entry } = pending;
+    const event = `${entry.type}.${entry.op}`;
+    const message = {
+      id: messageId(this.id, entry.seq),
+      timestamp: Math.floor(Date.now() / 1000),
+      body: JSON.stringify({ type: event, timestamp: new Date(entry.at).toISOString(), data: changeObject(entry) }),
+    };
+    const at = new Date();
+    const result = await post(this.url, message, this.secrets(at), {
+      agents: this.agents,
+      targets: this.policy.targets,
+      timeoutMs: this.policy.timeoutMs,
+      signal: this.abort.signal,
+    });
+    this.inFlight -= 1;
+    if (this.stopped) return;
+    this.settle(pending, result, at);
+    this.pump();
+  }
+
+  private secrets(now: Date): string[] {
+    const { secret, previous_secret, previous_secret_until } = this.endpoint;
+    return previous_secret && previous_secret_until && previous_secret_until > now
+      ? [secret, previous_secret]
+      : [secret];
+  }
+
+  /** An attempt's outcome: done (delivered or dead) and the resource's next entry goes, or tried again later. */
+  private settle(pending: Pending, result: AttemptResult, at: Date): void {
+    pending.attempts += 1;
+    pending.firstAttemptAt ??= at.getTime();
+    const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
+    const expired = at.getTime() - pending.firstAttemptAt >= this.policy.retryForMs;
+    const status = delivered ? 'delivered' : expired ? 'dead' : 'retrying';
+    this.hooks.attempted(delivered ? 'delivered' : expired ? 'dead' : 'failed');
+    if (delivered) {
+      this.lastSuccess = at;
+      this.failingSince = null;
+    } else {
+      this.failingSince ??= at;
+      if (at.getTime() - this.failingSince.getTime() >= this.policy.disableAfterMs) this.disabled = true;
+    }
+    this.done.push({ pending, result, at, status });
+    this.flushSoon();
+    if (status === 'retrying') {
+      pending.dueAt = at.getTime() + backoff(this.policy.firstRetryMs, pending.attempts);
+      this.schedule(pending);
+      return;
+    }
+    this.outstanding.delete(pending.entry.seq);
+    const line = this.lines.get(pending.key)!;
+    line.shift();
+    if (line.length > 0) this.schedule(line[0]!);
+    else this.lines.delete(pending.key);
+    // Room again in memory: read on in the log.
+    if (this.outstanding.size === MAX_OUTSTANDING - 1) this.wake();
+  }
+
+  private flushSoon(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, FLUSH_MS);
+  }
+
+  /** Writes the outcomes so far, the cursor and the endpoint's health, in one transaction. */
+  private async flush(): Promise<void> {
+    const done = this.done.splice(0);
+    const first = this.outstanding.keys().next();
+    const cursor = first.done ? this.frontier : first.value - 1;
+    if (done.length === 0 && cursor === this.endpoint.cursor) return;
+    try {
+      await this.write(done, cursor);
+      this.endpoint.cursor = cursor;
+    } catch (error) {
+      // Written with the next flush; what is lost if the process dies first is sent again.
+      this.done.unshift(...done);
+      this.hooks.error(error as Error, `webhook ${this.id}: recording deliveries failed`);
+      this.flushSoon();
+    }
+  }
+
+  private async write(done: Done[], cursor: number): Promise<void> {
+    const prisma = this.db.prisma;
+    const row = (d: Done) => ({
+      webhook_id: this.id,
+      seq: d.pending.entry.seq,
+      event_type: `${d.pending.entry.type}.${d.pending.entry.op}`,
+      resource_type: d.pending.entry.type,
+      resource_id: d.pending.entry.id,
+      status: d.status,
+      attempts: d.pending.attempts,
+      next_attempt_date: d.status === 'retrying' ? new Date(d.pending.dueAt) : null,
+      created_date: new Date(d.pending.firstAttemptAt!),
+      modified_date: d.at,
+    });
+    // The latest outcome of each delivery; new ones in one statement, those already stored updated.
+    const latest = new Map(done.map((d) => [d.pending.entry.seq, d]));
+    const fresh = [...latest.values()].filter((d) => !d.pending.stored);
+    const stored = [...latest.values()].filter((d) => d.pending.stored);
+    const disable = this.disabled;
+    await prisma.$transaction([
+      prisma.webhookAttempt.createMany({
+        data: done.map((d) => ({
+          webhook_id: this.id,
+          seq: d.pending.entry.seq,
+          attempted_date: d.at,
+          status_code: d.result.status ?? null,
+          error: d.result.error ?? null,
+          latency_ms: d.result.latencyMs,
+          response: d.result.response ?? null,
+        })),
+      }),
+      prisma.webhookDelivery.createMany({ data: fresh.map(row) }),
+      ...stored.map((d) =>
+        prisma.webhookDelivery.updateMany({ where: { webhook_id: this.id, seq: d.pending.entry.seq }, data: row(d) }),
+      ),
+      prisma.webhookEndpoint.updateMany({
+        where: { id: this.id, lease_owner: this.owner },
+        data: {
+          cursor,
+          failing_since: this.failingSince,
+          ...(this.lastSuccess && { last_success_date: this.lastSuccess }),
+          status: disable ? 'disabled' : this.failingSince ? 'failing' : 'healthy',
+          ...(disable && { is_active: false }),
+        },
+      }),
+    ]);
+    for (const d of fresh) d.pending.stored = true;
+  }
+
+  /** Stops sending (the lease is given up or lost, the endpoint changed): writes what is done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.pulling;
+    await this.flushing;
+    await this.flush();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  get isDisabled(): boolean {
+    return this.disabled;
+  }
+}

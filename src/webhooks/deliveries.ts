@@ -1,0 +1,190 @@
+/**
+ * Webhook delivery on this replica: which endpoints it delivers for, and waking their
+ * deliverers (./deliverer.ts) when the log grows.
+ *
+ * Each endpoint has one deliverer across all replicas: a lease in its row (`lease_owner`,
+ * `lease_until`). Every LEASE_TICK_MS a replica renews its leases, drops the endpoints that were
+ * changed (a replay, new filters: their deliverer starts again from the stored state), made
+ * inactive, deleted or whose owner was revoked, and takes the endpoints whose lease ran out.
+ * A replica that stops gives its leases up; one that dies holds them LEASE_MS at most: another
+ * takes over within LEASE_MS + LEASE_TICK_MS (under 10 s).
+ *
+ * The log's growth reaches the deliverers through the change feed subscriptions use (one
+ * follower for all of them), woken by NOTIFY on PostgreSQL.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChangeFeed, Follower } from '../data/change-feed.ts';
+import type { Clock } from '../clock.ts';
+import type { Database, PrismaDb } from '../db/client.ts';
+import type { RoleBook } from '../permissions/book.ts';
+import { Deliverer, type DeliveryPolicy, type Outcome } from './deliverer.ts';
+
+/** How long attempts, and deliveries no longer retried, are kept. */
+export const RECORDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Deletes the attempts, and the deliveries not being retried, older than RECORDS_KEPT_MS; returns how many went. */
+export async function purgeWebhookRecords(prisma: PrismaDb, clock: Clock): Promise<number> {
+  const before = new Date(clock.now().getTime() - RECORDS_KEPT_MS);
+  const attempts = await prisma.webhookAttempt.deleteMany({ where: { attempted_date: { lt: before } } });
+  const deliveries = await prisma.webhookDelivery.deleteMany({
+    where: { modified_date: { lt: before }, status: { not: 'retrying' } },
+  });
+  return attempts.count + deliveries.count;
+}
+
+export const LEASE_MS = 6000;
+export const LEASE_TICK_MS = 2000;
+
+export interface DeliveriesOptions {
+  db: Database;
+  roles: RoleBook;
+  feed: ChangeFeed;
+  policy: DeliveryPolicy;
+  onAttempt: (outcome: Outcome) => void;
+  onError: (error: Error, what: string) => void;
+}
+
+export class WebhookDeliveries {
+  /** This replica, as lease holder. */
+  readonly owner = `${process.pid}-${randomUUID()}`;
+  private readonly deliverers = new Map<number, Deliverer>();
+  private follower: Follower | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private tickAgain = false;
+  private running = false;
+
+  constructor(private readonly options: DeliveriesOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer = setInterval(() => this.tick(), LEASE_TICK_MS);
+    this.timer.unref();
+    this.tick();
+    void this.follow();
+  }
+
+  /** An endpoint was made or changed here: act on it now rather than at the next tick. */
+  changed(): void {
+    if (this.running) this.tick();
+  }
+
+  /** Per endpoint delivered here, the age of its oldest entry not yet delivered (ms). */
+  backlogs(): { id: number; ms: number }[] {
+    const now = Date.now();
+    return [...this.deliverers.values()].map((d) => ({ id: d.id, ms: d.oldestWaitingMs(now) }));
+  }
+
+  private async follow(): Promise<void> {
+    while (this.running) {
+      try {
+        this.follower = await this.options.feed.follow(undefined);
+        for (;;) {
+          const entries = await this.follower.take();
+          if (!entries) return;
+          for (const deliverer of this.deliverers.values()) deliverer.wake();
+        }
+      } catch (error) {
+        if (!this.running) return;
+        // Behind, or the feed lost its reads: follow again (the deliverers read the log themselves).
+        this.options.onError(error as Error, 'webhooks: following the change log failed; following again');
+        for (const deliverer of this.deliverers.values()) deliverer.wake();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  private tick(): void {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = this.leases()
+      .catch((error: Error) => this.options.onError(error, 'webhooks: renewing and taking leases failed'))
+      .finally(() => {
+        this.ticking = undefined;
+        if (this.tickAgain && this.running) {
+          this.tickAgain = false;
+          this.tick();
+        }
+      });
+  }
+
+  private async leases(): Promise<void> {
+    const prisma = this.options.db.prisma;
+    const now = new Date();
+    const until = new Date(now.getTime() + LEASE_MS);
+    await prisma.webhookEndpoint.updateMany({ where: { lease_owner: this.owner }, data: { lease_until: until } });
+    const held = await prisma.webhookEndpoint.findMany({
+      where: { lease_owner: this.owner },
+      select: { id: true, generation: true, is_active: true, api_client: { select: { revoked: true, role: true } } },
+    });
+    const heldById = new Map(held.map((row) => [row.id, row]));
+    for (const [id, deliverer] of this.deliverers) {
+      const row = heldById.get(id);
+      if (row?.is_active && !row.api_client.revoked && row.generation === deliverer.generation && !deliverer.isDisabled)
+        continue;
+      this.deliverers.delete(id);
+      await deliverer.stop();
+      if (row)
+        await prisma.webhookEndpoint.updateMany({
+          where: { id, lease_owner: this.owner },
+          data: { lease_owner: null, lease_until: null },
+        });
+    }
+    if (!this.running) return;
+    const free = await prisma.webhookEndpoint.findMany({
+      where: {
+        is_active: true,
+        api_client: { revoked: false },
+        OR: [{ lease_owner: null }, { lease_until: null }, { lease_until: { lt: now } }, { lease_owner: this.owner }],
+      },
+      select: { id: true },
+    });
+    for (const { id } of free) {
+      if (this.deliverers.has(id)) continue;
+      const taken = await prisma.webhookEndpoint.updateMany({
+        where: {
+          id,
+          is_active: true,
+          OR: [{ lease_owner: null }, { lease_until: null }, { lease_until: { lt: now } }, { lease_owner: this.owner }],
+        },
+        data: { lease_owner: this.owner, lease_until: until },
+      });
+      if (taken.count === 1) await this.begin(id);
+    }
+  }
+
+  private async begin(id: number): Promise<void> {
+    const prisma = this.options.db.prisma;
+    const row = await prisma.webhookEndpoint.findUnique({
+      where: { id },
+      include: { api_client: { select: { role: true } } },
+    });
+    if (!row) return;
+    const role = row.api_client.role;
+    const deliverer = new Deliverer(this.options.db, row, this.owner, this.options.policy, {
+      access: () => this.options.roles.access(role),
+      attempted: this.options.onAttempt,
+      error: this.options.onError,
+    });
+    this.deliverers.set(id, deliverer);
+    await deliverer.start();
+  }
+
+  /** Stops delivering here: what is done is written, and the leases are given up for another replica to take at once. */
+  async close(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.timer);
+    await this.follower?.return();
+    await this.ticking;
+    const stopping = [...this.deliverers.values()];
+    this.deliverers.clear();
+    await Promise.all(stopping.map((d) => d.stop()));
+    await this.options.db.prisma.webhookEndpoint
+      .updateMany({ where: { lease_owner: this.owner }, data: { lease_owner: null, lease_until: null } })
+      .catch((error: Error) => this.options.onError(error, 'webhooks: giving up the leases failed'));
+  }
+}
