@@ -163,6 +163,7 @@ export function createApp({
     perReplica: config.subscriptions.max,
     perClient: config.subscriptions.perClient,
   });
+  const webhooks = webhooksOf({ db, config, roles, changeFeed, logger, metrics, clock, resolve });
   const graphql = graphqlRoutes({
     db,
     tokens,
@@ -171,6 +172,7 @@ export function createApp({
       changeFeed,
       subscriptions,
       watchToken: (auth) => tokens.watch(auth),
+      webhooks: webhooks.endpoints,
     },
     logger,
     metrics,
@@ -186,7 +188,6 @@ export function createApp({
     '/',
     restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
   );
-  const webhooks = webhooksOf({ db, config, roles, changeFeed, logger, metrics, clock, resolve });
   app.route('/', webhooks.routes);
   app.route('/', apiDocs({ basePath: config.basePath }));
 

@@ -36,7 +36,7 @@ export const ResourceTypeEnum = builder.enumType('ResourceType', {
   values: Object.fromEntries(resources.map((r) => [r.type.toUpperCase(), { value: r.type }])),
 });
 
-const ChangeOpEnum = builder.enumType('ChangeOp', {
+export const ChangeOpEnum = builder.enumType('ChangeOp', {
   values: {
     CREATED: { value: 'created', description: 'The resource was created: `after` holds all its fields.' },
     UPDATED: { value: 'updated', description: '`changed` lists what changed, `before` and `after` its values.' },

@@ -9,6 +9,7 @@ import type { DataSource } from '../data/load.ts';
 import type { Database } from '../db/client.ts';
 import type { ColumnPlan } from './plan.ts';
 import type { SubscriptionLimits } from './subscription-limits.ts';
+import type { Endpoints } from '../webhooks/endpoints.ts';
 
 export interface GraphQLContext {
   /** Pothos's per-request cache (its DataLoaders): a fresh object per request and per event. */
@@ -29,4 +30,6 @@ export interface GraphQLContext {
   subscriptions: SubscriptionLimits;
   /** Watches the token a subscription runs on: it ends at expiry or revocation. */
   watchToken(auth: BearerAuth): TokenWatch;
+  /** The client's webhook endpoints. */
+  webhooks: Endpoints;
 }

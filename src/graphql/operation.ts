@@ -75,8 +75,8 @@ export interface OperationOptions {
   clock: Clock;
   localeChain: readonly Locale[];
   introspection: boolean;
-  /** What subscriptions need: GraphQLContext's changeFeed, subscriptions and watchToken. */
-  live: Pick<GraphQLContext, 'changeFeed' | 'subscriptions' | 'watchToken'>;
+  /** What subscriptions and webhooks need: GraphQLContext's changeFeed, subscriptions, watchToken and webhooks. */
+  live: Pick<GraphQLContext, 'changeFeed' | 'subscriptions' | 'watchToken' | 'webhooks'>;
 }
 
 /**
@@ -269,6 +269,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
       changeFeed: live.changeFeed,
       subscriptions: live.subscriptions,
       watchToken: live.watchToken,
+      webhooks: live.webhooks,
     };
     const args: ExecutionArgs = {
       schema,

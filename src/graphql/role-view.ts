@@ -126,6 +126,16 @@ const STRUCTURE_MUTATIONS: Readonly<Record<string, readonly (readonly [string, R
   removeProductStructureItems: [[ITEMS, 'delete']],
 };
 
+/** The root fields of webhooks (./webhooks.ts): a client's own endpoints, sent only what its role sees. */
+const WEBHOOK_QUERIES = new Set(['webhooks', 'webhook']);
+const WEBHOOK_MUTATIONS = new Set([
+  'createWebhook',
+  'updateWebhook',
+  'deleteWebhook',
+  'replayWebhook',
+  'rotateWebhookSecret',
+]);
+
 /** What one role may see and set, in the GraphQL schema's names. */
 export class RoleView {
   constructor(readonly access: Access) {}
@@ -262,15 +272,19 @@ export class RoleView {
     return this.sets(STRUCTURES, 'create', field);
   }
 
-  /** A root field of Query: the lists and lookups of readable types, the change log when it reads any. */
+  /**
+   * A root field of Query: the lists and lookups of readable types; the change log and webhooks
+   * (which send what the role sees of it) when it reads any.
+   */
   showsQuery(field: string): boolean {
     const type = queryFields.get(field);
     if (type) return this.reads(type);
-    return field === 'changes' && this.readsAny();
+    return (field === 'changes' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
   }
 
-  /** A root field of Mutation: the operation on its type allowed (whether its input keeps a field is asked apart). */
+  /** A root field of Mutation: the operation on its type allowed (whether its input keeps a field is asked apart); webhooks' when it reads any. */
   showsMutation(field: string): boolean {
+    if (WEBHOOK_MUTATIONS.has(field)) return this.readsAny();
     const needs = mutationFields.get(field) ?? STRUCTURE_MUTATIONS[field];
     return needs?.every(([type, operation]) => this.access.can(type, operation)) ?? false;
   }

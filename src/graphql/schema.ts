@@ -11,6 +11,7 @@ import './bulk-mutations.ts';
 import './bom.ts';
 import './changes.ts';
 import './subscriptions.ts';
+import './webhooks.ts';
 
 export const schema = builder.toSchema();
 

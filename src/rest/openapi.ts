@@ -4,7 +4,8 @@
  * with its path parameter, the query parameters it takes (./query.ts), its request document
  * (./body.ts and the write rules of ../data/writes.ts), its answers (./documents.ts, ./api.ts)
  * and its errors. Built once: nothing in it changes at run time. Its parts, by what they
- * describe: ./openapi/schemas.ts, parameters.ts, responses.ts, operations.ts, security.ts.
+ * describe: ./openapi/schemas.ts, parameters.ts, responses.ts, operations.ts, security.ts,
+ * changes.ts, atomic.ts, webhooks.ts.
  *
  * Dependency: openapi3-ts, the OpenAPI 3.1 object model as TypeScript types with a small
  * builder. A misspelt keyword or a member in the wrong place is then a compile error here, not
@@ -18,6 +19,7 @@ import { resources } from '../resources/registry.ts';
 import { CHANGES_PATH } from './changes.ts';
 import { CHANGES_TAG, changesPath, changesSchemas } from './openapi/changes.ts';
 import { ATOMIC_TAG, atomicPath } from './openapi/atomic.ts';
+import { WEBHOOKS_TAG, webhookPaths, webhookSchemas } from './openapi/webhooks.ts';
 import { ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
 import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
@@ -85,7 +87,12 @@ function build(): OpenAPIObject {
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurityScheme(name, scheme);
   for (const [name, parameter] of Object.entries(PARAMETERS)) builder.addParameter(name, parameter);
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) builder.addHeader(name, header);
-  for (const [name, schema] of Object.entries({ ...valueSchemas(), ...errorSchemas(), ...changesSchemas() }))
+  for (const [name, schema] of Object.entries({
+    ...valueSchemas(),
+    ...errorSchemas(),
+    ...changesSchemas(),
+    ...webhookSchemas(),
+  }))
     builder.addSchema(name, schema);
   for (const resource of resources) {
     builder.addTag({ name: resource.type, description: `${title(resource.type)} (type \`${resource.type}\`)` });
@@ -105,6 +112,8 @@ function build(): OpenAPIObject {
   builder.addPath(CHANGES_PATH, changesPath());
   builder.addTag(ATOMIC_TAG);
   builder.addPath('/operations', atomicPath());
+  builder.addTag(WEBHOOKS_TAG);
+  for (const [path, item] of Object.entries(webhookPaths())) builder.addPath(path, item);
   return builder.getSpec();
 }
 

@@ -105,7 +105,7 @@ export function webhookRoutes({
   const app = new Hono();
   const base = (c: Context) => apiBase(c, basePath, trustProxy);
   const owner = (c: Context) => c.get('auth').clientId;
-  const one = `${WEBHOOKS_PATH}/:id{[^/]+}`;
+  const one = `${WEBHOOKS_PATH}/:id`;
 
   app.get(WEBHOOKS_PATH, async (c) => {
     const { page, perPage } = pageOf(new URL(c.req.url));

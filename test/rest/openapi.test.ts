@@ -36,6 +36,9 @@ import { DEFAULT_THROTTLE, FailureThrottle } from '../../src/auth/throttle.ts';
 import { tokenEndpoints } from '../../src/auth/token-endpoint.ts';
 import { TokenService } from '../../src/auth/tokens.ts';
 import { systemClock } from '../../src/clock.ts';
+import { webhookRoutes } from '../../src/rest/webhooks.ts';
+import { Endpoints } from '../../src/webhooks/endpoints.ts';
+import { Targets } from '../../src/webhooks/targets.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { restApi } from '../../src/rest/api.ts';
@@ -57,6 +60,18 @@ import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
 import { basic } from '../support/oauth.ts';
 import { startService, type RunningService } from '../support/process.ts';
+
+/** The operations of /webhooks, each client's endpoints. */
+const WEBHOOK_OPERATIONS = [
+  'GET /webhooks',
+  'POST /webhooks',
+  'GET /webhooks/{id}',
+  'PATCH /webhooks/{id}',
+  'DELETE /webhooks/{id}',
+  'GET /webhooks/{id}/deliveries',
+  'POST /webhooks/{id}/replay',
+  'POST /webhooks/{id}/rotate-secret',
+];
 
 const doc = openApiDocument();
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
@@ -157,6 +172,7 @@ describe('the OpenAPI document', () => {
         ...REST_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`),
         `GET ${CHANGES_PATH}`,
         'POST /operations',
+        ...WEBHOOK_OPERATIONS,
       ].sort(),
     );
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -283,6 +299,13 @@ describe('the document lists every route the REST layer serves', () => {
   afterAll(async () => database?.cleanup());
 
   const rest = () => restApi({ db: database.db, basePath: '', maxBodyBytes: 1024 * 1024, trustProxy: 0 });
+  const webhooks = () =>
+    webhookRoutes({
+      endpoints: new Endpoints(database.db, new Targets({ allowHttp: false, allowedNetworks: [] }), systemClock),
+      basePath: '',
+      trustProxy: 0,
+      maxBodyBytes: 1024,
+    });
   const oauth = () =>
     tokenEndpoints({
       tokens: new TokenService(database.db.prisma, systemClock, 3600, 86400),
@@ -292,10 +315,11 @@ describe('the document lists every route the REST layer serves', () => {
     });
 
   it('the routes of the mounted REST app and token endpoints are exactly the documented operations', () => {
-    const served = [...servedRoutes(rest()), ...servedRoutes(oauth())];
-    // The table, the token endpoints, GET /changes and POST /operations.
-    expect(served.length).toBe(REST_ROUTES.length + 4);
+    const served = [...servedRoutes(rest()), ...servedRoutes(oauth()), ...servedRoutes(webhooks())];
+    // The table, the token endpoints, GET /changes, POST /operations and the webhooks'.
+    expect(served.length).toBe(REST_ROUTES.length + 4 + WEBHOOK_OPERATIONS.length);
     expect(undocumented(rest(), doc)).toEqual([]);
+    expect(undocumented(webhooks(), doc)).toEqual([]);
     expect(undocumented(oauth(), doc)).toEqual([]);
     const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
     expect(listed.filter((route) => !served.includes(route))).toEqual([]);

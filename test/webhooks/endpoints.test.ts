@@ -160,7 +160,8 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
           relationships: { unit: { data: { type: 'units', id: unit.body.data.id } } },
         },
       });
-    const notForSale = await product(false, `P-no-${provider}`);
+    // Not for sale: outside the role's rows, so not sent.
+    await product(false, `P-no-${provider}`);
     const forSale = await product(true, `P-yes-${provider}`);
     expect(forSale.status).toBe(201);
     await hub.call('POST', '/suppliers', {
@@ -175,7 +176,6 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
     const sent = receiver.calls.map((c) => `${c.type} ${c.data.attributes.resource_id}`);
     expect(sent).toEqual([`units.created ${unit.body.data.id}`, `products.created ${forSale.body.data.id}`]);
     expect(JSON.stringify(receiver.calls)).not.toContain('nlc');
-    expect(sent.join()).not.toContain(String(notForSale.body.data.id) + ' ');
     const fields = Object.keys(receiver.calls[1]!.data.attributes.after as object).sort();
     expect(fields).toEqual([...EXAMPLE_ROLES.web_shop.products.read.fields].sort());
     await hub.call('DELETE', `/webhooks/${id}`, undefined, shop);
