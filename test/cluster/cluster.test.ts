@@ -4,7 +4,7 @@
  * start` runs it) behind HAProxy, all through PgBouncer in transaction pooling, LISTEN and
  * migrations on the direct URL. Checks, in order: a token from one replica works on the others;
  * a revocation is refused by all three within 1 s, and so is a role change; a subscriber on one replica receives a write
- * made through another; a rolling restart of all three under load through HAProxy fails no
+ * made through another; the replica delivering for a webhook endpoint is killed and another takes over within 10 s; a rolling restart of all three under load through HAProxy fails no
  * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write;
  * reads go to a streaming replica (pg_basebackup of the machine's PostgreSQL, replaying a second
  * late on purpose), a client reads its own write at once all the same, and with the replica
@@ -22,6 +22,7 @@ import { type RunningPgBouncer, startPgBouncer } from '../support/pgbouncer.ts';
 import { HAPROXY, PGBOUNCER, skipWithout } from '../support/tools.ts';
 import { freePort } from '../support/ports.ts';
 import { type RunningService, startService } from '../support/process.ts';
+import { Receiver } from '../support/receiver.ts';
 import { SseStream } from '../support/sse.ts';
 import { type RunningHaproxy, startHaproxy } from './haproxy.ts';
 import { type RunningStandby, startStandby } from './standby.ts';
@@ -33,6 +34,15 @@ const DRAIN_DELAY_MS = 1000;
  * write finds the replica without it, so that reading one's own write proves the routing.
  */
 const REPLICA_APPLY_DELAY = '1s';
+
+/** Polls `done` every 25 ms until it holds; fails naming `what` after `timeoutMs`. */
+async function waitFor(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 const sendTo =
   (base: string): Send =>
@@ -62,6 +72,10 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
       DATABASE_REPLICA_MAX_LAG_MS: '30000',
       SEED_DEMO_DATA: 'false',
       DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
+      // The webhook receiver of the test listens on loopback.
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOWED_NETWORKS: '127.0.0.0/8',
+      WEBHOOKS_FIRST_RETRY_MS: '100',
     });
 
   beforeAll(async () => {
@@ -176,6 +190,57 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
       await stream.close();
     }
   });
+
+  it('the replica delivering for a webhook endpoint is killed: another takes over within 10 s, and nothing is lost', async () => {
+    const receiver = new Receiver();
+    await receiver.start();
+    try {
+      const { access_token: token } = await tokensOf(sendTo(front), client);
+      const made = await fetch(`${front}/webhooks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ data: { type: 'webhooks', attributes: { url: receiver.url, types: ['brands'] } } }),
+      });
+      expect(made.status).toBe(201);
+      const endpoint = Number(((await made.json()) as { data: { id: number } }).data.id);
+      const from = Number((await direct.db.prisma.change.aggregate({ _max: { seq: true } }))._max.seq ?? 0);
+      let writing = true;
+      const writes = (async () => {
+        for (let i = 0; writing; i++) {
+          const res = await brandCreate(front, token, `CLUSTER-HOOK-${Date.now()}-${i}`);
+          expect([201, 502, 503]).toContain(res.status);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      await waitFor(() => receiver.calls.length >= 5, 'the first deliveries');
+      const holder = (await direct.db.prisma.webhookEndpoint.findUnique({ where: { id: endpoint } }))!.lease_owner!;
+      const killed = replicas.findIndex((r) => holder.startsWith(`${r.child.pid}-`));
+      expect(killed, `the lease holder ${holder} is one of the replicas`).toBeGreaterThanOrEqual(0);
+      replicas[killed]!.child.kill('SIGKILL');
+      const killedAt = performance.now();
+      await waitFor(() => receiver.calls.some((c) => c.receivedAt > killedAt), 'a delivery after the kill', 15_000);
+      const tookOver =
+        Math.min(...receiver.calls.filter((c) => c.receivedAt > killedAt).map((c) => c.receivedAt)) - killedAt;
+      await new Promise((r) => setTimeout(r, 1000));
+      writing = false;
+      await writes;
+      replicas[killed] = await startReplica(ports[killed]!);
+      const entries = await direct.db.prisma.change.findMany({
+        where: { seq: { gt: from }, resource_type: 'brands' },
+        orderBy: { seq: 'asc' },
+        select: { seq: true },
+      });
+      const delivered = () => new Set(receiver.delivered().map((c) => Number(c.data.id)));
+      await waitFor(() => delivered().size >= entries.length, `all ${entries.length} entries delivered`, 15_000);
+      expect([...delivered()].sort((a, b) => a - b)).toEqual(entries.map((e) => e.seq));
+      console.info(
+        `[cluster] the lease holder of a webhook endpoint killed: replica ${killed + 1}; another delivered ${tookOver.toFixed(0)} ms later; ${entries.length} entries, all delivered (${receiver.delivered().length - entries.length} twice)`,
+      );
+      expect(tookOver).toBeLessThanOrEqual(10_000);
+    } finally {
+      await receiver.stop();
+    }
+  }, 120_000);
 
   it('a rolling restart of all three under load through HAProxy fails no request', async () => {
     const { access_token: token } = await tokensOf(sendTo(front), client);
