@@ -34,6 +34,7 @@ import {
 } from './lib/databases.ts';
 import { runDataIn } from './lib/data-in.ts';
 import { installPeerTriggers, peerAuditRows, removePeerTriggers } from './lib/peer-trigger.ts';
+import { runWebhooks } from './lib/webhooks.ts';
 import { FANOUT_SUBSCRIPTION, fanoutServerEnv, runFanout, type FanoutOptions } from './lib/fanout.ts';
 import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './lib/load.ts';
 import { canonicalDecimal, census, firstDifference, project, type Neutral, type Selection } from './lib/neutral.ts';
@@ -42,6 +43,7 @@ import {
   formatTable,
   renderSvg,
   type DataInReport,
+  type WebhooksReport,
   type FanoutReport,
   type Goal,
   type Measurement,
@@ -81,9 +83,14 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT,DATAIN (default: all; W5 writes, and runs after the
-                       reads; FANOUT, SSE subscribers of our server while writes arrive, and DATAIN, bulk
-                       upserts against COPY and an import from our server, run last, on pg20)
+  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT,DATAIN,WEBHOOKS (default: all; W5 writes, and runs
+                       after the reads; FANOUT, SSE subscribers of our server while writes arrive,
+                       DATAIN, bulk upserts against COPY and an import from our server, and WEBHOOKS,
+                       deliveries to local receivers while writes arrive, run last, on pg20)
+  --webhook-rate N         WEBHOOKS: writes per second (default 500)
+  --webhook-duration S     WEBHOOKS: seconds of writes per scenario (default 30)
+  --webhook-endpoints N    WEBHOOKS: endpoints of the fan-out scenario (default 50)
+  --webhook-scenarios LIST WEBHOOKS: none,one,fan-out,failing (default: all)
   --no-growth          skip the growth cases (W2 at pages of 10 and 100, scale 1)
   --cpu-prof DIR       our servers write a V8 CPU profile of their whole run into DIR when they
                        stop (node --cpu-prof); \`tsx bench/flame.ts DIR\` draws flame graphs of them
@@ -125,6 +132,10 @@ function parseCli() {
       'fanout-rate': { type: 'string', default: '100' },
       'fanout-duration': { type: 'string', default: '20' },
       'fanout-workers': { type: 'string', default: '4' },
+      'webhook-rate': { type: 'string', default: '500' },
+      'webhook-duration': { type: 'string', default: '30' },
+      'webhook-endpoints': { type: 'string', default: '50' },
+      'webhook-scenarios': { type: 'string' },
       'postgres-url': {
         type: 'string',
         default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
@@ -164,7 +175,10 @@ function parseCli() {
   const named = list(values.workloads);
   const isFanout = (w: string) => w.toUpperCase() === 'FANOUT';
   const isDataIn = (w: string) => w.toUpperCase() === 'DATAIN';
-  const workloads = named?.filter((w) => !isFanout(w) && !isDataIn(w)).map((w) => workloadCase(w).workload.name);
+  const isWebhooks = (w: string) => w.toUpperCase() === 'WEBHOOKS';
+  const workloads = named
+    ?.filter((w) => !isFanout(w) && !isDataIn(w) && !isWebhooks(w))
+    .map((w) => workloadCase(w).workload.name);
   const fanout: FanoutOptions = {
     subscribers: count('fanout-subscribers', values['fanout-subscribers'], 1),
     rate: count('fanout-rate', values['fanout-rate'], 1),
@@ -180,6 +194,16 @@ function parseCli() {
     workloads,
     fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
     dataIn: named === undefined || named.some(isDataIn),
+    webhooks:
+      named === undefined || named.some(isWebhooks)
+        ? {
+            rate: count('webhook-rate', values['webhook-rate'], 1),
+            duration: count('webhook-duration', values['webhook-duration'], 1),
+            endpoints: count('webhook-endpoints', values['webhook-endpoints'], 1),
+            failRate: 0.2,
+            scenarios: list(values['webhook-scenarios']),
+          }
+        : undefined,
     growth: !values['no-growth'],
     sweep: !values['no-sweep'],
     nodeOptions: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : undefined,
@@ -303,6 +327,43 @@ async function runFanoutCase(dataset: Dataset, options: Options, servers: Set<Ru
       await server.stop();
       servers.delete(server);
     }
+    await reader.close();
+  }
+}
+
+/** The WEBHOOKS case (lib/webhooks.ts): each scenario on a server of its own, allowed to call loopback. */
+async function runWebhooksCase(
+  dataset: Dataset,
+  options: Options,
+  servers: Set<RunningServer>,
+): Promise<WebhooksReport> {
+  const reader = await openReader(dataset);
+  try {
+    const start = async (label: string) => {
+      const server = await startServer('ours', {
+        dataset,
+        logDir: join(options.out, 'logs'),
+        poolSize: options.poolSize,
+        env: { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOKS_FIRST_RETRY_MS: '200' },
+        label,
+        nodeOptions: options.nodeOptions,
+      });
+      servers.add(server);
+      const stop = server.stop;
+      return {
+        ...server,
+        stop: async () => {
+          await stop();
+          servers.delete(server);
+        },
+      };
+    };
+    log(`${dataset.id} WEBHOOKS`);
+    return { status: 'measured', scenarios: await runWebhooks(start, reader, options.webhooks!, log) };
+  } catch (error) {
+    log(`  WEBHOOKS: FAILED ${(error as Error).message}`);
+    return { status: 'failed', reason: (error as Error).message };
+  } finally {
     await reader.close();
   }
 }
@@ -690,7 +751,8 @@ async function main(): Promise<void> {
   const plans = plan(options);
   const fanout = fanoutDataset(options);
   const dataIn = options.dataIn ? datasetFor('pg20', options.postgresUrl) : undefined;
-  if (plans.length === 0 && !fanout && !dataIn)
+  const webhooks = options.webhooks ? datasetFor('pg20', options.postgresUrl) : undefined;
+  if (plans.length === 0 && !fanout && !dataIn && !webhooks)
     throw new Error('nothing to run: no chosen target runs on a chosen dataset');
   const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
   const seconds =
@@ -710,6 +772,8 @@ async function main(): Promise<void> {
   if (fanout && !plans.some((p) => p.dataset.id === fanout.id)) await prepareDataset(fanout, options.postgresUrl, log);
   if (dataIn && !plans.some((p) => p.dataset.id === dataIn.id) && fanout?.id !== dataIn.id)
     await prepareDataset(dataIn, options.postgresUrl, log);
+  if (webhooks && !plans.some((p) => p.dataset.id === webhooks.id) && fanout?.id !== webhooks.id && !dataIn)
+    await prepareDataset(webhooks, options.postgresUrl, log);
   if (options.printQueries) {
     if (fanout)
       console.log(`# FANOUT: each SSE subscriber (POST /graphql, Accept: text/event-stream): ${FANOUT_SUBSCRIPTION}\n`);
@@ -733,6 +797,7 @@ async function main(): Promise<void> {
   for (const p of plans) await runDataset(p, options, measurements, report, servers);
   if (fanout && !options.verifyOnly) report.fanout = await runFanoutCase(fanout, options, servers);
   if (dataIn && !options.verifyOnly) report.dataIn = await runDataInCase(dataIn, options, servers);
+  if (webhooks && !options.verifyOnly) report.webhooks = await runWebhooksCase(webhooks, options, servers);
   if (!options.verifyOnly) {
     log('idle: our compiled server on the embedded default (SQLite, demo data), at rest 10 and 30 s');
     report.idle = await measureIdle(join(options.out, 'logs'));

@@ -3,6 +3,7 @@
  * and drawn as an SVG chart (hand-written: one row of bars per case, each row scaled to its own
  * fastest target, since W0 and W2 differ by two orders of magnitude).
  */
+import type { WebhookScenario } from './webhooks.ts';
 import type { DataInResult } from './data-in.ts';
 import type { Distribution, FanoutResult } from './fanout.ts';
 import type { RunResult } from './load.ts';
@@ -72,11 +73,16 @@ export interface Report {
   fanout?: FanoutReport;
   /** Data coming in (bulk upserts against COPY, an import from our server), when it ran or failed. */
   dataIn?: DataInReport;
+  webhooks?: WebhooksReport;
   /** Our compiled server at rest on the embedded default. */
   idle?: IdleMemory;
 }
 
 export type FanoutReport = ({ status: 'measured' } & FanoutResult) | { status: 'failed'; reason: string };
+
+export type WebhooksReport =
+  | { status: 'measured'; scenarios: WebhookScenario[] }
+  | { status: 'failed'; reason: string };
 
 export type DataInReport = ({ status: 'measured' } & DataInResult) | { status: 'failed'; reason: string };
 

@@ -9,11 +9,14 @@
  *   calls at once;
  * - a failed attempt (not 2xx, a timeout, no connection) is tried again after an exponential
  *   backoff with jitter, until `retryForMs` after the first attempt, then dead-lettered;
- * - what happened is written every FLUSH_MS in one transaction: the attempts, the deliveries,
- *   and the cursor, which moves to just before the oldest entry not yet done. A crash loses
- *   at most what was in flight and not yet written: those are sent again, with the same
- *   `webhook-id`, and nothing is skipped;
+ * - what happened is written by the replica's recorder (./recorder.ts) every 100 ms: the
+ *   attempts, the deliveries, and the cursor, which moves to just before the oldest entry not
+ *   yet done. A crash loses at most what was in flight and not yet written: those are sent
+ *   again, with the same `webhook-id`, and nothing is skipped;
  * - an endpoint with no success for `disableAfterMs` is disabled.
+ *
+ * At the end of the log it takes new entries from the replica's live window (./live-window.ts),
+ * which every deliverer shares, instead of a statement of its own each time the log grows.
  */
 import { changeObject } from '../data/change-document.ts';
 import { type ChangeEntry, changesAfter } from '../data/changes.ts';
@@ -23,12 +26,12 @@ import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
 import { matches } from '../permissions/matches.ts';
 import type { WhereNode } from '../query/where.ts';
+import { setMaxListeners } from 'node:events';
 import { messageId, type Op, parsedWhere, viewOf } from './endpoints.ts';
+import type { LiveWindow } from './live-window.ts';
+import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
 import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
 import type { Targets } from './targets.ts';
-
-/** How often outcomes are written. */
-const FLUSH_MS = 100;
 /** Entries read per statement. */
 const PAGE = 500;
 /** Entries not yet done kept in memory; past this the log is read on only as they are done. */
@@ -88,7 +91,31 @@ export function backoff(firstRetryMs: number, attempts: number): number {
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
-export class Deliverer {
+/** An entry's body, made once for every endpoint that gets the same entry object (those of admin owners share them). */
+const bodies = new WeakMap<ChangeEntry, string>();
+
+function bodyOf(entry: ChangeEntry): string {
+  let body = bodies.get(entry);
+  if (body === undefined) {
+    body = JSON.stringify({
+      type: `${entry.type}.${entry.op}`,
+      timestamp: new Date(entry.at).toISOString(),
+      data: changeObject(entry),
+    });
+    bodies.set(entry, body);
+  }
+  return body;
+}
+
+export interface DelivererParts {
+  db: Database;
+  recorder: Recorder;
+  window: LiveWindow;
+  policy: DeliveryPolicy;
+  hooks: DelivererHooks;
+}
+
+export class Deliverer implements Recorded {
   private frontier: number;
   private readonly outstanding = new Map<number, Pending>();
   private readonly lines = new Map<string, Pending[]>();
@@ -103,25 +130,30 @@ export class Deliverer {
   private inFlight = 0;
   private pulling: Promise<void> | undefined;
   private pullAgain = false;
-  private flushing: Promise<void> = Promise.resolve();
-  private flushTimer: NodeJS.Timeout | undefined;
+  /** Records a flush could not write: written with the next. */
+  private unwritten: Records | undefined;
+  private writtenHealth: string;
   private stopped = false;
   private failingSince: Date | null;
   private lastSuccess: Date | null = null;
   private disabled = false;
+  private readonly db: Database;
+  private readonly policy: DeliveryPolicy;
+  private readonly hooks: DelivererHooks;
 
   constructor(
-    private readonly db: Database,
     private readonly endpoint: EndpointRow,
-    private readonly owner: string,
-    private readonly policy: DeliveryPolicy,
-    private readonly hooks: DelivererHooks,
+    private readonly parts: DelivererParts,
   ) {
+    ({ db: this.db, policy: this.policy, hooks: this.hooks } = parts);
     this.frontier = endpoint.cursor;
     this.failingSince = endpoint.failing_since;
-    this.agents = agentsFor(policy.targets, policy.concurrency);
+    this.writtenHealth = endpoint.status;
+    this.agents = agentsFor(this.policy.targets, this.policy.concurrency);
     this.where = parsedWhere(viewOf(endpoint).where);
     this.url = new URL(endpoint.url);
+    // One listener per call in flight.
+    setMaxListeners(0, this.abort.signal);
   }
 
   get id(): number {
@@ -171,16 +203,19 @@ export class Deliverer {
       });
   }
 
-  /** Reads the log after the frontier while there is room, and queues what this endpoint gets. */
+  /**
+   * Reads the log after the frontier while there is room, and queues what this endpoint gets:
+   * from the live window when it holds everything after the frontier, else from the database.
+   */
   private async pull(): Promise<void> {
     const types = JSON.parse(this.endpoint.types) as string[];
     while (!this.stopped && this.outstanding.size < MAX_OUTSTANDING) {
       const access = await this.hooks.access();
       const asked = types.length > 0 ? types : undefined;
-      const page = await changesAfter(this.db.primary, this.frontier, {
-        types: access ? readableTypes(access, asked) : asked,
-        limit: PAGE,
-      });
+      const readable = access ? readableTypes(access, asked) : asked;
+      const page =
+        this.parts.window.after(this.frontier, readable, PAGE) ??
+        (await changesAfter(this.db.primary, this.frontier, { types: readable, limit: PAGE }));
       if (this.stopped) return;
       const shown = await this.selected(access, page.entries);
       for (const entry of shown) this.queue(entry);
@@ -254,11 +289,10 @@ export class Deliverer {
 
   private async send(pending: Pending): Promise<void> {
     const { entry } = pending;
-    const event = `${entry.type}.${entry.op}`;
     const message = {
       id: messageId(this.id, entry.seq),
       timestamp: Math.floor(Date.now() / 1000),
-      body: JSON.stringify({ type: event, timestamp: new Date(entry.at).toISOString(), data: changeObject(entry) }),
+      body: bodyOf(entry),
     };
     const at = new Date();
     const result = await post(this.url, message, this.secrets(at), {
@@ -296,7 +330,7 @@ export class Deliverer {
       if (at.getTime() - this.failingSince.getTime() >= this.policy.disableAfterMs) this.disabled = true;
     }
     this.done.push({ pending, result, at, status });
-    this.flushSoon();
+    this.parts.recorder.soon();
     if (status === 'retrying') {
       pending.dueAt = at.getTime() + backoff(this.policy.firstRetryMs, pending.attempts);
       this.schedule(pending);
@@ -311,78 +345,86 @@ export class Deliverer {
     if (this.outstanding.size === MAX_OUTSTANDING - 1) this.wake();
   }
 
-  private flushSoon(): void {
-    if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, FLUSH_MS);
-  }
-
-  /** Writes the outcomes so far, the cursor and the endpoint's health, in one transaction. */
-  private async flush(): Promise<void> {
-    const done = this.done.splice(0);
+  /** Recorded: the outcomes since the last flush, the cursor (just before the oldest entry not yet done) and health. */
+  take(): Records | undefined {
     const first = this.outstanding.keys().next();
     const cursor = first.done ? this.frontier : first.value - 1;
-    if (done.length === 0 && cursor === this.endpoint.cursor) return;
-    try {
-      await this.write(done, cursor);
-      this.endpoint.cursor = cursor;
-    } catch (error) {
-      // Written with the next flush; what is lost if the process dies first is sent again.
-      this.done.unshift(...done);
-      this.hooks.error(error as Error, `webhook ${this.id}: recording deliveries failed`);
-      this.flushSoon();
-    }
+    const healthNow = this.health();
+    const healthChanged = healthNow.status !== this.writtenHealth;
+    const unwritten = this.unwritten;
+    this.unwritten = undefined;
+    if (this.done.length === 0 && cursor === this.endpoint.cursor && !healthChanged && !unwritten) return undefined;
+    const done = this.done.splice(0);
+    const latest = new Map(done.map((d) => [d.pending.entry.seq, d]));
+    const records: Records = {
+      webhook: this.id,
+      attempts: done.map((d) => ({
+        webhook_id: this.id,
+        seq: d.pending.entry.seq,
+        attempted_date: d.at,
+        status_code: d.result.status ?? null,
+        error: d.result.error ?? null,
+        latency_ms: d.result.latencyMs,
+        response: d.result.response ?? null,
+      })),
+      deliveries: [...latest.values()].map((d) => {
+        const stored = d.pending.stored;
+        // Inserted by this flush: the next outcome updates the row.
+        d.pending.stored = true;
+        return { record: this.deliveryRecord(d), stored };
+      }),
+      cursor,
+      ...((healthChanged || done.length > 0) && { health: healthNow }),
+    };
+    if (!unwritten) return records;
+    // What the last flush could not write, then what came since: a delivery's latest state wins,
+    // inserted when the failed flush was to insert it.
+    const fresh = new Set(records.deliveries.map((d) => d.record.seq));
+    const notInserted = new Set(unwritten.deliveries.filter((d) => !d.stored).map((d) => d.record.seq));
+    return {
+      ...records,
+      attempts: [...unwritten.attempts, ...records.attempts],
+      deliveries: [
+        ...unwritten.deliveries.filter((d) => !fresh.has(d.record.seq)),
+        ...records.deliveries.map((d) => (notInserted.has(d.record.seq) ? { ...d, stored: false } : d)),
+      ],
+      health: records.health ?? unwritten.health,
+    };
   }
 
-  private async write(done: Done[], cursor: number): Promise<void> {
-    const prisma = this.db.prisma;
-    const row = (d: Done) => ({
+  written(records: Records): void {
+    this.endpoint.cursor = records.cursor;
+    if (records.health) this.writtenHealth = records.health.status;
+  }
+
+  failed(records: Records): void {
+    // Written with the next flush; what is lost if the process dies first is sent again.
+    this.unwritten = records;
+  }
+
+  private deliveryRecord(d: Done): DeliveryRecord {
+    const { entry } = d.pending;
+    return {
       webhook_id: this.id,
-      seq: d.pending.entry.seq,
-      event_type: `${d.pending.entry.type}.${d.pending.entry.op}`,
-      resource_type: d.pending.entry.type,
-      resource_id: d.pending.entry.id,
+      seq: entry.seq,
+      event_type: `${entry.type}.${entry.op}`,
+      resource_type: entry.type,
+      resource_id: entry.id,
       status: d.status,
       attempts: d.pending.attempts,
       next_attempt_date: d.status === 'retrying' ? new Date(d.pending.dueAt) : null,
       created_date: new Date(d.pending.firstAttemptAt!),
       modified_date: d.at,
-    });
-    // The latest outcome of each delivery; new ones in one statement, those already stored updated.
-    const latest = new Map(done.map((d) => [d.pending.entry.seq, d]));
-    const fresh = [...latest.values()].filter((d) => !d.pending.stored);
-    const stored = [...latest.values()].filter((d) => d.pending.stored);
-    const disable = this.disabled;
-    await prisma.$transaction([
-      prisma.webhookAttempt.createMany({
-        data: done.map((d) => ({
-          webhook_id: this.id,
-          seq: d.pending.entry.seq,
-          attempted_date: d.at,
-          status_code: d.result.status ?? null,
-          error: d.result.error ?? null,
-          latency_ms: d.result.latencyMs,
-          response: d.result.response ?? null,
-        })),
-      }),
-      prisma.webhookDelivery.createMany({ data: fresh.map(row) }),
-      ...stored.map((d) =>
-        prisma.webhookDelivery.updateMany({ where: { webhook_id: this.id, seq: d.pending.entry.seq }, data: row(d) }),
-      ),
-      prisma.webhookEndpoint.updateMany({
-        where: { id: this.id, lease_owner: this.owner },
-        data: {
-          cursor,
-          failing_since: this.failingSince,
-          ...(this.lastSuccess && { last_success_date: this.lastSuccess }),
-          status: disable ? 'disabled' : this.failingSince ? 'failing' : 'healthy',
-          ...(disable && { is_active: false }),
-        },
-      }),
-    ]);
-    for (const d of fresh) d.pending.stored = true;
+    };
+  }
+
+  private health(): NonNullable<Records['health']> {
+    return {
+      status: this.disabled ? 'disabled' : this.failingSince ? 'failing' : 'healthy',
+      failing_since: this.failingSince,
+      ...(this.lastSuccess && { last_success_date: this.lastSuccess }),
+      ...(this.disabled && { is_active: false }),
+    };
   }
 
   /** Stops sending (the lease is given up or lost, the endpoint changed): writes what is done. */
@@ -390,11 +432,8 @@ export class Deliverer {
     this.stopped = true;
     this.abort.abort();
     for (const timer of this.timers) clearTimeout(timer);
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
     await this.pulling;
-    await this.flushing;
-    await this.flush();
+    await this.parts.recorder.remove(this);
     this.agents.http.destroy();
     this.agents.https.destroy();
   }

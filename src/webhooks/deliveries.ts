@@ -17,7 +17,10 @@ import type { ChangeFeed, Follower } from '../data/change-feed.ts';
 import type { Clock } from '../clock.ts';
 import type { Database, PrismaDb } from '../db/client.ts';
 import type { RoleBook } from '../permissions/book.ts';
+import { logPosition } from '../data/changes.ts';
 import { Deliverer, type DeliveryPolicy, type Outcome } from './deliverer.ts';
+import { LiveWindow } from './live-window.ts';
+import { Recorder } from './recorder.ts';
 
 /** How long attempts, and deliveries no longer retried, are kept. */
 export const RECORDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -48,13 +51,19 @@ export class WebhookDeliveries {
   /** This replica, as lease holder. */
   readonly owner = `${process.pid}-${randomUUID()}`;
   private readonly deliverers = new Map<number, Deliverer>();
+  private readonly window = new LiveWindow();
+  private readonly recorder: Recorder;
   private follower: Follower | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private running = false;
 
-  constructor(private readonly options: DeliveriesOptions) {}
+  constructor(private readonly options: DeliveriesOptions) {
+    this.recorder = new Recorder(options.db, this.owner, (error) =>
+      options.onError(error, 'webhooks: recording deliveries failed; written with the next flush'),
+    );
+  }
 
   start(): void {
     if (this.running) return;
@@ -79,13 +88,17 @@ export class WebhookDeliveries {
   private async follow(): Promise<void> {
     while (this.running) {
       try {
-        this.follower = await this.options.feed.follow(undefined);
+        const position = await logPosition(this.options.db.primary);
+        this.follower = await this.options.feed.follow(position);
+        this.window.start(position);
         for (;;) {
           const entries = await this.follower.take();
           if (!entries) return;
+          this.window.add(entries);
           for (const deliverer of this.deliverers.values()) deliverer.wake();
         }
       } catch (error) {
+        this.window.reset();
         if (!this.running) return;
         // Behind, or the feed lost its reads: follow again (the deliverers read the log themselves).
         this.options.onError(error as Error, 'webhooks: following the change log failed; following again');
@@ -164,12 +177,19 @@ export class WebhookDeliveries {
     });
     if (!row) return;
     const role = row.api_client.role;
-    const deliverer = new Deliverer(this.options.db, row, this.owner, this.options.policy, {
-      access: () => this.options.roles.access(role),
-      attempted: this.options.onAttempt,
-      error: this.options.onError,
+    const deliverer = new Deliverer(row, {
+      db: this.options.db,
+      recorder: this.recorder,
+      window: this.window,
+      policy: this.options.policy,
+      hooks: {
+        access: () => this.options.roles.access(role),
+        attempted: this.options.onAttempt,
+        error: this.options.onError,
+      },
     });
     this.deliverers.set(id, deliverer);
+    this.recorder.add(deliverer);
     await deliverer.start();
   }
 
@@ -183,6 +203,7 @@ export class WebhookDeliveries {
     const stopping = [...this.deliverers.values()];
     this.deliverers.clear();
     await Promise.all(stopping.map((d) => d.stop()));
+    await this.recorder.close();
     await this.options.db.prisma.webhookEndpoint
       .updateMany({ where: { lease_owner: this.owner }, data: { lease_owner: null, lease_until: null } })
       .catch((error: Error) => this.options.onError(error, 'webhooks: giving up the leases failed'));

@@ -1,0 +1,139 @@
+/**
+ * What the deliverers of a replica did, written for all of them at once (./deliveries.ts): every
+ * FLUSH_MS, one transaction in SQL holds the attempts of every endpoint, the deliveries tried for
+ * the first time, the changes of those tried before, and the endpoints' cursors and health. With
+ * fifty endpoints that is a handful of statements a flush, not fifty transactions, and the
+ * connections the API answers with are left to it.
+ */
+import { insertRows, updateRow } from '../data/rows.ts';
+import type { Database } from '../db/client.ts';
+import { Sql } from '../db/sql.ts';
+import type { WriteTx } from '../db/transactions.ts';
+
+/** How often outcomes are written. */
+export const FLUSH_MS = 100;
+
+export type AttemptRecord = {
+  webhook_id: number;
+  seq: number;
+  attempted_date: Date;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  response: string | null;
+};
+
+export type DeliveryRecord = {
+  webhook_id: number;
+  seq: number;
+  event_type: string;
+  resource_type: string;
+  resource_id: number;
+  status: 'delivered' | 'retrying' | 'dead';
+  attempts: number;
+  next_attempt_date: Date | null;
+  created_date: Date;
+  modified_date: Date;
+};
+
+/** An endpoint's outcomes since the last flush, and where its cursor and health are now. */
+export interface Records {
+  webhook: number;
+  attempts: AttemptRecord[];
+  /** The latest state of each delivery; `stored`: a row exists for it. */
+  deliveries: { record: DeliveryRecord; stored: boolean }[];
+  cursor: number;
+  /** The endpoint's health columns, when they changed. */
+  health?: { status: string; failing_since: Date | null; last_success_date?: Date; is_active?: boolean };
+}
+
+/** A deliverer as the recorder sees it. */
+export interface Recorded {
+  /** What to write now (taken: the deliverer forgets it), or undefined when nothing changed. */
+  take(): Records | undefined;
+  /** Written. */
+  written(records: Records): void;
+  /** Not written: to be written with the next flush. */
+  failed(records: Records): void;
+}
+
+export class Recorder {
+  private readonly members = new Set<Recorded>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    /** The replica's lease holder name: an endpoint another replica took over is not written. */
+    private readonly owner: string,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  add(member: Recorded): void {
+    this.members.add(member);
+  }
+
+  /** Takes a member out after writing what it has. */
+  async remove(member: Recorded): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushOf([member]));
+    await this.flushing;
+    this.members.delete(member);
+  }
+
+  /** Something happened: a flush within FLUSH_MS. */
+  soon(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flushing = this.flushing.then(() => this.flushOf([...this.members]));
+    }, FLUSH_MS);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flushing;
+  }
+
+  private async flushOf(members: Recorded[]): Promise<void> {
+    const taken = members.flatMap((member) => {
+      const records = member.take();
+      return records ? [{ member, records }] : [];
+    });
+    if (taken.length === 0) return;
+    try {
+      await this.db.transaction((tx) =>
+        this.write(
+          tx,
+          taken.map((t) => t.records),
+        ),
+      );
+      for (const { member, records } of taken) member.written(records);
+    } catch (error) {
+      for (const { member, records } of taken) member.failed(records);
+      this.onError(error as Error);
+      this.soon();
+    }
+  }
+
+  private async write(tx: WriteTx, all: Records[]): Promise<void> {
+    const attempts = all.flatMap((r) => r.attempts);
+    if (attempts.length > 0) await insertRows(tx, 'webhook_attempts', attempts);
+    const fresh = all.flatMap((r) => r.deliveries.filter((d) => !d.stored).map((d) => d.record));
+    if (fresh.length > 0) await insertRows(tx, 'webhook_deliveries', fresh);
+    for (const { record } of all.flatMap((r) => r.deliveries.filter((d) => d.stored))) {
+      const sql = new Sql(tx.provider).text('UPDATE "webhook_deliveries" SET "status" = ').value(record.status);
+      sql.text(', "attempts" = ').value(record.attempts);
+      sql.text(', "next_attempt_date" = ').value(record.next_attempt_date);
+      sql.text(', "modified_date" = ').value(record.modified_date);
+      sql.text(' WHERE "webhook_id" = ').value(record.webhook_id).text(' AND "seq" = ').value(record.seq);
+      await tx.execute(sql);
+    }
+    // Every cursor in one statement; only the rows this replica still holds.
+    const cursors = new Sql(tx.provider).text('UPDATE "webhooks" SET "cursor" = CASE "id"');
+    for (const r of all)
+      cursors.text(' WHEN ').value(r.webhook).text(' THEN CAST(').value(r.cursor).text(' AS INTEGER)');
+    cursors.text(' ELSE "cursor" END WHERE "lease_owner" = ').value(this.owner).text(' AND "id"');
+    await tx.execute(cursors.in(all.map((r) => r.webhook)));
+    for (const r of all.filter((r) => r.health)) await updateRow(tx, 'webhooks', r.webhook, { ...r.health });
+  }
+}
