@@ -1,6 +1,6 @@
 /**
  * The README's shell examples run as written. The ```sh blocks of the sections a newcomer follows
- * in order (authentication, GraphQL, REST, safe writes, keeping a system in sync, roles, data in) are run in one
+ * in order (authentication, GraphQL, REST, safe writes, keeping a system in sync, roles, data in, webhooks) are run in one
  * bash process with `set -euo pipefail`, against a fresh server of the compiled build on a fresh
  * SQLite database (DATABASE_URL in the environment of both, so that `npm run client` writes the
  * server's database); the only rewrite is the server's port for 4000 in `localhost:4000`. A user
@@ -31,6 +31,7 @@ const SECTIONS = [
   'Keeping another system in sync',
   'Giving each system only what it needs',
   'Bringing data in and keeping it clean',
+  'Being called when data changes',
 ] as const;
 
 const MARKER = '\x1e';
@@ -113,7 +114,12 @@ describe("README's shell examples", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'readme-'));
     const databaseUrl = `file:${join(dir, 'master-data.db')}`;
-    service = await startService({ DATABASE_URL: databaseUrl });
+    // As "Being called when data changes" says to start it: its receiver listens on this machine.
+    service = await startService({
+      DATABASE_URL: databaseUrl,
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOWED_NETWORKS: '127.0.0.0/8',
+    });
     const before = service.output().length;
     const { text, readmeLine } = script(blocks, `localhost:${new URL(service.baseUrl).port}`);
     run = await runBash(text, readmeLine, shellEnv(databaseUrl), 60_000);
