@@ -22,7 +22,7 @@ import { ChangeFeed } from './data/change-feed.ts';
 import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
-import { limitConcurrency } from './http/concurrency.ts';
+import { limitConcurrency, type RequestQueue } from './http/concurrency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
 import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
@@ -108,14 +108,8 @@ function readinessProbe(db: Database, logger: Logger): () => Promise<boolean> {
   };
 }
 
-export function createApp({
-  config,
-  db,
-  logger,
-  clock = systemClock,
-  throttle = DEFAULT_THROTTLE,
-  resolve,
-}: AppOptions): App {
+export function createApp(options: AppOptions): App {
+  const { config, db, logger, clock = systemClock, throttle = DEFAULT_THROTTLE, resolve } = options;
   const metrics = createMetrics(db);
   const roles = new RoleBook(db.prisma, db.provider);
   const tokens = new TokenService(db.prisma, clock, config.accessTokenTtl, config.refreshTokenTtl, db.provider, roles);
@@ -141,7 +135,8 @@ export function createApp({
   );
   // Operators' routes answer at once whatever the load: a health check must not queue.
   const operatorPaths = Object.values(OPERATOR_PATHS).map((path) => config.basePath + path);
-  app.use('*', limitConcurrency(config.maxConcurrentRequests, operatorPaths));
+  const requestQueue = { waiting: 0 };
+  app.use('*', limitConcurrency(config.maxConcurrentRequests, operatorPaths, requestQueue));
   app.use(
     '*',
     idempotentPosts({
@@ -159,11 +154,9 @@ export function createApp({
   );
   const demoToken = demoTokens(db.prisma, tokens, clock);
   const changeFeed = changeFeedOf(db, config, logger);
-  const subscriptions = new SubscriptionLimits({
-    perReplica: config.subscriptions.max,
-    perClient: config.subscriptions.perClient,
-  });
-  const webhooks = webhooksOf({ db, config, roles, changeFeed, logger, metrics, clock, resolve });
+  const { max: perReplica, perClient } = config.subscriptions;
+  const subscriptions = new SubscriptionLimits({ perReplica, perClient });
+  const webhooks = webhooksOf(app, { db, config, roles, changeFeed, logger, metrics, clock, resolve, requestQueue });
   const graphql = graphqlRoutes({
     db,
     tokens,
@@ -184,11 +177,8 @@ export function createApp({
       config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined),
   });
   app.route('/', graphql.routes);
-  app.route(
-    '/',
-    restApi({ db, basePath: config.basePath, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
-  );
-  app.route('/', webhooks.routes);
+  const { basePath, maxBodyBytes, trustProxy } = config;
+  app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy }));
   app.route('/', apiDocs({ basePath: config.basePath }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
@@ -227,17 +217,24 @@ function changeFeedOf(db: Database, config: Config, logger: Logger): ChangeFeed 
   });
 }
 
-/** Webhook endpoints (both APIs manage them) and their delivery from this replica, not started. */
-function webhooksOf(options: {
-  db: Database;
-  config: Config;
-  roles: RoleBook;
-  changeFeed: ChangeFeed;
-  logger: Logger;
-  metrics: Metrics;
-  clock: Clock;
-  resolve?: Resolver;
-}) {
+/**
+ * Webhook endpoints (both APIs manage them; REST's routes are mounted here) and their delivery
+ * from this replica, not started. Calls yield to the API's requests waiting for a slot.
+ */
+function webhooksOf(
+  app: Hono,
+  options: {
+    db: Database;
+    config: Config;
+    roles: RoleBook;
+    changeFeed: ChangeFeed;
+    logger: Logger;
+    metrics: Metrics;
+    clock: Clock;
+    resolve?: Resolver;
+    requestQueue: RequestQueue;
+  },
+) {
   const { db, config, logger } = options;
   const targets = new Targets({ ...config.webhooks, resolve: options.resolve });
   const attempts = webhookMetrics(options.metrics.registry, () => deliveries.backlogs());
@@ -245,18 +242,15 @@ function webhooksOf(options: {
     db,
     roles: options.roles,
     feed: options.changeFeed,
+    requestQueue: options.requestQueue,
     policy: { ...config.webhooks, targets },
     onAttempt: (outcome) => attempts.inc({ outcome }),
     onError: (error, what) => logger.warn({ err: error.message }, what),
   });
   const endpoints = new Endpoints(db, targets, options.clock, () => deliveries.changed());
-  const routes = webhookRoutes({
-    endpoints,
-    basePath: config.basePath,
-    trustProxy: config.trustProxy,
-    maxBodyBytes: config.maxBodyBytes,
-  });
-  return { endpoints, deliveries, routes };
+  const { basePath, trustProxy, maxBodyBytes } = config;
+  app.route('/', webhookRoutes({ endpoints, basePath, trustProxy, maxBodyBytes }));
+  return { endpoints, deliveries };
 }
 
 /** PostgreSQL: revocations anywhere reach this replica's trusted tokens at once (NOTIFY). */

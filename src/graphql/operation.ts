@@ -179,9 +179,35 @@ function masked(result: ExecutionResult, mask: (error: unknown) => Error): Execu
   return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
 }
 
+/** A request's context. A literal of one shape (no spreads): made for every request. */
+function requestContext(
+  options: OperationOptions,
+  auth: BearerAuth,
+  prepared: PreparedOperation,
+  operation: OperationDefinitionNode,
+  beforeCommit: WriteCaller['beforeCommit'],
+): GraphQLContext {
+  const { db, live } = options;
+  return {
+    [contextCacheSymbol]: {},
+    db,
+    // A subscription's events follow writes as they commit: they read where those are (the
+    // primary), not from a read replica that may not have replayed them yet.
+    source: readingAs(operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId), auth.access),
+    plan: prepared.plan,
+    auth,
+    writeCaller: { apiClientId: auth.clientId, access: auth.access, beforeCommit },
+    localeChain: options.localeChain,
+    clock: options.clock,
+    changeFeed: live.changeFeed,
+    subscriptions: live.subscriptions,
+    watchToken: live.watchToken,
+    webhooks: live.webhooks,
+  };
+}
+
 /** Yoga's envelop with our plugins; `prepare` checks an operation, `execute` and `subscribe` run one that passed. */
 export function operationPipeline(options: OperationOptions): OperationPipeline {
-  const { db, live } = options;
   const mask = maskError(options.logger);
   // Taken once, not per request: none of these depends on the request (a request's context is
   // made in `prepare` as the envelop's contextFactory would make it: our plugins add nothing).
@@ -254,23 +280,7 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     const refused = checkedVariables(prepared, operation, params.variables ?? undefined, options.introspection);
     if (refused) return refused;
     if (operation.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
-    // A literal of one shape (no spreads): made for every request.
-    const contextValue: GraphQLContext = {
-      [contextCacheSymbol]: {},
-      db,
-      // A subscription's events follow writes as they commit: they read where those are (the
-      // primary), not from a read replica that may not have replayed them yet.
-      source: readingAs(operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId), auth.access),
-      plan: prepared.plan,
-      auth,
-      writeCaller: { apiClientId: auth.clientId, access: auth.access, beforeCommit: req.context.beforeCommit },
-      localeChain: options.localeChain,
-      clock: options.clock,
-      changeFeed: live.changeFeed,
-      subscriptions: live.subscriptions,
-      watchToken: live.watchToken,
-      webhooks: live.webhooks,
-    };
+    const contextValue = requestContext(options, auth, prepared, operation, req.context.beforeCommit);
     const args: ExecutionArgs = {
       schema,
       document,

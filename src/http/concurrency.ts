@@ -11,16 +11,33 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 
-/** At most `limit` requests at once, except on the `exempt` paths, which never wait. */
-export function limitConcurrency(limit: number, exempt: readonly string[] = []): MiddlewareHandler {
+/** How many requests wait for a slot now: what background work (webhook calls) yields to. */
+export interface RequestQueue {
+  readonly waiting: number;
+}
+
+/**
+ * At most `limit` requests at once, except on the `exempt` paths, which never wait. `queue`
+ * tells others how many wait.
+ */
+export function limitConcurrency(
+  limit: number,
+  exempt: readonly string[] = [],
+  queue?: { waiting: number },
+): MiddlewareHandler {
   const exemptPaths = new Set(exempt);
   let running = 0;
   const waiting: (() => void)[] = [];
+  const counted = queue ?? { waiting: 0 };
   return async (c, next) => {
     if (exemptPaths.has(c.req.path)) return next();
     if (running < limit) running++;
     // The slot is handed over, not released and taken again: no newcomer overtakes a waiter.
-    else await new Promise<void>((resolve) => waiting.push(resolve));
+    else {
+      counted.waiting += 1;
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      counted.waiting -= 1;
+    }
     try {
       // A client that left while its request waited has nobody to answer: its turn is passed on
       // (499, nginx's "client closed request", for the log and the metrics).

@@ -29,13 +29,17 @@ import type { WhereNode } from '../query/where.ts';
 import { setMaxListeners } from 'node:events';
 import { messageId, type Op, parsedWhere, viewOf } from './endpoints.ts';
 import type { LiveWindow } from './live-window.ts';
+import type { Pacer } from './pacer.ts';
 import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
 import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
 import type { Targets } from './targets.ts';
 /** Entries read per statement. */
 const PAGE = 500;
-/** Entries not yet done kept in memory; past this the log is read on only as they are done. */
-const MAX_OUTSTANDING = 5000;
+/**
+ * Entries not yet done kept in memory per endpoint; past this the log is read on only as they
+ * are done (fifty endpoints far behind hold 25,000 entries at most).
+ */
+const MAX_OUTSTANDING = 500;
 /** The longest wait between two attempts. */
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
@@ -110,6 +114,7 @@ function bodyOf(entry: ChangeEntry): string {
 export interface DelivererParts {
   db: Database;
   recorder: Recorder;
+  pacer: Pacer;
   window: LiveWindow;
   policy: DeliveryPolicy;
   hooks: DelivererHooks;
@@ -128,6 +133,8 @@ export class Deliverer implements Recorded {
   private readonly where: Map<string, WhereNode>;
   private readonly url: URL;
   private inFlight = 0;
+  /** A call waits for the pacer's next free permit. */
+  private awaitingPermit = false;
   private pulling: Promise<void> | undefined;
   private pullAgain = false;
   /** Records a flush could not write: written with the next. */
@@ -281,10 +288,29 @@ export class Deliverer implements Recorded {
 
   private pump(): void {
     while (!this.stopped && this.inFlight < this.policy.concurrency && this.ready.length > 0) {
+      // The replica's pacer first: the API's requests come before calls.
+      if (this.awaitingPermit) return;
+      if (!this.parts.pacer.take(() => this.pumpOnce())) {
+        this.awaitingPermit = true;
+        return;
+      }
       const pending = this.ready.shift()!;
       this.inFlight += 1;
       void this.send(pending);
     }
+  }
+
+  /** A permit freed up for this deliverer: one call, then as many as there is room for. */
+  private pumpOnce(): void {
+    this.awaitingPermit = false;
+    if (this.stopped || this.inFlight >= this.policy.concurrency || this.ready.length === 0) {
+      this.parts.pacer.give();
+      return;
+    }
+    const pending = this.ready.shift()!;
+    this.inFlight += 1;
+    void this.send(pending);
+    this.pump();
   }
 
   private async send(pending: Pending): Promise<void> {
@@ -302,6 +328,7 @@ export class Deliverer implements Recorded {
       signal: this.abort.signal,
     });
     this.inFlight -= 1;
+    this.parts.pacer.give();
     if (this.stopped) return;
     this.settle(pending, result, at);
     this.pump();

@@ -16,10 +16,12 @@ import { randomUUID } from 'node:crypto';
 import type { ChangeFeed, Follower } from '../data/change-feed.ts';
 import type { Clock } from '../clock.ts';
 import type { Database, PrismaDb } from '../db/client.ts';
+import type { RequestQueue } from '../http/concurrency.ts';
 import type { RoleBook } from '../permissions/book.ts';
 import { logPosition } from '../data/changes.ts';
 import { Deliverer, type DeliveryPolicy, type Outcome } from './deliverer.ts';
 import { LiveWindow } from './live-window.ts';
+import { Pacer } from './pacer.ts';
 import { Recorder } from './recorder.ts';
 
 /** How long attempts, and deliveries no longer retried, are kept. */
@@ -42,6 +44,8 @@ export interface DeliveriesOptions {
   db: Database;
   roles: RoleBook;
   feed: ChangeFeed;
+  /** The API's requests waiting for a slot: calls yield to them. */
+  requestQueue: RequestQueue;
   policy: DeliveryPolicy;
   onAttempt: (outcome: Outcome) => void;
   onError: (error: Error, what: string) => void;
@@ -53,6 +57,7 @@ export class WebhookDeliveries {
   private readonly deliverers = new Map<number, Deliverer>();
   private readonly window = new LiveWindow();
   private readonly recorder: Recorder;
+  private pacer: Pacer | undefined;
   private follower: Follower | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -68,6 +73,7 @@ export class WebhookDeliveries {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.pacer = new Pacer(() => this.options.requestQueue.waiting > 0);
     this.timer = setInterval(() => this.tick(), LEASE_TICK_MS);
     this.timer.unref();
     this.tick();
@@ -180,6 +186,7 @@ export class WebhookDeliveries {
     const deliverer = new Deliverer(row, {
       db: this.options.db,
       recorder: this.recorder,
+      pacer: this.pacer!,
       window: this.window,
       policy: this.options.policy,
       hooks: {
@@ -204,6 +211,7 @@ export class WebhookDeliveries {
     this.deliverers.clear();
     await Promise.all(stopping.map((d) => d.stop()));
     await this.recorder.close();
+    this.pacer?.close();
     await this.options.db.prisma.webhookEndpoint
       .updateMany({ where: { lease_owner: this.owner }, data: { lease_owner: null, lease_until: null } })
       .catch((error: Error) => this.options.onError(error, 'webhooks: giving up the leases failed'));

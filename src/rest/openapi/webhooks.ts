@@ -227,6 +227,13 @@ export function webhookPaths(): Record<string, PathItemObject> {
         },
       }),
     },
+    ...webhookActionPaths(),
+  };
+}
+
+/** Deliveries, replay and secret rotation of one endpoint. */
+function webhookActionPaths(): Record<string, PathItemObject> {
+  return {
     '/webhooks/{id}/deliveries': {
       parameters: [ID_PARAMETER],
       get: operation(
