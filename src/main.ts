@@ -130,7 +130,10 @@ async function start(): Promise<void> {
       purge: (prisma: PrismaDb, clock: Clock) => purgeChanges(prisma, clock, config.changesRetentionDays),
       what: `change log entries older than ${config.changesRetentionDays} days`,
     },
-    { purge: purgeWebhookRecords, what: 'webhook attempts and deliveries older than 7 days' },
+    {
+      purge: (_prisma: PrismaDb, clock: Clock) => purgeWebhookRecords(db, clock),
+      what: 'webhook attempts and deliveries older than 7 days',
+    },
   ];
   const purgeExpired = () =>
     purges.map(({ purge, what }) =>

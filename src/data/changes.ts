@@ -236,7 +236,10 @@ export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number)
   // By seq, not by date: entries numbered in commit order may carry slightly unordered times.
   const last = await prisma.change.aggregate({ where: { at: { lt: cutoff } }, _max: { seq: true } });
   // Never past what an active webhook endpoint has not received yet (src/webhooks/): it waits.
-  const held = await prisma.webhookEndpoint.aggregate({ where: { is_active: true }, _min: { cursor: true } });
+  const held = await prisma.webhookEndpoint.aggregate({
+    where: { is_active: true, api_client: { revoked: false } },
+    _min: { cursor: true },
+  });
   const through = last._max.seq === null ? null : Math.min(last._max.seq, held._min.cursor ?? Number.POSITIVE_INFINITY);
   if (through === null) return 0;
   let purged = 0;

@@ -20,6 +20,7 @@
  */
 import { changeObject } from '../data/change-document.ts';
 import { type ChangeEntry, changesAfter } from '../data/changes.ts';
+import { DomainError } from '../data/errors.ts';
 import { readableTypes, roleViews } from '../data/role-changes.ts';
 import { statesAround } from '../data/role-state.ts';
 import type { Database } from '../db/client.ts';
@@ -70,8 +71,6 @@ interface Pending {
   firstAttemptAt?: number;
   /** When it may be tried (ms since the epoch). */
   dueAt: number;
-  /** A delivery row exists for it. */
-  stored: boolean;
 }
 
 interface Done {
@@ -150,6 +149,8 @@ export class Deliverer implements Recorded {
 
   constructor(
     private readonly endpoint: EndpointRow,
+    /** The owner's role when it started: a deliverer is started again when it changes. */
+    readonly role: string,
     private readonly parts: DelivererParts,
   ) {
     ({ db: this.db, policy: this.policy, hooks: this.hooks } = parts);
@@ -200,7 +201,7 @@ export class Deliverer implements Recorded {
       return;
     }
     this.pulling = this.pull()
-      .catch((error: Error) => this.hooks.error(error, `webhook ${this.id}: reading the change log failed`))
+      .catch((error: Error) => this.pullFailed(error))
       .finally(() => {
         this.pulling = undefined;
         if (this.pullAgain) {
@@ -225,11 +226,28 @@ export class Deliverer implements Recorded {
         (await changesAfter(this.db.primary, this.frontier, { types: readable, limit: PAGE }));
       if (this.stopped) return;
       const shown = await this.selected(access, page.entries);
+      if (this.stopped) return;
       for (const entry of shown) this.queue(entry);
+      if (page.cursor !== this.frontier) this.parts.recorder.soon();
       this.frontier = page.cursor;
       this.pump();
       if (!page.hasMore) return;
     }
+  }
+
+  /**
+   * The log no longer holds what this endpoint has not received (it was purged while the endpoint
+   * was inactive, or the data was replaced): it cannot go on without a gap, so it is disabled, and
+   * enabling it again starts it from the log's end (webhooks/endpoints.ts).
+   */
+  private pullFailed(error: Error): void {
+    if (error instanceof DomainError && error.kind === 'cursor_expired') {
+      this.disabled = true;
+      this.parts.recorder.soon();
+      this.hooks.error(error, `webhook ${this.id}: disabled, the change log no longer holds what it has not received`);
+      return;
+    }
+    this.hooks.error(error, `webhook ${this.id}: reading the change log failed`);
   }
 
   /** The entries of `entries` this endpoint gets, as its owner's role sees them. */
@@ -259,7 +277,6 @@ export class Deliverer implements Recorded {
       attempts: known?.attempts ?? 0,
       firstAttemptAt: known?.created.getTime(),
       dueAt: known?.next?.getTime() ?? 0,
-      stored: known !== undefined,
     };
     this.known.delete(entry.seq);
     this.outstanding.set(entry.seq, pending);
@@ -385,6 +402,7 @@ export class Deliverer implements Recorded {
     const latest = new Map(done.map((d) => [d.pending.entry.seq, d]));
     const records: Records = {
       webhook: this.id,
+      generation: this.endpoint.generation,
       attempts: done.map((d) => ({
         webhook_id: this.id,
         seq: d.pending.entry.seq,
@@ -394,27 +412,17 @@ export class Deliverer implements Recorded {
         latency_ms: d.result.latencyMs,
         response: d.result.response ?? null,
       })),
-      deliveries: [...latest.values()].map((d) => {
-        const stored = d.pending.stored;
-        // Inserted by this flush: the next outcome updates the row.
-        d.pending.stored = true;
-        return { record: this.deliveryRecord(d), stored };
-      }),
+      deliveries: [...latest.values()].map((d) => this.deliveryRecord(d)),
       cursor,
       ...((healthChanged || done.length > 0) && { health: healthNow }),
     };
     if (!unwritten) return records;
-    // What the last flush could not write, then what came since: a delivery's latest state wins,
-    // inserted when the failed flush was to insert it.
-    const fresh = new Set(records.deliveries.map((d) => d.record.seq));
-    const notInserted = new Set(unwritten.deliveries.filter((d) => !d.stored).map((d) => d.record.seq));
+    // What the last flush could not write, then what came since: a delivery's latest state wins.
+    const fresh = new Set(records.deliveries.map((d) => d.seq));
     return {
       ...records,
       attempts: [...unwritten.attempts, ...records.attempts],
-      deliveries: [
-        ...unwritten.deliveries.filter((d) => !fresh.has(d.record.seq)),
-        ...records.deliveries.map((d) => (notInserted.has(d.record.seq) ? { ...d, stored: false } : d)),
-      ],
+      deliveries: [...unwritten.deliveries.filter((d) => !fresh.has(d.seq)), ...records.deliveries],
       health: records.health ?? unwritten.health,
     };
   }

@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeFeed, Follower } from '../data/change-feed.ts';
 import type { Clock } from '../clock.ts';
-import type { Database, PrismaDb } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
+import { Sql } from '../db/sql.ts';
 import type { RequestQueue } from '../http/concurrency.ts';
 import type { RoleBook } from '../permissions/book.ts';
 import { logPosition } from '../data/changes.ts';
@@ -27,14 +28,22 @@ import { Recorder } from './recorder.ts';
 /** How long attempts, and deliveries no longer retried, are kept. */
 export const RECORDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Deletes the attempts, and the deliveries not being retried, older than RECORDS_KEPT_MS; returns how many went. */
-export async function purgeWebhookRecords(prisma: PrismaDb, clock: Clock): Promise<number> {
+/**
+ * Deletes the attempts older than RECORDS_KEPT_MS, and the deliveries as old that are done and at
+ * or before their endpoint's cursor (one after it still tells a restarted deliverer not to send
+ * it again); returns how many went.
+ */
+export async function purgeWebhookRecords(db: Database, clock: Clock): Promise<number> {
   const before = new Date(clock.now().getTime() - RECORDS_KEPT_MS);
-  const attempts = await prisma.webhookAttempt.deleteMany({ where: { attempted_date: { lt: before } } });
-  const deliveries = await prisma.webhookDelivery.deleteMany({
-    where: { modified_date: { lt: before }, status: { not: 'retrying' } },
+  return db.transaction(async (tx) => {
+    const attempts = await tx.execute(
+      new Sql(tx.provider).text('DELETE FROM "webhook_attempts" WHERE "attempted_date" < ').value(before),
+    );
+    const deliveries = new Sql(tx.provider).text('DELETE FROM "webhook_deliveries" WHERE "modified_date" < ');
+    deliveries.value(before).text(` AND "status" <> 'retrying' AND "seq" <= `);
+    deliveries.text('(SELECT "cursor" FROM "webhooks" w WHERE w."id" = "webhook_deliveries"."webhook_id")');
+    return attempts + (await tx.execute(deliveries));
   });
-  return attempts.count + deliveries.count;
 }
 
 export const LEASE_MS = 6000;
@@ -63,6 +72,8 @@ export class WebhookDeliveries {
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private running = false;
+  /** When the leases were last renewed (performance.now()). */
+  private renewedAt = performance.now();
 
   constructor(private readonly options: DeliveriesOptions) {
     this.recorder = new Recorder(options.db, this.owner, (error) =>
@@ -120,7 +131,14 @@ export class WebhookDeliveries {
       return;
     }
     this.ticking = this.leases()
-      .catch((error: Error) => this.options.onError(error, 'webhooks: renewing and taking leases failed'))
+      .then(() => {
+        this.renewedAt = performance.now();
+      })
+      .catch(async (error: Error) => {
+        this.options.onError(error, 'webhooks: renewing and taking leases failed');
+        // Leases this replica could not renew may be another's by now: stop before it starts.
+        if (performance.now() - this.renewedAt > LEASE_MS - LEASE_TICK_MS) await this.stopAll();
+      })
       .finally(() => {
         this.ticking = undefined;
         if (this.tickAgain && this.running) {
@@ -142,8 +160,9 @@ export class WebhookDeliveries {
     const heldById = new Map(held.map((row) => [row.id, row]));
     for (const [id, deliverer] of this.deliverers) {
       const row = heldById.get(id);
-      if (row?.is_active && !row.api_client.revoked && row.generation === deliverer.generation && !deliverer.isDisabled)
-        continue;
+      // Still its to deliver, as it was started: same filters and cursor (generation), same role.
+      const unchanged = row?.generation === deliverer.generation && row.api_client.role === deliverer.role;
+      if (row?.is_active && !row.api_client.revoked && unchanged && !deliverer.isDisabled) continue;
       this.deliverers.delete(id);
       await deliverer.stop();
       if (row)
@@ -183,7 +202,7 @@ export class WebhookDeliveries {
     });
     if (!row) return;
     const role = row.api_client.role;
-    const deliverer = new Deliverer(row, {
+    const deliverer = new Deliverer(row, role, {
       db: this.options.db,
       recorder: this.recorder,
       pacer: this.pacer!,
@@ -195,9 +214,25 @@ export class WebhookDeliveries {
         error: this.options.onError,
       },
     });
+    try {
+      // What was delivered after the cursor is known before anything is sent.
+      await deliverer.start();
+    } catch (error) {
+      await prisma.webhookEndpoint.updateMany({
+        where: { id, lease_owner: this.owner },
+        data: { lease_owner: null, lease_until: null },
+      });
+      throw error;
+    }
     this.deliverers.set(id, deliverer);
     this.recorder.add(deliverer);
-    await deliverer.start();
+    deliverer.wake();
+  }
+
+  private async stopAll(): Promise<void> {
+    const stopping = [...this.deliverers.values()];
+    this.deliverers.clear();
+    await Promise.all(stopping.map((d) => d.stop()));
   }
 
   /** Stops delivering here: what is done is written, and the leases are given up for another replica to take at once. */
@@ -207,9 +242,7 @@ export class WebhookDeliveries {
     clearInterval(this.timer);
     await this.follower?.return();
     await this.ticking;
-    const stopping = [...this.deliverers.values()];
-    this.deliverers.clear();
-    await Promise.all(stopping.map((d) => d.stop()));
+    await this.stopAll();
     await this.recorder.close();
     this.pacer?.close();
     await this.options.db.prisma.webhookEndpoint

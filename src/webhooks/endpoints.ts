@@ -268,6 +268,8 @@ export class Endpoints {
       current: viewOf(current),
     });
     const reactivated = checked.is_active === true && !current.is_active;
+    // Enabled again where the log no longer holds what it has not received: it starts from now.
+    const lost = reactivated && (await this.expired(current.cursor));
     const row = await this.prisma.webhookEndpoint.update({
       where: { id },
       data: {
@@ -279,12 +281,24 @@ export class Endpoints {
         ...(checked.is_active !== undefined && { is_active: checked.is_active }),
         // Enabled again: it goes on from where it stopped, with a fresh count of failing days.
         ...(reactivated && { status: 'healthy', failing_since: null }),
+        ...(lost && { cursor: await logPosition(this.db.primary) }),
         generation: { increment: 1 },
         modified_date: this.clock.now(),
       },
     });
     this.changed(id);
     return viewOf(row);
+  }
+
+  /** Whether the log no longer holds what comes after `cursor`. */
+  private async expired(cursor: number): Promise<boolean> {
+    try {
+      await checkCursor(this.db.primary, cursor);
+      return false;
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'cursor_expired') return true;
+      throw error;
+    }
   }
 
   async remove(owner: number, id: number): Promise<void> {
@@ -321,8 +335,9 @@ export class Endpoints {
     await this.row(owner, id);
     await checkCursor(this.db.primary, after);
     await this.prisma.$transaction([
+      // What is retried now starts over, or is passed by (an `after` past it).
       this.prisma.webhookDelivery.deleteMany({
-        where: { webhook_id: id, seq: { gt: after }, status: { not: 'retrying' } },
+        where: { webhook_id: id, OR: [{ seq: { gt: after } }, { status: 'retrying' }] },
       }),
       this.prisma.webhookEndpoint.update({
         where: { id },

@@ -5,13 +5,15 @@
  * fifty endpoints that is a handful of statements a flush, not fifty transactions, and the
  * connections the API answers with are left to it.
  */
-import { insertRows, updateRow } from '../data/rows.ts';
+import { appendInsert, insertRows, updateRow } from '../data/rows.ts';
 import type { Database } from '../db/client.ts';
 import { Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 
 /** How often outcomes are written. */
 export const FLUSH_MS = 100;
+/** Deliveries per statement (PostgreSQL takes at most 65,535 parameters a statement). */
+const ROWS = 500;
 
 export type AttemptRecord = {
   webhook_id: number;
@@ -39,9 +41,11 @@ export type DeliveryRecord = {
 /** An endpoint's outcomes since the last flush, and where its cursor and health are now. */
 export interface Records {
   webhook: number;
+  /** The endpoint's generation the deliverer started from: records of an older one are stale. */
+  generation: number;
   attempts: AttemptRecord[];
-  /** The latest state of each delivery; `stored`: a row exists for it. */
-  deliveries: { record: DeliveryRecord; stored: boolean }[];
+  /** The latest state of each delivery. */
+  deliveries: DeliveryRecord[];
   cursor: number;
   /** The endpoint's health columns, when they changed. */
   health?: { status: string; failing_since: Date | null; last_success_date?: Date; is_active?: boolean };
@@ -116,24 +120,40 @@ export class Recorder {
   }
 
   private async write(tx: WriteTx, all: Records[]): Promise<void> {
-    const attempts = all.flatMap((r) => r.attempts);
+    const live = await this.current(tx, all);
+    const attempts = live.flatMap((r) => r.attempts);
     if (attempts.length > 0) await insertRows(tx, 'webhook_attempts', attempts);
-    const fresh = all.flatMap((r) => r.deliveries.filter((d) => !d.stored).map((d) => d.record));
-    if (fresh.length > 0) await insertRows(tx, 'webhook_deliveries', fresh);
-    for (const { record } of all.flatMap((r) => r.deliveries.filter((d) => d.stored))) {
-      const sql = new Sql(tx.provider).text('UPDATE "webhook_deliveries" SET "status" = ').value(record.status);
-      sql.text(', "attempts" = ').value(record.attempts);
-      sql.text(', "next_attempt_date" = ').value(record.next_attempt_date);
-      sql.text(', "modified_date" = ').value(record.modified_date);
-      sql.text(' WHERE "webhook_id" = ').value(record.webhook_id).text(' AND "seq" = ').value(record.seq);
-      await tx.execute(sql);
+    const deliveries = live.flatMap((r) => r.deliveries);
+    for (let i = 0; i < deliveries.length; i += ROWS) {
+      const sql = appendInsert(new Sql(tx.provider), 'webhook_deliveries', deliveries.slice(i, i + ROWS));
+      sql.text(' ON CONFLICT ("webhook_id", "seq") DO UPDATE SET "status" = excluded."status"');
+      sql.text(', "attempts" = excluded."attempts", "next_attempt_date" = excluded."next_attempt_date"');
+      await tx.execute(sql.text(', "modified_date" = excluded."modified_date"'));
     }
-    // Every cursor in one statement; only the rows this replica still holds.
+    if (live.length === 0) return;
+    // Every cursor in one statement.
     const cursors = new Sql(tx.provider).text('UPDATE "webhooks" SET "cursor" = CASE "id"');
-    for (const r of all)
+    for (const r of live)
       cursors.text(' WHEN ').value(r.webhook).text(' THEN CAST(').value(r.cursor).text(' AS INTEGER)');
-    cursors.text(' ELSE "cursor" END WHERE "lease_owner" = ').value(this.owner).text(' AND "id"');
-    await tx.execute(cursors.in(all.map((r) => r.webhook)));
-    for (const r of all.filter((r) => r.health)) await updateRow(tx, 'webhooks', r.webhook, { ...r.health });
+    await tx.execute(cursors.text(' ELSE "cursor" END WHERE "id"').in(live.map((r) => r.webhook)));
+    for (const r of live.filter((r) => r.health)) await updateRow(tx, 'webhooks', r.webhook, { ...r.health });
+  }
+
+  /**
+   * The records of endpoints this replica still holds, at the generation their deliverer started
+   * from: after a replay, a change of filters or a lease taken over, a deliverer's records are
+   * stale (it is stopped at the next tick) and are dropped. The rows are locked to the commit, so
+   * that no such change commits in between (SQLite has one writer anyway).
+   */
+  private async current(tx: WriteTx, all: Records[]): Promise<Records[]> {
+    const sql = new Sql(tx.provider).text('SELECT "id", "generation" FROM "webhooks" WHERE "lease_owner" = ');
+    sql
+      .value(this.owner)
+      .text(' AND "id"')
+      .in(all.map((r) => r.webhook));
+    if (tx.provider === 'postgresql') sql.text(' FOR UPDATE');
+    const rows = await tx.query<{ id: unknown; generation: unknown }>(sql);
+    const generations = new Map(rows.map((row) => [Number(row.id), Number(row.generation)]));
+    return all.filter((r) => generations.get(r.webhook) === r.generation);
   }
 }

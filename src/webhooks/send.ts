@@ -94,14 +94,15 @@ export function post(
       request.destroy();
       finish({ error: `no complete answer within ${timeoutMs} ms` });
     }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.message.replaceAll('\0', '') }));
     request.on('response', (answer) => {
       const chunks: Buffer[] = [];
       let read = 0;
+      // NUL cannot be stored in PostgreSQL's text: replaced.
       const done = () =>
         finish({
           status: answer.statusCode,
-          response: Buffer.concat(chunks).toString('utf8').slice(0, KEPT_ANSWER_BYTES),
+          response: Buffer.concat(chunks).toString('utf8').slice(0, KEPT_ANSWER_BYTES).replaceAll('\0', '\uFFFD'),
         });
       answer.on('data', (chunk: Buffer) => {
         if (read < KEPT_ANSWER_BYTES) chunks.push(chunk.subarray(0, KEPT_ANSWER_BYTES - read));

@@ -49,6 +49,10 @@ const NOT_PUBLIC: [network: string, prefix: number, what: string][] = [
   ['::1', 128, 'a loopback address'],
   ['fc00::', 7, 'a private address'],
   ['fe80::', 10, 'a link-local address'],
+  ['fec0::', 10, 'a site-local address'],
+  // IPv4 addresses inside IPv6 (NAT64, 6to4): they may lead to any of the above.
+  ['64:ff9b::', 96, 'an IPv4-translated address'],
+  ['2002::', 16, 'a 6to4 address'],
   ['ff00::', 8, 'a multicast address'],
 ];
 

@@ -5,7 +5,12 @@
  * webhook-id; dead letters and replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/auth/clients.ts';
+import { setClientRole } from '../../src/permissions/store.ts';
+import { LEASE_TICK_MS } from '../../src/webhooks/deliveries.ts';
 import { providers } from '../support/databases.ts';
+import { getTokens } from '../support/oauth.ts';
+import { applyTestRoles } from '../support/roles.ts';
 import { logAfter, logHead, sleep, waitUntil } from '../support/live.ts';
 import { type Call, Receiver } from '../support/receiver.ts';
 import { createBrand, createEndpoint, type Hub, renameBrand, startHub, testWebhooks } from './support.ts';
@@ -204,5 +209,105 @@ describe.each(providers)('dead letters and replay (%s)', (provider) => {
     expect((await hub.call('POST', `/webhooks/${id}/replay`, { after: '999999999' })).status).toBe(410);
     expect((await hub.call('POST', `/webhooks/${id}/replay`, { after: 'yesterday' })).status).toBe(400);
     expect((await hub.call('POST', `/webhooks/${id}/replay`, { from: '1' })).status).toBe(400);
+  });
+});
+
+describe.each(providers)('webhooks under change (%s)', (provider) => {
+  let hub: Hub;
+  const receiver = new Receiver();
+
+  beforeAll(async () => {
+    hub = await startHub(provider);
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await hub?.close();
+    await receiver.stop();
+  });
+
+  it('a replay while writes go on sends again everything after its cursor', async () => {
+    receiver.calls.length = 0;
+    receiver.behaviour = () => ({ status: 204, delayMs: 5 });
+    const { id } = await createEndpoint(hub, { url: receiver.url, types: ['brands'] });
+    const from = await logHead(hub.database.db.prisma);
+    const brands = await Promise.all([1, 2, 3].map(() => createBrand(hub)));
+    let writing = true;
+    const writes = (async () => {
+      for (let round = 0; writing && round < 200; round++) await Promise.all(brands.map((b) => renameBrand(hub, b)));
+    })();
+    await waitUntil(
+      () => receiver.calls.length >= 20,
+      () => '20 calls',
+      10_000,
+    );
+    const replayedFrom = receiver.calls.length;
+    expect((await hub.call('POST', `/webhooks/${id}/replay`, { after: String(from) })).status).toBe(200);
+    await sleep(300);
+    writing = false;
+    await writes;
+    const entries = await logAfter(hub.database.db.prisma, from, ['brands']);
+    // After the replay, every entry after `from` arrives again (the first ones a second time).
+    const again = () =>
+      new Set(
+        receiver.calls
+          .slice(replayedFrom)
+          .filter((c) => c.status < 300)
+          .map((c) => Number(c.data.id)),
+      );
+    await waitUntil(
+      () => again().size >= entries.length,
+      () => `all ${entries.length} again (have ${again().size})`,
+      20_000,
+    );
+    expect([...again()].sort((a, b) => a - b)).toEqual(entries.map((e) => e.seq));
+    await hub.call('DELETE', `/webhooks/${id}`);
+  });
+
+  it('records an answer holding a NUL byte', async () => {
+    receiver.calls.length = 0;
+    receiver.behaviour = () => ({ status: 200, body: 'ok\0done' });
+    const { id } = await createEndpoint(hub, { url: receiver.url, types: ['brands'] });
+    await createBrand(hub);
+    const list = await until(
+      async () => (await hub.call('GET', `/webhooks/${id}/deliveries`)).body.data as any[],
+      (l) => l.length > 0,
+    );
+    expect(list[0].attributes.attempt_log[0].response).toBe('ok\uFFFDdone');
+    await hub.call('DELETE', `/webhooks/${id}`);
+  });
+
+  it('follows its owner to a new role', { timeout: 30_000 }, async () => {
+    await applyTestRoles(hub.database.db, {
+      units_only: { units: { read: {} } },
+      brands_and_units: { units: { read: {} }, brands: { read: {} } },
+    });
+    const client = await createClient(hub.database.db.prisma, 'mover', ['read', 'write'], 'brands_and_units');
+    const { access_token: token } = await getTokens(hub.t, client, 'read write');
+    receiver.calls.length = 0;
+    receiver.behaviour = () => ({ status: 204 });
+    await createEndpoint(hub, { url: receiver.url }, token);
+    await createBrand(hub);
+    await waitUntil(
+      () => receiver.calls.length >= 1,
+      () => 'the brand',
+      10_000,
+    );
+    await setClientRole(hub.database.db.prisma, hub.database.db.provider, client.client_id, 'units_only', 'test@tests');
+    // A lease tick (every 2 s) starts its deliverer again under the new role.
+    await sleep(2 * LEASE_TICK_MS + 500);
+    receiver.calls.length = 0;
+    await createBrand(hub);
+    const unit = await hub.call('POST', '/units', {
+      data: { type: 'units', attributes: { reference: `MOVE-${provider}` } },
+    });
+    await waitUntil(
+      () => receiver.calls.length >= 1,
+      () => 'the unit',
+      10_000,
+    );
+    await sleep(300);
+    expect(receiver.calls.map((c) => `${c.type} ${c.data.attributes.resource_id}`)).toEqual([
+      `units.created ${unit.body.data.id}`,
+    ]);
   });
 });
