@@ -334,14 +334,17 @@ export class Endpoints {
   async replay(owner: number, id: number, after: number): Promise<{ after: string }> {
     await this.row(owner, id);
     await checkCursor(this.db.primary, after);
+    // The endpoint's row first: its lock waits for a flush of the deliverer's records in progress
+    // (src/webhooks/recorder.ts), so that the delete below sees what that flush wrote; the
+    // generation moved, later flushes of the running deliverer are dropped.
     await this.prisma.$transaction([
-      // What is retried now starts over, or is passed by (an `after` past it).
-      this.prisma.webhookDelivery.deleteMany({
-        where: { webhook_id: id, OR: [{ seq: { gt: after } }, { status: 'retrying' }] },
-      }),
       this.prisma.webhookEndpoint.update({
         where: { id },
         data: { cursor: after, generation: { increment: 1 }, modified_date: this.clock.now() },
+      }),
+      // What is retried now starts over, or is passed by (an `after` past it).
+      this.prisma.webhookDelivery.deleteMany({
+        where: { webhook_id: id, OR: [{ seq: { gt: after } }, { status: 'retrying' }] },
       }),
     ]);
     this.changed(id);

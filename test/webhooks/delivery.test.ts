@@ -4,7 +4,7 @@
  * while the receiver is slow, fails at random and is down for a while; a retry carries the same
  * webhook-id; dead letters and replay.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { setClientRole } from '../../src/permissions/store.ts';
 import { LEASE_TICK_MS } from '../../src/webhooks/deliveries.ts';
@@ -13,7 +13,7 @@ import { getTokens } from '../support/oauth.ts';
 import { applyTestRoles } from '../support/roles.ts';
 import { logAfter, logHead, sleep, waitUntil } from '../support/live.ts';
 import { type Call, Receiver } from '../support/receiver.ts';
-import { createBrand, createEndpoint, type Hub, renameBrand, startHub, testWebhooks } from './support.ts';
+import { createBrand, createEndpoint, hubWithReceiver, renameBrand, testWebhooks } from './support.ts';
 
 /** Per resource, the entries' positions in the order the receiver accepted them. */
 function acceptedByResource(calls: Call[]): Map<string, number[]> {
@@ -39,17 +39,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 }
 
 describe.each(providers)('webhook delivery (%s)', (provider) => {
-  let hub: Hub;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    hub = await startHub(provider);
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await receiver.stop();
-  });
+  const { hub, receiver } = hubWithReceiver(provider);
 
   it('delivers every entry once, signed so that standardwebhooks verifies it', async () => {
     receiver.calls.length = 0;
@@ -141,17 +131,7 @@ describe.each(providers)('webhook delivery (%s)', (provider) => {
 });
 
 describe.each(providers)('dead letters and replay (%s)', (provider) => {
-  let hub: Hub;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    hub = await startHub(provider, { webhooks: testWebhooks({ retryForMs: 300 }) });
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await receiver.stop();
-  });
+  const { hub, receiver } = hubWithReceiver(provider, { webhooks: testWebhooks({ retryForMs: 300 }) });
 
   it('gives up on an entry after the retry period, goes on with the next, and sends everything again on replay', async () => {
     let refused: number | undefined;
@@ -213,17 +193,7 @@ describe.each(providers)('dead letters and replay (%s)', (provider) => {
 });
 
 describe.each(providers)('webhooks under change (%s)', (provider) => {
-  let hub: Hub;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    hub = await startHub(provider);
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await receiver.stop();
-  });
+  const { hub, receiver } = hubWithReceiver(provider);
 
   it('a replay while writes go on sends again everything after its cursor', async () => {
     receiver.calls.length = 0;

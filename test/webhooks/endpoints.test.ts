@@ -4,27 +4,17 @@
  * while), an inactive endpoint going on from where it stopped, and an endpoint that gets only
  * what its owner's role sees.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { providers } from '../support/databases.ts';
 import { logAfter, logHead, sleep, waitUntil } from '../support/live.ts';
 import { getTokens } from '../support/oauth.ts';
 import { Receiver } from '../support/receiver.ts';
 import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.ts';
-import { createBrand, createEndpoint, type Hub, renameBrand, startHub } from './support.ts';
+import { createBrand, createEndpoint, hubWithReceiver, renameBrand } from './support.ts';
 
 describe.each(providers)('webhook endpoints (%s)', (provider) => {
-  let hub: Hub;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    hub = await startHub(provider);
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await receiver.stop();
-  });
+  const { hub, receiver } = hubWithReceiver(provider);
 
   const post = (attributes: unknown, token?: string) =>
     hub.call('POST', '/webhooks', { data: { type: 'webhooks', attributes } }, token);

@@ -1,25 +1,15 @@
 /** Webhook endpoints over GraphQL, on both databases: the same endpoints and rules as REST. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { providers } from '../support/databases.ts';
 import { sleep, waitUntil } from '../support/live.ts';
 import { getTokens } from '../support/oauth.ts';
 import { Receiver } from '../support/receiver.ts';
 import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.ts';
-import { createBrand, type Hub, startHub } from './support.ts';
+import { createBrand, hubWithReceiver } from './support.ts';
 
 describe.each(providers)('webhooks over GraphQL (%s)', (provider) => {
-  let hub: Hub;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    hub = await startHub(provider);
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await receiver.stop();
-  });
+  const { hub, receiver } = hubWithReceiver(provider);
 
   async function gql(query: string, variables: Record<string, unknown> = {}, token = hub.token) {
     const res = await hub.t.request('/graphql', {

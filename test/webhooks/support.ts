@@ -1,4 +1,5 @@
 /** What the webhook tests share: an app that delivers, a client of it, REST calls, writes. */
+import { afterAll, beforeAll } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -7,6 +8,7 @@ import { testApp, type TestApp } from '../support/app.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
 import { getTokens } from '../support/oauth.ts';
 import type { Provider } from '../../src/db/url.ts';
+import { Receiver } from '../support/receiver.ts';
 
 export interface Hub {
   database: MigratedDatabase;
@@ -89,4 +91,22 @@ export async function createEndpoint(hub: Hub, attributes: Record<string, unknow
   const res = await hub.call('POST', '/webhooks', { data: { type: 'webhooks', attributes } }, token);
   if (res.status !== 201) throw new Error(`webhook not created: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: Number(res.body.data.id), secret: String(res.body.data.attributes.secret) };
+}
+
+/**
+ * A hub and a receiver for the suite it is called in: started before its tests, stopped after.
+ * The hub is filled in when it has started.
+ */
+export function hubWithReceiver(provider: Provider, options: Parameters<typeof startHub>[1] = {}) {
+  const hub = {} as Hub;
+  const receiver = new Receiver();
+  beforeAll(async () => {
+    Object.assign(hub, await startHub(provider, options));
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await hub.close?.();
+    await receiver.stop();
+  });
+  return { hub, receiver };
 }
