@@ -304,7 +304,8 @@ export class Deliverer implements Recorded {
   }
 
   private pump(): void {
-    while (!this.stopped && this.inFlight < this.policy.concurrency && this.ready.length > 0) {
+    // Disabled: nothing more is sent (the replica's next lease tick stops this deliverer).
+    while (!this.stopped && !this.disabled && this.inFlight < this.policy.concurrency && this.ready.length > 0) {
       // The replica's pacer first: the API's requests come before calls.
       if (this.awaitingPermit) return;
       if (!this.parts.pacer.take(() => this.pumpOnce())) {
@@ -320,7 +321,7 @@ export class Deliverer implements Recorded {
   /** A permit freed up for this deliverer: one call, then as many as there is room for. */
   private pumpOnce(): void {
     this.awaitingPermit = false;
-    if (this.stopped || this.inFlight >= this.policy.concurrency || this.ready.length === 0) {
+    if (this.stopped || this.disabled || this.inFlight >= this.policy.concurrency || this.ready.length === 0) {
       this.parts.pacer.give();
       return;
     }

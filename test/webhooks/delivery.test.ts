@@ -281,3 +281,41 @@ describe.each(providers)('webhooks under change (%s)', (provider) => {
     ]);
   });
 });
+
+describe.each(providers)('an endpoint that keeps failing (%s)', (provider) => {
+  const { hub, receiver } = hubWithReceiver(provider, {
+    webhooks: testWebhooks({ disableAfterMs: 400, retryForMs: 60_000 }),
+  });
+
+  it('is disabled after the period without a success, and goes on from where it stopped once enabled again', async () => {
+    receiver.behaviour = () => ({ status: 503 });
+    const { id } = await createEndpoint(hub, { url: receiver.url, types: ['brands'] });
+    const from = await logHead(hub.database.db.prisma);
+    await createBrand(hub);
+    const status = async () => (await hub.call('GET', `/webhooks/${id}`)).body.data.attributes;
+    const disabled = await until(status, (a) => a.status === 'disabled');
+    expect(disabled).toMatchObject({ status: 'disabled', is_active: false });
+    // Nothing more is tried while it is disabled.
+    await sleep(300);
+    const tried = receiver.calls.length;
+    await createBrand(hub);
+    await sleep(500);
+    expect(receiver.calls.length).toBe(tried);
+    // /metrics counts the attempts by outcome.
+    const metrics = await (await hub.t.request('/metrics')).text();
+    expect(metrics).toMatch(/webhook_attempts_total\{outcome="failed"\} [1-9]/);
+    // Mended and enabled again: both brands arrive, the first one first.
+    receiver.behaviour = () => ({ status: 204 });
+    const enabled = await hub.call('PATCH', `/webhooks/${id}`, {
+      data: { type: 'webhooks', attributes: { is_active: true } },
+    });
+    expect(enabled.body.data.attributes).toMatchObject({ status: 'healthy', is_active: true });
+    const entries = await logAfter(hub.database.db.prisma, from, ['brands']);
+    await waitUntil(
+      () => receiver.delivered().length >= 2,
+      () => 'both brands',
+      10_000,
+    );
+    expect(receiver.delivered().map((c) => Number(c.data.id))).toEqual(entries.map((e) => e.seq));
+  });
+});
