@@ -68,6 +68,7 @@ export class WebhookDeliveries {
   private readonly recorder: Recorder;
   private pacer: Pacer | undefined;
   private follower: Follower | undefined;
+  private following: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
@@ -88,7 +89,6 @@ export class WebhookDeliveries {
     this.timer = setInterval(() => this.tick(), LEASE_TICK_MS);
     this.timer.unref();
     this.tick();
-    void this.follow();
   }
 
   /** An endpoint was made or changed here: act on it now rather than at the next tick. */
@@ -102,27 +102,44 @@ export class WebhookDeliveries {
     return [...this.deliverers.values()].map((d) => ({ id: d.id, ms: d.oldestWaitingMs(now) }));
   }
 
+  /** Follows the change log while this replica delivers for some endpoint (and only then: no listening otherwise). */
+  private ensureFollowing(): void {
+    this.following ??= this.follow().finally(() => {
+      this.following = undefined;
+    });
+  }
+
   private async follow(): Promise<void> {
-    while (this.running) {
+    while (this.running && this.deliverers.size > 0) {
       try {
         const position = await logPosition(this.options.db.primary);
-        this.follower = await this.options.feed.follow(position);
+        const follower = await this.options.feed.follow(position);
+        this.follower = follower;
         this.window.start(position);
         for (;;) {
-          const entries = await this.follower.take();
-          if (!entries) return;
+          const entries = await follower.take();
+          // Ended by unfollow: go on only if endpoints were taken meanwhile (the loop's test).
+          if (!entries) break;
           this.window.add(entries);
           for (const deliverer of this.deliverers.values()) deliverer.wake();
         }
       } catch (error) {
-        this.window.reset();
-        if (!this.running) return;
+        if (!this.running) break;
         // Behind, or the feed lost its reads: follow again (the deliverers read the log themselves).
         this.options.onError(error as Error, 'webhooks: following the change log failed; following again');
         for (const deliverer of this.deliverers.values()) deliverer.wake();
         await new Promise((resolve) => setTimeout(resolve, 1000));
+      } finally {
+        this.window.reset();
       }
     }
+  }
+
+  /** No endpoint delivered here any more: the change log is not followed. */
+  private async unfollow(): Promise<void> {
+    const follower = this.follower;
+    this.follower = undefined;
+    await follower?.return();
   }
 
   private tick(): void {
@@ -171,6 +188,7 @@ export class WebhookDeliveries {
           data: { lease_owner: null, lease_until: null },
         });
     }
+    if (this.deliverers.size === 0) await this.unfollow();
     if (!this.running) return;
     const free = await prisma.webhookEndpoint.findMany({
       where: {
@@ -226,6 +244,7 @@ export class WebhookDeliveries {
     }
     this.deliverers.set(id, deliverer);
     this.recorder.add(deliverer);
+    this.ensureFollowing();
     deliverer.wake();
   }
 
@@ -240,7 +259,7 @@ export class WebhookDeliveries {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.timer);
-    await this.follower?.return();
+    await this.unfollow();
     await this.ticking;
     await this.stopAll();
     await this.recorder.close();
