@@ -116,6 +116,8 @@ export class WebhookDeliveries {
         const follower = await this.options.feed.follow(position);
         this.follower = follower;
         this.window.start(position);
+        // What committed between a deliverer's last read and `position` is in no window: they read it.
+        for (const deliverer of this.deliverers.values()) deliverer.wake();
         for (;;) {
           const entries = await follower.take();
           // Ended by unfollow: go on only if endpoints were taken meanwhile (the loop's test).
@@ -189,6 +191,8 @@ export class WebhookDeliveries {
         });
     }
     if (this.deliverers.size === 0) await this.unfollow();
+    // A safety net under the feed's signals: a deliverer at the end of the window reads nothing.
+    for (const deliverer of this.deliverers.values()) deliverer.wake();
     if (!this.running) return;
     const free = await prisma.webhookEndpoint.findMany({
       where: {
