@@ -101,13 +101,13 @@ function stringList(value: unknown, field: string, allowed: readonly string[], w
   return [...new Set(value as string[])];
 }
 
-/** The field names a where input names (keys other than and, or, not), at any depth of and/or/not. */
+/** The field names a where input names (keys other than AND, OR, NOT), at any depth of AND/OR/NOT. */
+const COMBINATORS = new Set(['AND', 'OR', 'NOT']);
+
 function namedFields(input: unknown): string[] {
   if (Array.isArray(input)) return input.flatMap(namedFields);
   if (typeof input !== 'object' || input === null) return [];
-  return Object.entries(input).flatMap(([key, value]) =>
-    key === 'and' || key === 'or' || key === 'not' ? namedFields(value) : [key],
-  );
+  return Object.entries(input).flatMap(([key, value]) => (COMBINATORS.has(key) ? namedFields(value) : [key]));
 }
 
 function checkWhere(

@@ -138,6 +138,8 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
     expect(forbidden.status).toBe(403);
     const hidden = await post({ url: receiver.url, where: { products: { nlc: { gt: 1 } } } }, shop);
     expect(hidden.status).toBe(403);
+    const nested = await post({ url: receiver.url, where: { products: { OR: [{ NOT: { nlc: { gt: 1 } } }] } } }, shop);
+    expect(nested.status).toBe(403);
     const { id } = await createEndpoint(hub, { url: receiver.url }, shop);
     const unit = await hub.call('POST', '/units', {
       data: { type: 'units', attributes: { reference: `U-${provider}` } },
