@@ -78,6 +78,44 @@ export function positionIn(row: Record<string, unknown>): number {
   return boundsOf({ head: row.__log_head, horizon: row.__log_horizon }).head;
 }
 
+/** Where a snapshot's log stands: its newest entry and its horizon, as LOG_POSITION_COLUMNS read them. */
+export interface LogState {
+  head: number;
+  horizon: number;
+}
+
+/**
+ * A column, `"__log_settled"`, true when every entry the snapshot holds is numbered. PostgreSQL
+ * numbers an entry after its write committed (./change-log.ts), so a snapshot may hold a write
+ * whose entries have no number yet; SQLite numbers as it inserts.
+ */
+export function logSettledColumn(provider: Provider): string {
+  return provider === 'postgresql'
+    ? `NOT EXISTS (SELECT 1 FROM "changes" WHERE "seq" IS NULL) AS "__log_settled"`
+    : `1 AS "__log_settled"`;
+}
+
+/** The log's state in a row of a statement with LOG_POSITION_COLUMNS and logSettledColumn; undefined when not settled. */
+export function settledLogIn(row: Record<string, unknown>): LogState | undefined {
+  if (!row.__log_settled) return undefined;
+  return { head: Number(row.__log_head), horizon: Number(row.__log_horizon) };
+}
+
+/**
+ * Appends a condition true when the snapshot's log stands at `state`, settled. Two settled
+ * snapshots at the same state hold the same committed writes: every write logs its entries in its
+ * own transaction, entries are numbered in commit order (a write that committed later would have
+ * an entry past `head`, or one without a number), and replacing the data raises the horizon.
+ */
+export function appendLogStandsAt(sql: Sql, state: LogState): void {
+  sql
+    .text(`(SELECT COALESCE(MAX("seq"), 0) FROM "changes") = `)
+    .value(state.head)
+    .text(` AND (SELECT COALESCE(MAX("horizon"), 0) FROM "change_log_horizon") = `)
+    .value(state.horizon);
+  if (sql.provider === 'postgresql') sql.text(` AND NOT EXISTS (SELECT 1 FROM "changes" WHERE "seq" IS NULL)`);
+}
+
 function boundsOf(row: { head: unknown; horizon: unknown }): Bounds {
   const horizon = Number(row.horizon);
   return { head: Math.max(Number(row.head), horizon), horizon };

@@ -9,8 +9,17 @@ import { appendSearchJoin } from '../query/search.ts';
 import type { WhereNode } from '../query/where.ts';
 import { selectList, type Column } from './columns.ts';
 import type { DataSource, Row } from './load.ts';
-import { LOG_POSITION_COLUMNS, logPosition, positionIn } from './changes.ts';
+import {
+  LOG_POSITION_COLUMNS,
+  type LogState,
+  appendLogStandsAt,
+  logPosition,
+  logSettledColumn,
+  positionIn,
+  settledLogIn,
+} from './changes.ts';
 import { Sql, countValue, id } from '../db/sql.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 
 export interface Order {
   column: string;
@@ -44,6 +53,32 @@ export function appendRows(sql: Sql, db: DataSource, type: string, rows: ListRow
 /** The column a page read with its total carries it in (listPage). */
 const TOTAL = '__total';
 
+/** A list's total, counted in a snapshot whose log stood at `log`. */
+interface KeptTotal {
+  total: number;
+  log: LogState;
+}
+
+/**
+ * Totals of filtered lists kept between pages, keyed by the list's SQL (its type, the client's
+ * filters and the role's row filter, with their values): a page statement counts its list again
+ * only when the log has moved since the total was counted, and otherwise answers the kept one
+ * (appendLogStandsAt says when that is exact). The count was most of a REST page's time in
+ * PostgreSQL: 0.8 of 1 ms for 10,000 products, and 1.1 ms under a role's row filter.
+ */
+export class KeptTotals {
+  // A key is an SQL text and its values, a few hundred bytes: about 4 MB at most.
+  private readonly totals = new BoundedCache<string, KeptTotal>((key) => key.length + 100, 4_000_000, 10_000);
+
+  get(key: string): KeptTotal | undefined {
+    return this.totals.get(key);
+  }
+
+  set(key: string, total: KeptTotal): void {
+    this.totals.set(key, total);
+  }
+}
+
 /** One page of rows, in order. */
 export async function listRows(
   db: DataSource,
@@ -51,7 +86,7 @@ export async function listRows(
   query: ListQuery,
   columns: readonly Column[],
 ): Promise<Row[]> {
-  return db.query<Row>(pageStatement(db, type, query, columns, false));
+  return db.query<Row>(pageStatement(db, type, query, columns));
 }
 
 /**
@@ -64,6 +99,9 @@ export async function listRows(
  * the end has no row to carry the total: then, and only then, it is counted apart. Rows keep the
  * total in a column of their own, which no document reads.
  *
+ * With `kept`, a total counted earlier is answered again while the log stands where it stood
+ * (KeptTotals): the same one statement, without the count.
+ *
  * The change log's position (REST's `meta.changes_cursor`) comes with the rows too, of the same
  * snapshot. An empty page has no row to carry it: the position is read first and the page read
  * again, so that the position is never ahead of the rows (a write between the two reads shows in
@@ -74,8 +112,22 @@ export async function listPage(
   type: string,
   query: ListQuery,
   columns: readonly Column[],
+  kept?: KeptTotals,
 ): Promise<{ rows: Row[]; total: number; logPosition: number }> {
-  const page = () => db.query<Row>(pageStatement(db, type, query, columns, true));
+  const key = kept && totalKey(db, type, query);
+  const page = async () => {
+    const known = key === undefined ? undefined : kept!.get(key);
+    const rows = await db.query<Row>(pageStatement(db, type, query, columns, { known }));
+    const first = rows[0];
+    if (first && first[TOTAL] === null) first[TOTAL] = known!.total;
+    else if (first && key !== undefined) {
+      // Only a page with rows keeps its total. Seeding, the one write without entries, goes only
+      // into a database without master data, whose pages have none: no total outlives a seed.
+      const log = settledLogIn(first);
+      if (log) kept!.set(key, { total: Number(first[TOTAL]), log });
+    }
+    return rows;
+  };
   const withPosition = (rows: Row[]) => ({ rows, total: Number(rows[0]![TOTAL]), logPosition: positionIn(rows[0]!) });
   const rows = await page();
   if (rows.length > 0) return withPosition(rows);
@@ -105,19 +157,39 @@ export function orderClause(query: Pick<ListQuery, 'orderBy' | 'search'>, alias:
   return ` ORDER BY ${byRelevance}${order.map((o) => `${alias}.${id(o.column)} ${direction(o)}`).join(', ')}`;
 }
 
+/** What KeptTotals keeps a list's total under: the SQL that counts it. */
+function totalKey(db: DataSource, type: string, rows: ListRows): string {
+  const count = new Sql(db.provider);
+  appendRows(count, db, type, rows);
+  return `${count}\0${JSON.stringify(count.values)}`;
+}
+
+/**
+ * A page's statement; with `totals`, it also reads the list's total and the log's position, and,
+ * where a total counted earlier is `known`, reads NULL in place of the total while the log stands
+ * where it stood then (both databases evaluate the count's subquery only when asked for it).
+ */
 function pageStatement(
   db: DataSource,
   type: string,
   query: ListQuery,
   columns: readonly Column[],
-  withTotalAndPosition: boolean,
+  totals?: { known: KeptTotal | undefined },
 ): Sql {
   const orderBy = orderClause(query, 't', 's');
   const sql = new Sql(db.provider).text(`SELECT ${selectList(db.provider, columns, 't')}`);
-  if (withTotalAndPosition) {
-    sql.text(', (SELECT COUNT(*)');
+  if (totals) {
+    sql.text(', ');
+    if (totals.known) {
+      sql.text('CASE WHEN ');
+      appendLogStandsAt(sql, totals.known.log);
+      sql.text(' THEN NULL ELSE ');
+    }
+    sql.text('(SELECT COUNT(*)');
     appendRows(sql, db, type, query);
-    sql.text(`) AS ${id(TOTAL)}, ${LOG_POSITION_COLUMNS}`);
+    sql.text(')');
+    if (totals.known) sql.text(' END');
+    sql.text(` AS ${id(TOTAL)}, ${LOG_POSITION_COLUMNS}, ${logSettledColumn(db.provider)}`);
   }
   // A page past the first is cut by ids alone, and only its rows are read.
   // PostgreSQL computes the select list for every row OFFSET skips, relationship subqueries

@@ -7,7 +7,7 @@ import { readingAs } from '../data/visible.ts';
 import type { Access } from '../permissions/access.ts';
 import { authorizeRoute } from './authorize.ts';
 import { Hono, type Context } from 'hono';
-import { listPage } from '../data/list.ts';
+import { KeptTotals, listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { BomWriter } from '../data/bom-writes.ts';
@@ -74,6 +74,8 @@ class RestHandlers {
   private readonly tags: EntityTags;
   /** GET answers' bytes, with the resource objects in them kept between requests (./document-bytes.ts). */
   private readonly answers = new DocumentBytes();
+  /** Lists' totals, counted again only after a write (../data/list.ts). */
+  private readonly totals = new KeptTotals();
 
   constructor(private readonly options: RestOptions) {
     this.tags = new EntityTags(options.basePath);
@@ -221,7 +223,7 @@ class RestHandlers {
       rows,
       total,
       logPosition: cursor,
-    } = await listPage(loaders.source, route.type, list, loaders.columns(route.type));
+    } = await listPage(loaders.source, route.type, list, loaders.columns(route.type), this.totals);
     loaders.prime(route.type, rows);
     const asJson = this.asJson(docs);
     const [data, included] = await Promise.all([
