@@ -199,7 +199,15 @@ function pageStatement(
   /** ` FROM <type> t WHERE ... ORDER BY ... LIMIT ... OFFSET ...`: the page. */
   const page = () => {
     appendRows(sql, db, type, query);
-    sql.text(orderBy).text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
+    sql.text(orderBy);
+    // The first page's LIMIT is part of the text, with no OFFSET. PostgreSQL plans a prepared
+    // statement whose LIMIT is a parameter anew at every execution (a plan for a LIMIT it cannot
+    // see never looks cheaper), and planning a page's statement, with its columns' subqueries,
+    // cost more than running it. Measured with the REST W2 page statement (50 of 10,000
+    // products): 1.0-1.4 ms -> 0.69 ms an execution; under a role's row filter, 1.2-1.7 ->
+    // 0.72 ms. A limit is a page size, so the texts are few.
+    if (query.offset === 0) sql.text(` LIMIT ${integerLiteral(query.limit)}`);
+    else sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value(query.offset);
   };
   // A search's page is ordered by the search's relevance, which only its own join has.
   if (query.offset === 0 || query.search) {
@@ -226,4 +234,10 @@ export async function countRows(db: DataSource, type: string, rows: ListRows): P
   const sql = new Sql(db.provider).text('SELECT COUNT(*) AS "n"');
   appendRows(sql, db, type, rows);
   return countValue((await db.query<{ n: unknown }>(sql))[0]);
+}
+
+/** A number written into SQL text: only ever a whole number the service computed (a page size). */
+function integerLiteral(value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a page size: ${value}`);
+  return String(value);
 }
