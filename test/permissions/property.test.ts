@@ -189,7 +189,7 @@ function visibleRow(role: RandomRole, rows: Map<string, Map<number, any>>, type:
   const rule = role.rules.get(type);
   if (!rule) return false;
   const row = rows.get(type)?.get(id);
-  if (!row) return TYPES.includes(type as any) ? false : true;
+  if (!row) return !TYPES.includes(type as any);
   return !rule.condition || rule.condition.holds(row);
 }
 
