@@ -53,8 +53,9 @@ describe.each(providers)('webhooks across a crash (%s)', (provider) => {
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as any;
     };
-    // Slow answers: deliveries are in flight when the process dies.
-    receiver.behaviour = () => ({ status: 204, delayMs: 15 });
+    // Slow answers until the kill: deliveries are in flight when the process dies, and on a busy
+    // machine (writes slow too) they cannot all be done before it (13 per brand, in order).
+    receiver.behaviour = () => ({ status: 204, delayMs: 600 });
     await call('POST', '/webhooks', {
       data: { type: 'webhooks', attributes: { url: receiver.url, types: ['brands'] } },
     });
@@ -88,6 +89,7 @@ describe.each(providers)('webhooks across a crash (%s)', (provider) => {
     const beforeKill = receiver.calls.length;
     expect(beforeKill).toBeLessThan(entries.length);
 
+    receiver.behaviour = () => ({ status: 204, delayMs: 15 });
     service = await startService(env);
     console.info(`[crash ${provider}] restarted, ${receiver.calls.length} calls so far`);
     const ids = () => new Set(receiver.delivered().map((c) => c.id));
