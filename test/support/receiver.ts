@@ -92,6 +92,13 @@ export class Receiver {
     return this.calls.filter((c) => c.status >= 200 && c.status < 300);
   }
 
+  /** The change-log cursors (entry seqs) of the calls answered 2xx, ascending. */
+  deliveredSeqs(): number[] {
+    return this.delivered()
+      .map((c) => Number(c.data.id))
+      .sort((a, b) => a - b);
+  }
+
   /** Verifies a call's signature with the standardwebhooks library, as a receiver would; throws when it does not verify. */
   static verify(secret: string, call: Call): unknown {
     return new Webhook(secret).verify(call.body, call.headers);
