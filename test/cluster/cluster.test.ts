@@ -12,7 +12,7 @@
  * production").
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { applyRoles, setClientRole } from '../../src/permissions/store.ts';
 import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts';
@@ -97,6 +97,13 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     standby?.remove();
     await direct?.cleanup();
   });
+
+  // A test that failed half-way may leave a replica it killed down: the next tests start with three.
+  afterEach(async () => {
+    for (const [i, replica] of replicas.entries())
+      if (replica.child.exitCode !== null || replica.child.signalCode !== null)
+        replicas[i] = await startReplica(ports[i]!);
+  }, 60_000);
 
   const replicaUrl = (i: number) => `http://127.0.0.1:${ports[i]}`;
   const statusOn = async (i: number, token: string) =>
@@ -194,6 +201,7 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
   it('the replica delivering for a webhook endpoint is killed: another takes over within 10 s, and nothing is lost', async () => {
     const receiver = new Receiver();
     await receiver.start();
+    let writing = true;
     try {
       const { access_token: token } = await tokensOf(sendTo(front), client);
       const made = await fetch(`${front}/webhooks`, {
@@ -204,11 +212,17 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
       expect(made.status).toBe(201);
       const endpoint = Number(((await made.json()) as { data: { id: number } }).data.id);
       const from = Number((await direct.db.prisma.change.aggregate({ _max: { seq: true } }))._max.seq ?? 0);
-      let writing = true;
+      // A write on the replica killed is cut off (HAProxy closes the connection or answers 502):
+      // the writer goes on, or nothing would be written after the kill for another to deliver.
+      let cutOff = 0;
       const writes = (async () => {
         for (let i = 0; writing; i++) {
-          const res = await brandCreate(front, token, `CLUSTER-HOOK-${Date.now()}-${i}`);
-          expect([201, 502, 503]).toContain(res.status);
+          const status = await brandCreate(front, token, `CLUSTER-HOOK-${Date.now()}-${i}`).then(
+            (res) => res.status,
+            () => 'fetch failed',
+          );
+          if (status !== 201) cutOff++;
+          expect([201, 502, 503, 'fetch failed']).toContain(status);
           await new Promise((r) => setTimeout(r, 50));
         }
       })();
@@ -234,10 +248,12 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
       await waitFor(() => delivered().size >= entries.length, `all ${entries.length} entries delivered`, 15_000);
       expect([...delivered()].sort((a, b) => a - b)).toEqual(entries.map((e) => e.seq));
       console.info(
-        `[cluster] the lease holder of a webhook endpoint killed: replica ${killed + 1}; another delivered ${tookOver.toFixed(0)} ms later; ${entries.length} entries, all delivered (${receiver.delivered().length - entries.length} twice)`,
+        `[cluster] the lease holder of a webhook endpoint killed: replica ${killed + 1}; another delivered ${tookOver.toFixed(0)} ms later; ${entries.length} entries, all delivered (${receiver.delivered().length - entries.length} twice); ${cutOff} writes cut off by the kill`,
       );
+      expect(cutOff).toBeLessThanOrEqual(2);
       expect(tookOver).toBeLessThanOrEqual(10_000);
     } finally {
+      writing = false;
       await receiver.stop();
     }
   }, 120_000);

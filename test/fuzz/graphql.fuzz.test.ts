@@ -267,9 +267,13 @@ const roots: [kind: 'query' | 'mutation', GraphQLField<unknown, unknown>][] = [
     .map((f) => ['query', f] as ['query', GraphQLField<unknown, unknown>]),
 ];
 
-const graphqlCase: fc.Arbitrary<GraphQLCase> = fc
-  .constantFrom(...roots)
-  .chain(([kind, field]) => casesFor(kind, field));
+/**
+ * Each root field's cases, built once: building them (arbitraries for every argument's input
+ * type, `where` nested three deep) took longer than running the case.
+ */
+const rootCases = new Map(roots.map(([kind, field]) => [field, casesFor(kind, field)]));
+
+const graphqlCase: fc.Arbitrary<GraphQLCase> = fc.constantFrom(...roots).chain(([, field]) => rootCases.get(field)!);
 
 // Properties -------------------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ import { CONFIG_VARIABLES } from '../../src/config.ts';
 import { basic } from './oauth.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
 
 export interface Finished {
   code: number | null;
@@ -20,6 +19,18 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
+/**
+ * What node runs for `script`: a command line's source as the npm scripts run it, compiled
+ * (`src/auth/cli.ts`: `dist/auth/cli.js`, which test/support/global-setup.ts builds before the
+ * suite; half a second less a run than compiling the TypeScript at start); JavaScript as it is.
+ */
+function compiled(script: string): string {
+  if (script.endsWith('.js')) return script;
+  const match = /^src\/(.+)\.ts$/.exec(script);
+  if (!match) throw new Error(`${script} is neither JavaScript nor a source of the build`);
+  return `dist/${match[1]}.js`;
+}
+
 export function runScript(
   script: string,
   args: string[],
@@ -27,7 +38,10 @@ export function runScript(
   timeoutMs = 30_000,
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, script, ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, ['--enable-source-maps', compiled(script), ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
