@@ -14,10 +14,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The cluster test runs on its own: `npm run test:cluster` (vitest.cluster.config.ts).
     exclude: ['test/cluster/**', '**/node_modules/**'],
-    // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel.
-    // (Two at a time on a machine of two cores, where Vitest's default is one, cut the suite from
-    // 1,014 s to 684 s, but then exceeded PostgreSQL's 100 connections in the token tests' 50
-    // parallel refreshes: kept at the default until the test apps' pools are smaller.)
+    // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel:
+    // two at a time, also on a machine of two cores, where Vitest's default is one (the files
+    // wait on databases, servers and child processes as much as on the CPU: 1,460 s -> 861 s).
+    // More would pass PostgreSQL's default 100 connections: a file holds up to about 40 (an
+    // app's pool of 10, and a connection per app for each channel it listens on).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/support/global-setup.ts'],

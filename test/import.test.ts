@@ -264,6 +264,75 @@ describe.each(providers)('import from a service on %s', (provider) => {
     });
   }, 240_000);
 
+  it('a structure moved to another product: both products get a new version and a change-log entry; a second run writes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-move-'));
+    dirs.push(dir);
+    const { database, t, token } = await emptyTarget();
+    const send = async (method: string, path: string, body?: unknown) => {
+      const res = await t.request(path, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(res.status, `${method} ${path}`).toBeLessThan(300);
+      return ((await res.json()) as any).data;
+    };
+    const unit = await send('POST', '/units', { data: { type: 'units', attributes: { reference: 'KG' } } });
+    const product = (reference: string) =>
+      send('POST', '/products', {
+        data: {
+          type: 'products',
+          attributes: { reference },
+          relationships: { unit: { data: { type: 'units', id: unit.id } } },
+        },
+      });
+    const [from, to] = [await product('MOVE-FROM'), await product('MOVE-TO')];
+    const structure = await send('POST', `/products/${from.id}/product_structure`, {
+      data: { type: 'product_structures', attributes: { quantity: 1 } },
+    });
+    const versionOf = async (id: number) => (await send('GET', `/products/${id}`)).meta.version;
+    const [fromVersion, toVersion] = [await versionOf(from.id), await versionOf(to.id)];
+    const before = (await database.db.prisma.change.aggregate({ _max: { seq: true } }))._max.seq!;
+    const file = join(dir, 'structures.csv');
+    writeFileSync(file, `id,product_id\n${structure.id},${to.id}\n`);
+    const run = await importCli(database, '--from-csv', file, '--type', 'product_structures');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).types.product_structures).toMatchObject({ updated: 1 });
+    expect((await send('GET', `/products/${from.id}`)).relationships.product_structure.data).toBeNull();
+    expect((await send('GET', `/products/${to.id}`)).relationships.product_structure.data).toEqual({
+      type: 'product_structures',
+      id: Number(structure.id),
+    });
+    expect([await versionOf(from.id), await versionOf(to.id)]).toEqual([fromVersion + 1, toVersion + 1]);
+    const entries = await database.db.prisma.change.findMany({
+      where: { seq: { gt: before } },
+      orderBy: { seq: 'asc' },
+      select: { resource_type: true, resource_id: true, op: true, version: true, changed: true },
+    });
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        {
+          resource_type: 'products',
+          resource_id: Number(from.id),
+          op: 'updated',
+          version: fromVersion + 1,
+          changed: '["product_structure"]',
+        },
+        {
+          resource_type: 'products',
+          resource_id: Number(to.id),
+          op: 'updated',
+          version: toVersion + 1,
+          changed: '["product_structure"]',
+        },
+      ]),
+    );
+    const again = await importCli(database, '--from-csv', file, '--type', 'product_structures');
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).types.product_structures).toMatchObject({ updated: 0, unchanged: 1 });
+    expect((await database.db.prisma.change.aggregate({ _max: { seq: true } }))._max.seq).toBe(before + entries.length);
+  }, 240_000);
+
   it('a CSV without ids is upserted on its business key, links by the target key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-csv-'));
     dirs.push(dir);

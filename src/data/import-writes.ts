@@ -123,6 +123,7 @@ export class ImportWriter extends BulkWriter {
       ([name, set]) => !holdsAlready(resource.relationships[name]!, name, { set }, current),
     );
     if (!differs && sets.length === 0) return false;
+    await this.ownersMoved(tx, log, resource, row, current);
     const links = await this.applyToMany(
       tx,
       resource,
@@ -135,6 +136,32 @@ export class ImportWriter extends BulkWriter {
     const written = row.values.modified_date === undefined ? withModifiedDate(resource, next) : next;
     await this.writeRow(tx, log, resource, current, written, links);
     return true;
+  }
+
+  /**
+   * A structure or an item moved to another owner: the documents of both owners change (their
+   * structure, their items), so both get a new version and an entry in the change log, as a
+   * product does when the API gives it a structure. Without them a consumer following the log
+   * would keep the structure on its old product. Read before the row moves.
+   */
+  private async ownersMoved(
+    tx: WriteTx,
+    log: ChangeRecorder,
+    resource: ResourceDefinition,
+    row: ImportRow,
+    current: Row,
+  ): Promise<void> {
+    for (const owner of Object.values(resource.ownerLinks ?? {})) {
+      const to = row.keys[owner.column];
+      const from = current[owner.column] as number | null;
+      if (to === undefined || to === from) continue;
+      const ids = [from, to].filter((ownerId): ownerId is number => ownerId !== null).sort((a, b) => a - b);
+      const owners = (await lockedRows(tx, owner.target, ids, RequestLoaders.columns(owner.target))).filter(
+        (ownerRow): ownerRow is Row => ownerRow !== null,
+      );
+      log.before(owner.target, owners);
+      for (const ownerRow of owners) await this.nextVersion(tx, definition(owner.target), ownerRow);
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * Time moves with an injected clock, never with sleeps.
  */
 import { randomBytes, scryptSync } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, revokeClient } from '../../src/auth/clients.ts';
 import { digest } from '../../src/auth/secrets.ts';
 import { VALIDATION_CACHE_MS, purgeTokens } from '../../src/auth/tokens.ts';
@@ -33,6 +33,9 @@ describe.each(providers)('token endpoint on %s', (provider) => {
     clock = new TestClock();
     t = testApp(database, {}, { clock, throttle: NO_THROTTLE });
   });
+  // Each app listens for revocations and role changes on connections of its own: an app a test
+  // is done with lets them go (forty apps held eighty of PostgreSQL's hundred connections).
+  afterEach(() => t.app.close());
 
   const errorOf = async (res: Response) => ({
     status: res.status,
