@@ -122,7 +122,8 @@ describe("README's shell examples", () => {
     });
     const before = service.output().length;
     const { text, readmeLine } = script(blocks, `localhost:${new URL(service.baseUrl).port}`);
-    run = await runBash(text, readmeLine, shellEnv(databaseUrl), 60_000);
+    // About 25 s on an idle machine of two cores; the bound is for one that runs other tests too.
+    run = await runBash(text, readmeLine, shellEnv(databaseUrl), 150_000);
     // The service writes its log in blocks, at least every FLUSH_INTERVAL_MS: the last requests'
     // lines may come a moment after the script's last answer. Wait until a flush brings nothing more.
     const quiet = FLUSH_INTERVAL_MS + 500;
@@ -138,7 +139,7 @@ describe("README's shell examples", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     requests = logs.filter((l) => l.msg === 'request') as unknown as typeof requests;
     errorLogs = logs.filter((l) => ['error', 'fatal'].includes(String(l.level))).map((l) => JSON.stringify(l));
-  }, 120_000);
+  }, 200_000);
 
   afterAll(async () => {
     if (service) await service.stop();

@@ -81,7 +81,12 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
   beforeAll(async () => {
     direct = await migratedDatabase('postgresql');
     bouncer = await startPgBouncer(direct.target.url, { poolSize: 12 });
-    standby = await startStandby(direct.target.url, { recovery_min_apply_delay: REPLICA_APPLY_DELAY });
+    standby = await startStandby(direct.target.url, {
+      recovery_min_apply_delay: REPLICA_APPLY_DELAY,
+      // As README "Read replicas" says to run one: without it the standby cancels reads that
+      // conflict with the cleanup it replays (the tests before write thousands of rows).
+      hot_standby_feedback: 'on',
+    });
     ports = await Promise.all([freePort(), freePort(), freePort()]);
     for (const port of ports) replicas.push(await startReplica(port));
     const frontPort = await freePort();
@@ -329,14 +334,21 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     await replicaSql.connect();
     // Scans of the brands table on the standby: only reads of brands move it (not the services'
     // position polls, which read no table).
-    const replicaScans = async () =>
-      Number(
-        (
-          await replicaSql.query(
+    // The standby may cancel this read for a conflict with what it replays (40001, "conflict with
+    // recovery", as it may a service's read, which then goes to the primary): read again.
+    const replicaScans = async (): Promise<number> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const { rows } = await replicaSql.query(
             "SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) AS scans FROM pg_stat_user_tables WHERE relname = 'brands'",
-          )
-        ).rows[0].scans,
-      );
+          );
+          return Number(rows[0].scans);
+        } catch (error) {
+          if ((error as { code?: string }).code !== '40001' || attempt === 10) throw error;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
     /** A metric of each of the three services, by its /metrics. */
     const metricOfEach = (name: string) =>
       Promise.all(
