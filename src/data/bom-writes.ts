@@ -169,7 +169,7 @@ export class BomWriter extends Writer {
    * additions (A into B's structure, B into A's) would each find no cycle in the committed graph
    * and together make one, and two concurrent replaces would each keep the other's items.
    */
-  private async lockBillsOfMaterial(tx: WriteTx): Promise<void> {
+  protected async lockBillsOfMaterial(tx: WriteTx): Promise<void> {
     if (this.db.provider === 'postgresql')
       await tx.query(new Sql(tx.provider).text(`SELECT pg_advisory_xact_lock(${BOM_LOCK_KEY})`));
   }

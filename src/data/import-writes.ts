@@ -53,6 +53,10 @@ export class ImportWriter extends BulkWriter {
     const resource = definition(type);
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
     return this.transaction(type, async (tx, log) => {
+      // Structures and items may move to another owner, which is then locked after them: first
+      // the lock every bill-of-material write of the API takes before its rows, so that no such
+      // write holds an owner while waiting for one of these rows.
+      if (resource.ownerLinks) await this.lockBillsOfMaterial(tx);
       const ids = rows.map((r) => r.id).sort((a, b) => a - b);
       const stored = new Map(
         (await lockedRows(tx, type, ids, [...RequestLoaders.columns(type), ...ownerColumns(resource)]))

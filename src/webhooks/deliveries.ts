@@ -91,9 +91,16 @@ export class WebhookDeliveries {
     this.tick();
   }
 
-  /** An endpoint was made or changed here: act on it now rather than at the next tick. */
-  changed(): void {
-    if (this.running) this.tick();
+  /**
+   * An endpoint was made or changed here: acted on now rather than at the next tick, and resolved
+   * once done, so that an endpoint made inactive through this replica sends nothing after the
+   * answer says so (another replica delivering it stops at its next tick, LEASE_TICK_MS).
+   */
+  async changed(): Promise<void> {
+    if (!this.running) return;
+    this.tick();
+    // A tick under way read the endpoints before the change: the one queued after it acts on it.
+    while (this.ticking) await this.ticking.catch(() => undefined);
   }
 
   /** Per endpoint delivered here, the age of its oldest entry not yet delivered (ms). */

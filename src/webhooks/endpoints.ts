@@ -200,8 +200,11 @@ export class Endpoints {
     private readonly db: Database,
     private readonly targets: Targets,
     private readonly clock: Clock,
-    /** Told of every change to an endpoint, so that this replica's deliverer acts on it at once. */
-    private readonly changed: (id: number) => void = () => {},
+    /**
+     * Told of every change to an endpoint, and awaited: a deliverer of it on this replica has
+     * acted on the change (stopped, started again) before the change is answered.
+     */
+    private readonly changed: (id: number) => Promise<void> = async () => {},
   ) {}
 
   private get prisma(): PrismaDb {
@@ -255,7 +258,7 @@ export class Endpoints {
         modified_date: now,
       },
     });
-    this.changed(row.id);
+    await this.changed(row.id);
     return { ...viewOf(row), secret };
   }
 
@@ -286,7 +289,7 @@ export class Endpoints {
         modified_date: this.clock.now(),
       },
     });
-    this.changed(id);
+    await this.changed(id);
     return viewOf(row);
   }
 
@@ -304,7 +307,7 @@ export class Endpoints {
   async remove(owner: number, id: number): Promise<void> {
     await this.row(owner, id);
     await this.prisma.webhookEndpoint.delete({ where: { id } });
-    this.changed(id);
+    await this.changed(id);
   }
 
   /** A new secret; the one before it signs too for PREVIOUS_SECRET_MS. */
@@ -322,7 +325,7 @@ export class Endpoints {
         modified_date: now,
       },
     });
-    this.changed(id);
+    await this.changed(id);
     return { ...viewOf(row), secret };
   }
 
@@ -347,7 +350,7 @@ export class Endpoints {
         where: { webhook_id: id, OR: [{ seq: { gt: after } }, { status: 'retrying' }] },
       }),
     ]);
-    this.changed(id);
+    await this.changed(id);
     return { after: formatCursor(after) };
   }
 

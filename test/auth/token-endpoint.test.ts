@@ -486,9 +486,9 @@ describe.each(providers)('token endpoint on %s', (provider) => {
 
   it('purges expired and revoked tokens, keeping rotated refresh tokens until they expire (reuse must stay detectable)', async () => {
     const own = await migratedDatabase(provider);
+    const purgeClock = new TestClock();
+    const app = testApp(own, {}, { clock: purgeClock, throttle: NO_THROTTLE });
     try {
-      const purgeClock = new TestClock();
-      const app = testApp(own, {}, { clock: purgeClock, throttle: NO_THROTTLE });
       const erp = await createClient(own.db.prisma, 'erp', ['read']);
       const first = await getTokens(app, erp);
       const rotated = await (
@@ -515,6 +515,7 @@ describe.each(providers)('token endpoint on %s', (provider) => {
       expect(await purgeTokens(own.db.prisma, purgeClock)).toBe(2);
       expect(await own.db.prisma.oAuthToken.count()).toBe(0);
     } finally {
+      await app.app.close();
       await own.cleanup();
     }
   });

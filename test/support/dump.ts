@@ -38,7 +38,7 @@ async function tablePart(db: Database, table: string, i: number): Promise<string
     `SELECT name FROM pragma_table_info('${table}') ORDER BY cid`,
   );
   const row = columns.map(({ name }) => `quote("${name}")`).join(` || ',' || `);
-  return `SELECT ${i} AS i, COUNT(*) AS n, COALESCE(group_concat(r, char(10)), '') AS d FROM (SELECT ${row} AS r FROM "${table}" ORDER BY 1)`;
+  return `SELECT ${i} AS i, COUNT(*) AS n, COALESCE(group_concat(r, char(10) ORDER BY r), '') AS d FROM (SELECT ${row} AS r FROM "${table}")`;
 }
 
 interface DigestStatement {
