@@ -1,5 +1,5 @@
 /**
- * Import rules of src/ (docs/architecture.md, "Layers"), checked by `npm run lint` and by
+ * Import rules of src/ (docs/development/architecture.md, "Layers"), checked by `npm run lint` and by
  * test/architecture.test.ts. The arrows run one way:
  *   main -> app -> surfaces (rest, graphql, auth) -> http -> data -> query -> db -> resources
  * with config, clock, timeout and observability usable from anywhere below app.

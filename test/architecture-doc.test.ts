@@ -1,5 +1,5 @@
 /**
- * docs/architecture.md and the README's "Where things are" against the tree, where a machine can
+ * docs/development/architecture.md and the README's "Where things are" against the tree, where a machine can
  * tell: the middleware order the doc gives is the order of `app.use` in src/app.ts; every module
  * at the root of src/ (and every directory) is named; every file the doc names exists, and the
  * symbol it names beside a module is in it; the schema modules it lists are the ones
@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const doc = read('docs/architecture.md');
+const doc = read('docs/development/architecture.md');
 const readme = read('README.md');
 
 /** The lines of a Markdown section, from its heading to the next heading of its level or above. */
@@ -69,7 +69,7 @@ function appMiddleware(): { name: string; module?: string }[] {
   return used;
 }
 
-describe('docs/architecture.md', () => {
+describe('docs/development/architecture.md', () => {
   it('gives the middleware in the order src/app.ts uses it, each from the module it names', () => {
     const list = doc.match(/`app\.ts` middleware, in the order of its `app\.use` calls:\n((?: {3}.*\n)+)/)?.[1];
     expect(list, 'the list of middleware is missing').toBeDefined();

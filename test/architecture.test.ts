@@ -1,5 +1,5 @@
 /**
- * The layers of src/ (docs/architecture.md): the import rules of .dependency-cruiser.cjs hold
+ * The layers of src/ (docs/development/architecture.md): the import rules of .dependency-cruiser.cjs hold
  * over the real tree, and they do catch each kind of breach, every rule (checked on a small tree
  * of bad imports written for the purpose); no module of src/ outgrows 500 lines without saying
  * why. (Functions over 80 lines are Biome's to refuse, in `npm run lint`.)
@@ -74,7 +74,7 @@ describe('import rules', () => {
       'rest-stands-apart: src/rest/api.ts -> src/graphql/names.ts',
       'src-stands-alone: src/seed/cli.ts -> test/support/app.ts',
     ]);
-    // A rule added to the configuration needs its breach here (docs/architecture.md says each is proven).
+    // A rule added to the configuration needs its breach here (docs/development/architecture.md says each is proven).
     const caught = new Set(found.map((v) => v.split(':')[0]));
     expect(config.forbidden!.map((rule) => rule.name).filter((name) => !caught.has(name))).toEqual([]);
   });

@@ -33,7 +33,7 @@ const FORWARDING_HEADERS = [
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * Whether a page request comes from a browser on this machine (docs/security.md). Each condition
+ * Whether a page request comes from a browser on this machine (docs/reference/security.md). Each condition
  * closes one way in:
  * - the socket's peer is loopback, and no proxy is trusted to name the client (TRUST_PROXY 0),
  *   so the address is not a header anyone can write;

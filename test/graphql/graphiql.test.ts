@@ -89,7 +89,7 @@ describe('GraphiQL at GET /graphql', () => {
       expect(html).toContain('query ProductsWithStructure');
       expect(html).not.toContain('mda_');
       // Not even to a client the proxy says is on its own machine: behind a proxy there is no
-      // telling a local browser from a remote one (docs/security.md).
+      // telling a local browser from a remote one (docs/reference/security.md).
       expect(
         prefilledToken(await (await openPage(proxied.baseUrl, { 'X-Forwarded-For': '127.0.0.1' })).text()),
       ).toBeUndefined();

@@ -3,7 +3,7 @@
  * of the body, and the `extensions.code` that says what to do, on both databases. Each body is
  * GraphQL errors (`{"errors":[{"message", "extensions":{"code"}}]}`) in the media type the
  * Accept header negotiates (application/graphql-response+json when accepted, else
- * application/json; JSON for a 406), every code is documented in docs/graphql.md "Errors".
+ * application/json; JSON for a 406), every code is documented in docs/reference/graphql.md "Errors".
  * The exceptions are the OAuth answers (401, 403 and the 400 of an empty bearer token), which
  * keep RFC 6750's body and challenge on every route: they are checked as such at the end.
  */
@@ -21,9 +21,9 @@ const JSON_TYPE = 'application/json';
 /** The body limit of the second app of each suite (MAX_BODY_BYTES). */
 const SMALL_LIMIT = 2048;
 
-/** The codes docs/graphql.md "Errors" documents. */
+/** The codes docs/reference/graphql.md "Errors" documents. */
 const DOCUMENTED = (() => {
-  const doc = readFileSync(join(ROOT, 'docs/graphql.md'), 'utf8');
+  const doc = readFileSync(join(ROOT, 'docs/reference/graphql.md'), 'utf8');
   const section = doc.slice(doc.indexOf('\n## Errors'), doc.indexOf('\n## ', doc.indexOf('\n## Errors') + 1));
   return new Set([...section.matchAll(/`([A-Z][A-Z_]+)`/g)].map((m) => m[1]!));
 })();
@@ -322,7 +322,9 @@ function expectGraphQLErrors(res: { status: number; contentType: string; text: s
   for (const error of body.errors) {
     expect(typeof error.message === 'string' && error.message.length > 10, res.text).toBe(true);
     expect(error.extensions.code, res.text).toMatch(/^[A-Z]+(_[A-Z]+)*$/);
-    expect(DOCUMENTED, `${error.extensions.code} is not in docs/graphql.md "Errors"`).toContain(error.extensions.code);
+    expect(DOCUMENTED, `${error.extensions.code} is not in docs/reference/graphql.md "Errors"`).toContain(
+      error.extensions.code,
+    );
   }
   expect(body.errors[0]!.extensions.code, res.text).toBe(code);
 }

@@ -1,5 +1,5 @@
 /**
- * Every documented GraphQL limit (docs/graphql.md "Limits") against every kind of field, on both
+ * Every documented GraphQL limit (docs/reference/graphql.md "Limits") against every kind of field, on both
  * databases: for each limit and kind, a request exactly at the limit runs, and one just past it is
  * refused before anything runs, with the limit's code and a message that names the limit and the
  * value found. Kinds: root lists (`first`, `last`, the default page size) and lookups by id,

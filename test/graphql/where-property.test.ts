@@ -305,7 +305,7 @@ describe.each(providers)('where on %s: the answer is the model’s', (provider) 
       suppliers(first: 50) { nodes { id products(first: 30, where: $products) { totalCount aggregate { count } nodes { id } } } }
       productStructures(first: 50) { nodes { id items(where: $items) { id } } } }`;
     // Pages within the cost limit: a condition through a relationship costs once per row of its
-    // page, a to-many one ten times more (docs/graphql.md, "Limits").
+    // page, a to-many one ten times more (docs/reference/graphql.md, "Limits").
     const supplierProducts = SPECS.Supplier!.toMany.products!;
     const structureItems = SPECS.ProductStructure!.toMany.items!;
     await fc.assert(

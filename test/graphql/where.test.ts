@@ -1,5 +1,5 @@
 /**
- * The query language as a client meets it (docs/graphql.md "Asking questions"), on both providers:
+ * The query language as a client meets it (docs/reference/graphql.md "Asking questions"), on both providers:
  * the GraphiQL example, statement counts of where, search and aggregate, exact decimal
  * aggregates, filter values checked alike by both APIs, and the cost of conditions through
  * relationships. Random where trees against a model are in ./where-property.test.ts; bad input

@@ -18,7 +18,7 @@ const DESCRIBED_ELSEWHERE = new Set([
   'POST /oauth/revoke.php', // RFC 7009
   'ALL /oauth/token.php', // 405 for other methods
   'ALL /oauth/revoke.php',
-  'GET /graphql', // docs/graphql.md
+  'GET /graphql', // docs/reference/graphql.md
   'POST /graphql',
   'HEAD /graphql',
   'ALL /graphql',

@@ -1,5 +1,5 @@
 /**
- * The routes that answer without a token, as an attacker sees them (docs/security.md): on the
+ * The routes that answer without a token, as an attacker sees them (docs/reference/security.md): on the
  * network, behind a reverse proxy on the same host, and through the user's own browser. One test
  * per finding; each fails without its fix.
  */

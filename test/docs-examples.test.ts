@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
 import { FLUSH_INTERVAL_MS } from '../src/observability/logger.ts';
 import { ROOT, startService, type RunningService } from './support/process.ts';
-import { type Block, outputComments, shapeMismatches, shellBlocks } from './support/readme.ts';
+import { type Block, outputComments, shapeMismatches, shellBlocks } from './support/doc-examples.ts';
 
 const SECTIONS = [
   'Authentication: the whole flow',
