@@ -169,11 +169,15 @@ describe.each(providers)('webhook targets on %s', (provider) => {
   let hub: Hub;
   const receiver = new Receiver();
   const names = new Map<string, string>();
+  /** An inactive endpoint (nothing is ever sent to it) whose URL the tests change. */
+  let inactive: number;
 
   beforeAll(async () => {
     // No network allowed but the public internet.
     hub = await startHub(provider, { webhooks: testWebhooks({ allowedNetworks: [] }), resolve: testResolver(names) });
     await receiver.start();
+    names.set('public.test', '93.184.216.34');
+    inactive = (await createEndpoint(hub, { url: 'http://public.test/hook', is_active: false })).id;
   });
   afterAll(async () => {
     await hub?.close();
@@ -182,12 +186,6 @@ describe.each(providers)('webhook targets on %s', (provider) => {
 
   const post = (url: string) => hub.call('POST', '/webhooks', { data: { type: 'webhooks', attributes: { url } } });
 
-  /** An inactive endpoint (nothing is ever sent to it) whose URL the tests change. */
-  let inactive: number;
-  beforeAll(async () => {
-    names.set('public.test', '93.184.216.34');
-    inactive = (await createEndpoint(hub, { url: 'http://public.test/hook', is_active: false })).id;
-  });
   const patch = (url: string) =>
     hub.call('PATCH', `/webhooks/${inactive}`, { data: { type: 'webhooks', attributes: { url } } });
 
