@@ -1,8 +1,16 @@
 /**
- * `DateTime` (RFC 3339), `Decimal` (exact, as a JSON number) and `JSON` (output only: change-log values).
+ * `DateTime` (RFC 3339), `Decimal` (as a JSON number, by the decimal policy of src/db/decimal.ts) and `JSON`
+ * (output only: change-log values).
  */
 import { GraphQLScalarType, Kind } from 'graphql';
-import { parseDecimal, DecimalInputError } from '../db/decimal.ts';
+import {
+  DecimalInputError,
+  MAX_SCALE,
+  MAX_SIGNIFICANT_DIGITS,
+  NUMBER_RULE,
+  parseDecimal,
+  parseNumberLiteral,
+} from '../db/decimal.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -35,9 +43,10 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
-function toDecimal(value: unknown): string {
+/** A Decimal's value by the service's decimal policy (src/db/decimal.ts), or the error that says why not. */
+function toDecimal(parse: () => string): string {
   try {
-    return parseDecimal(value);
+    return parse();
   } catch (error) {
     if (error instanceof DecimalInputError) throw badInput(`Decimal ${error.message}`);
     throw error;
@@ -47,13 +56,17 @@ function toDecimal(value: unknown): string {
 export const DecimalScalar = new GraphQLScalarType<string, number>({
   name: 'Decimal',
   description:
-    'An exact decimal number of up to 15 significant digits, written as a JSON number (a numeric string is accepted on input). ' +
-    'Every value with up to 15 significant digits survives JSON and JavaScript numbers unchanged: 0.1 written is 0.1 read.',
+    `A decimal number, written as a JSON number (a number literal is read as that double). ${NUMBER_RULE} ` +
+    `A numeric string is also accepted on input, and is exact: more than ${MAX_SIGNIFICANT_DIGITS} significant digits or ${MAX_SCALE} after the point are refused.`,
   serialize: (value) => (typeof value === 'number' ? value : Number(String(value))),
-  parseValue: toDecimal,
-  // Literals keep their exact digits: the raw text is parsed, not a float.
+  parseValue: (value) => toDecimal(() => parseDecimal(value)),
+  // A number literal is the double a variable of the same text would carry; a string literal is exact text.
   parseLiteral: (ast) =>
-    toDecimal(ast.kind === Kind.FLOAT || ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : undefined),
+    toDecimal(() =>
+      ast.kind === Kind.FLOAT || ast.kind === Kind.INT
+        ? parseNumberLiteral(ast.value)
+        : parseDecimal(ast.kind === Kind.STRING ? ast.value : undefined),
+    ),
 });
 
 /** Values recorded as they are (the change log's `before` and `after`); nothing takes it as input. */

@@ -96,9 +96,9 @@ const CASES: [string, Case][] = [
     },
   ],
   [
-    'shelfLife.value with 16 significant digits',
+    'shelfLife.value with 16 significant digits as text (exact: a number would be read at 15)',
     {
-      input: { shelfLife: { value: 1234567890.123456 } },
+      input: { shelfLife: { value: '1234567890.123456' } },
       path: 'input.shelfLife.value',
       what: /may have at most 15 significant digits/,
     },

@@ -4,7 +4,7 @@
  * ../../data/validate.ts), its documents, and the values they share (localized text, ids, links).
  */
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { MAX_SIGNIFICANT_DIGITS } from '../../db/decimal.ts';
+import { NUMBER_RULE } from '../../db/decimal.ts';
 import { MAX_TEXT_LENGTH, ruleNote } from '../../data/validate.ts';
 import { formatSchema } from '../../data/formats.ts';
 import { isWritable } from '../../data/relationship-rules.ts';
@@ -29,7 +29,7 @@ import {
   type Schema,
 } from './common.ts';
 
-const DECIMAL_NOTE = `An exact decimal of at most ${MAX_SIGNIFICANT_DIGITS} significant digits: what is written is read back unchanged.`;
+const DECIMAL_NOTE = NUMBER_RULE;
 
 /** A scalar value as documents show it (`read`) or as request bodies take it (`write`). */
 function scalar(type: ScalarType, direction: 'read' | 'write'): SchemaObject {
