@@ -7,7 +7,14 @@
 import { listRows, type ListRows, type Order } from '../data/list.ts';
 import type { Row } from '../data/load.ts';
 import { SEARCHABLE_TYPES, searchInput } from '../query/search.ts';
-import { columnCondition, filterWhere, relationshipIdCondition } from '../query/filters.ts';
+import {
+  columnCondition,
+  filterReads,
+  filterWhere,
+  type NamedField,
+  relationshipIdCondition,
+} from '../query/filters.ts';
+import { keyOfColumn } from '../query/fields.ts';
 import { type WhereNode, WhereInputError } from '../query/where.ts';
 import { resources } from '../resources/registry.ts';
 import type { Filter, ResourceDefinition } from '../resources/types.ts';
@@ -33,9 +40,6 @@ import { refOf } from './objects.ts';
 
 const SEARCH_DESCRIPTIONS = 'the business key, the GTIN or GLN, the names in every language and the contact details';
 
-/** An attribute or a relationship of a resource type, by its spec name. */
-export type SpecField = readonly [type: string, kind: 'attribute' | 'relationship', name: string];
-
 /**
  * How one filter input field becomes a condition (its value checked, or WhereInputError), and
  * the fields of the spec it reads (a role that cannot see one of them has no such filter).
@@ -43,7 +47,7 @@ export type SpecField = readonly [type: string, kind: 'attribute' | 'relationshi
 export type FilterField = {
   type: 'String' | 'Int' | 'Boolean' | 'DateTime' | ['Int'];
   condition: (value: never, path: string) => WhereNode;
-  reads: readonly SpecField[];
+  reads: readonly NamedField[];
 };
 
 /** The GraphQL type of each kind of REST filter's value (see filterWhere). */
@@ -58,27 +62,10 @@ const FILTER_TYPES = {
 
 function restFilterField(resource: ResourceDefinition, filter: Filter): FilterField {
   const type = resource.type;
-  let reads: SpecField[];
-  if (filter.kind === 'relatedReference')
-    reads = [
-      [type, 'relationship', filter.relationship],
-      [resource.relationships[filter.relationship]!.target, 'attribute', 'reference'],
-    ];
-  else {
-    // The attribute in the column, or the to-one relationship whose key it is.
-    const { column } = filter;
-    const attribute = Object.entries(resource.attributes).find(([, a]) => a.column === column)?.[0];
-    const relationship = Object.entries(resource.relationships).find(
-      ([, r]) => r.storage.kind === 'foreignKey' && r.storage.column === column,
-    )?.[0];
-    if (attribute) reads = [[type, 'attribute', attribute]];
-    else if (relationship) reads = [[type, 'relationship', relationship]];
-    else throw new Error(`${type}: the filter on ${column} reads no attribute or relationship`);
-  }
   return {
     type: FILTER_TYPES[filter.kind],
     condition: (value: string | number | boolean | Date, path) => filterWhere(type, filter, value, path),
-    reads,
+    reads: filterReads(type, filter),
   };
 }
 
@@ -90,7 +77,7 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
   fields.set('idIn', { type: ['Int'], condition: on('id', 'in'), reads: [] });
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     const column = attribute.column;
-    const reads: SpecField[] = [[resource.type, 'attribute', name]];
+    const reads: NamedField[] = [[resource.type, keyOfColumn(resource.type, column)!]];
     if (attribute.type === 'string' || attribute.type === 'integer' || attribute.type === 'boolean') {
       const type = attribute.type === 'string' ? 'String' : attribute.type === 'integer' ? 'Int' : 'Boolean';
       fields.set(attributeField(resource, name, column), { type, condition: on(column, 'equals'), reads });
@@ -106,7 +93,7 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
     fields.set(`${camel(name)}Id`, {
       type: 'Int',
       condition: (value, path) => relationshipIdCondition(resource.type, name, value, path),
-      reads: [[resource.type, 'relationship', name]],
+      reads: [[resource.type, name]],
     });
   }
   // The REST filters, where their meaning differs from the generic one (gtin without leading

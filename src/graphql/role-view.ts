@@ -6,15 +6,15 @@
  * field of a resource's types that this module cannot place is not shown to a restricted role.
  * ./role-schema.ts makes a role's schema from these answers.
  */
-import { attributeColumns } from '../data/columns.ts';
 import type { Access } from '../permissions/access.ts';
+import { keyOfColumn } from '../query/fields.ts';
 import { searchedColumns } from '../query/search.ts';
 import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { attributeField, camel, pascal, singular, typeName } from '../resources/names.ts';
 import { inputFieldsOf } from './mutations.ts';
-import { type FilterField, filterFields, type SpecField } from './queries.ts';
+import { type FilterField, filterFields } from './queries.ts';
 
 /** What a field of a resource's object type, where input or aggregate shows. */
 export type Shows =
@@ -165,42 +165,19 @@ export class RoleView {
   }
 
   private shows(type: string, shows: Shows): boolean {
-    const access = this.access;
     switch (shows.kind) {
       case 'always':
         return true;
-      case 'attribute':
-        return this.seesAttribute(type, shows.name);
-      case 'relationship':
-        return access.sees(type, shows.name);
-      case 'owner': {
-        // The row it belongs to, where the role sees the owner's side of the link (a product's structure, a structure's items).
-        const { column, target } = resourceByType(type)!.ownerLinks![shows.name]!;
-        const inverse = Object.entries(resourceByType(target)!.relationships).find(
-          ([, rel]) =>
-            rel.target === type &&
-            (rel.storage.kind === 'inverse' || rel.storage.kind === 'children') &&
-            rel.storage.targetColumn === column,
-        );
-        return this.reads(target) && (!inverse || access.sees(target, inverse[0]));
-      }
-      case 'reverse': {
-        // The rows whose relationship points here: as seen from their side.
-        const link = resourceByType(type)!.reverseLinks![shows.name]!;
-        return access.sees(link.type, link.relationship);
-      }
       case 'bom':
-        return this.reads(STRUCTURES) && access.sees(ITEMS, 'product');
+        return this.reads(STRUCTURES) && this.access.sees(ITEMS, 'product');
+      default:
+        return this.access.seesMeaning(type, shows);
     }
   }
 
   /** An attribute (spec name) the role reads. */
   private seesAttribute(type: string, name: string): boolean {
     return this.access.seesAttribute(type, name);
-  }
-
-  private seesField([type, kind, name]: SpecField): boolean {
-    return kind === 'attribute' ? this.seesAttribute(type, name) : this.access.seesRelationship(type, name);
   }
 
   /** A field of `BomLine` or `WhereUsedLine`: what its values come from must be seen. */
@@ -228,14 +205,17 @@ export class RoleView {
     let filters = filtersByType.get(type);
     if (!filters) filtersByType.set(type, (filters = filterFields(resourceByType(type)!)));
     const reads = filters.get(field)?.reads;
-    return reads?.every((read) => this.seesField(read)) ?? false;
+    return reads?.every(([t, key]) => this.access.mayName(t, key)) ?? false;
   }
 
   /** An `orderBy` value on the column `column` (`id`, or an attribute's). */
   ordersBy(type: string, column: string): boolean {
-    if (column === 'id') return true;
-    const attribute = Object.entries(resourceByType(type)!.attributes).find(([, a]) => a.column === column);
-    return attribute !== undefined && this.seesAttribute(type, attribute[0]);
+    return this.mayNameColumn(type, column);
+  }
+
+  private mayNameColumn(type: string, column: string): boolean {
+    const key = keyOfColumn(type, column);
+    return key !== undefined && this.access.mayName(type, key);
   }
 
   /**
@@ -243,12 +223,7 @@ export class RoleView {
    * in (src/query/search.ts), or search would find rows by what it may not see.
    */
   searches(type: string): boolean {
-    const attributes = Object.entries(resourceByType(type)!.attributes);
-    return searchedColumns(type).every((column) =>
-      attributes.some(
-        ([name, a]) => attributeColumns(a).some((c) => c.name === column) && this.seesAttribute(type, name),
-      ),
-    );
+    return searchedColumns(type).every((column) => this.mayNameColumn(type, column));
   }
 
   /** Whether the operation may set the field `name` (spec name) of `type`. */

@@ -5,6 +5,7 @@
  * gets). `admin` has no Access: code that is given none checks nothing and costs nothing.
  */
 import { resourceByType } from '../resources/registry.ts';
+import { type FieldMeaning, meaningOf } from '../query/fields.ts';
 import type { WhereNode } from '../query/where.ts';
 import type { Role, RoleOperation, Rule } from './roles.ts';
 
@@ -58,6 +59,50 @@ export class Access {
     const rule = this.rule(type, 'read');
     const relationship = resourceByType(type)?.relationships[name];
     return !!rule && !!relationship && (!rule.fields || rule.fields.has(name)) && this.can(relationship.target, 'read');
+  }
+
+  /**
+   * Whether a client of the role may name the field `key` of `type` (a key of whereFields,
+   * src/query/fields.ts: an attribute by its spec name, or by its column where a relationship
+   * has its name; a relationship; an owner or reverse link; id, version) in a condition, an
+   * ordering, a search or an aggregate. The one place every surface that takes a condition asks
+   * (REST filters, GraphQL's filter, where, orderBy, search and aggregates, webhooks' where): a
+   * field the role does not see cannot be named, as if it did not exist, so that no answer can
+   * differ with a value the role may not see.
+   */
+  mayName(type: string, key: string): boolean {
+    const meaning = meaningOf(type, key);
+    return meaning !== undefined && this.seesMeaning(type, meaning);
+  }
+
+  /** Whether the role sees what a field of `type` reads (see mayName). */
+  seesMeaning(type: string, meaning: FieldMeaning): boolean {
+    if (!this.can(type, 'read')) return false;
+    switch (meaning.kind) {
+      case 'own':
+        return true;
+      case 'attribute':
+        return this.seesAttribute(type, meaning.name);
+      case 'relationship':
+        return this.seesRelationship(type, meaning.name);
+      case 'owner': {
+        // The row it belongs to, where the role sees the owner's side of the link (a product's
+        // structure, a structure's items).
+        const { column, target } = resourceByType(type)!.ownerLinks![meaning.name]!;
+        const inverse = Object.entries(resourceByType(target)!.relationships).find(
+          ([, rel]) =>
+            rel.target === type &&
+            (rel.storage.kind === 'inverse' || rel.storage.kind === 'children') &&
+            rel.storage.targetColumn === column,
+        );
+        return this.can(target, 'read') && (!inverse || this.seesRelationship(target, inverse[0]));
+      }
+      case 'reverse': {
+        // The rows whose relationship points here: as seen from their side.
+        const link = resourceByType(type)!.reverseLinks![meaning.name]!;
+        return this.seesRelationship(link.type, link.relationship);
+      }
+    }
   }
 
   /**

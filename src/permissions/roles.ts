@@ -212,3 +212,32 @@ function readCondition(
     throw error;
   }
 }
+
+/**
+ * What a role file names that its role will never use: a relationship in a rule's `fields` whose
+ * target type the role may not read (reads leave it out, as they leave out a row the role cannot
+ * see). Said by path, so that `roles apply` does not drop it silently. An attribute of the same
+ * name (a supplier's currency) still counts.
+ */
+export function unusedRelationships(roles: readonly Role[]): string[] {
+  const found: string[] = [];
+  for (const role of roles) {
+    const source = role.source as Record<string, Record<string, { fields?: unknown }>>;
+    for (const [type, operations] of role.rules ?? []) {
+      const resource = resourceByType(type)!;
+      for (const operation of operations.keys()) {
+        const listed = source[type]?.[operation]?.fields;
+        if (!Array.isArray(listed)) continue;
+        listed.forEach((name: unknown, i) => {
+          if (typeof name !== 'string' || name in resource.attributes) return;
+          const target = resource.relationships[name]?.target;
+          if (target && !role.rules!.get(target)?.has('read'))
+            found.push(
+              `roles.${role.name}.${type}.${operation}.fields[${i}]: ${name} leads to ${target}, which ${role.name} may not read, so it is left out; give ${role.name} "${target}": {"read": {}} or leave ${name} out`,
+            );
+        });
+      }
+    }
+  }
+  return found;
+}

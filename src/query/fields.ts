@@ -48,13 +48,62 @@ export type WhereField =
   | { kind: 'toOne'; link: ToOneLink }
   | { kind: 'toMany'; link: ToManyLink };
 
+/**
+ * What a where field reads of a row, in the spec's terms: what a role must see for a client to
+ * name it (Access.mayName, src/permissions/access.ts). `own`: the row's id and version.
+ */
+export type FieldMeaning = { kind: 'own' } | { kind: 'attribute' | 'relationship' | 'owner' | 'reverse'; name: string };
+
 const byType = new Map<string, ReadonlyMap<string, WhereField>>();
+const meaningsByType = new Map<string, ReadonlyMap<string, FieldMeaning>>();
+const keysByColumn = new Map<string, ReadonlyMap<string, string>>();
 
 /** The fields a `where` on `type` may name, by spec name. */
 export function whereFields(type: string): ReadonlyMap<string, WhereField> {
   let fields = byType.get(type);
   if (!fields) byType.set(type, (fields = fieldsOf(resourceByType(type)!)));
   return fields;
+}
+
+/** What the where field `key` of `type` reads (see FieldMeaning); undefined for a name that is no field. */
+export function meaningOf(type: string, key: string): FieldMeaning | undefined {
+  if (!whereFields(type).has(key)) return undefined;
+  let meanings = meaningsByType.get(type);
+  if (!meanings) meaningsByType.set(type, (meanings = meaningsOf(resourceByType(type)!)));
+  return meanings.get(key);
+}
+
+/**
+ * The where field that reads the column `column` of `type`: an attribute's (a part of a
+ * localized text or of a small record counts as the whole), or the to-one relationship whose key
+ * it is. What the shorthand filters, orderings and search, which are given by column, name.
+ */
+export function keyOfColumn(type: string, column: string): string | undefined {
+  let keys = keysByColumn.get(type);
+  if (!keys) {
+    const found = new Map<string, string>();
+    for (const [key, field] of whereFields(type)) {
+      if (field.kind === 'scalar') found.set(field.column, key);
+      else if (field.kind === 'localized') for (const part of Object.values(field.columns)) found.set(part.column, key);
+      else if (field.kind === 'object') for (const part of field.fields.values()) found.set(part.column, key);
+      else if (field.kind === 'toOne' && field.link.via === 'column') found.set(field.link.column, key);
+    }
+    keysByColumn.set(type, (keys = found));
+  }
+  return keys.get(column);
+}
+
+function meaningsOf(resource: ResourceDefinition): Map<string, FieldMeaning> {
+  const meanings = new Map<string, FieldMeaning>([
+    ['id', { kind: 'own' }],
+    ['version', { kind: 'own' }],
+  ]);
+  for (const [name, attribute] of Object.entries(resource.attributes))
+    meanings.set(name in resource.relationships ? attribute.column : name, { kind: 'attribute', name });
+  for (const name of Object.keys(resource.relationships)) meanings.set(name, { kind: 'relationship', name });
+  for (const name of Object.keys(resource.ownerLinks ?? {})) meanings.set(name, { kind: 'owner', name });
+  for (const name of Object.keys(resource.reverseLinks ?? {})) meanings.set(name, { kind: 'reverse', name });
+  return meanings;
 }
 
 function fieldsOf(resource: ResourceDefinition): Map<string, WhereField> {

@@ -5,7 +5,7 @@
  * either, not a 400 in one and an empty list in the other.
  */
 import type { Filter } from '../resources/types.ts';
-import { type ScalarField, whereFields } from './fields.ts';
+import { keyOfColumn, type ScalarField, whereFields } from './fields.ts';
 import { type Operand, type Operator, type WhereNode, WhereInputError, operand } from './where.ts';
 
 /** The scalar field stored in `column` of `type`; a foreign key counts as a nullable integer. */
@@ -53,6 +53,27 @@ export function relationshipIdCondition(type: string, relationship: string, valu
   };
 }
 
+/** A field a condition names: a type and one of its where fields' keys (src/query/fields.ts). */
+export type NamedField = readonly [type: string, key: string];
+
+/**
+ * The where fields a shorthand filter of `type` reads: what a role must see to use it
+ * (Access.mayName). A filter on a foreign key reads the relationship.
+ */
+export function filterReads(type: string, filter: Filter): NamedField[] {
+  if (filter.kind === 'relatedReference') {
+    const field = whereFields(type).get(filter.relationship);
+    if (field?.kind !== 'toOne') throw new Error(`${type}.${filter.relationship} is not to-one`);
+    return [
+      [type, filter.relationship],
+      [field.link.target, 'reference'],
+    ];
+  }
+  const key = keyOfColumn(type, filter.column);
+  if (!key) throw new Error(`${type} has no field in the column ${filter.column}`);
+  return [[type, key]];
+}
+
 const GTIN = /^\d{1,14}$/;
 
 /**
@@ -63,8 +84,13 @@ export function filterWhere(type: string, filter: Filter, value: Operand, path: 
   switch (filter.kind) {
     case 'equals':
     case 'integer':
-    case 'flag':
+    case 'flag': {
+      // A foreign key is compared through its relationship, so that a role's rows on the other
+      // side bound it, as the same condition through GraphQL's where is.
+      const key = keyOfColumn(type, filter.column)!;
+      if (whereFields(type).get(key)?.kind === 'toOne') return relationshipIdCondition(type, key, value, path);
       return columnCondition(type, filter.column, 'equals', value, path);
+    }
     case 'after':
       return columnCondition(type, filter.column, 'gt', value, path);
     case 'gtin': {

@@ -92,17 +92,31 @@ function namesOf(type: string, spelling: Spelling): Map<string, string> {
   return found;
 }
 
+/**
+ * Whether the one who wrote a where may name the field `key` of `type` (Access.mayName, for a
+ * client with a role). A field it may not name is refused as one that does not exist.
+ */
+export type MayName = (type: string, key: string) => boolean;
+
 interface Reading {
   spelling: Spelling;
   conditions: number;
+  mayName?: MayName;
 }
 
 /**
  * The where of `type` that `input` says, or WhereInputError naming the first problem by its path
- * under `path`. Fields whose value is undefined are not given (GraphQL leaves them so).
+ * under `path`. Fields whose value is undefined are not given (GraphQL leaves them so). With
+ * `mayName`, only the fields it allows can be named, at any depth.
  */
-export function parseWhere(type: string, input: unknown, path: string, spelling: Spelling = 'spec'): WhereNode {
-  const node = readWhere(type, input, path, { spelling, conditions: 0 }, 0, 'top');
+export function parseWhere(
+  type: string,
+  input: unknown,
+  path: string,
+  spelling: Spelling = 'spec',
+  mayName?: MayName,
+): WhereNode {
+  const node = readWhere(type, input, path, { spelling, conditions: 0, mayName }, 0, 'top');
   parsed.add(node);
   return node;
 }
@@ -154,7 +168,8 @@ function readWhere(
       if (place !== 'toOne') throw new WhereInputError(at, 'applies only to a to-one relationship');
     } else {
       const name = spelled.get(key);
-      if (!name) throw new WhereInputError(at, `is not a field of ${type} one can filter on`);
+      if (!name || (reading.mayName && !reading.mayName(type, name)))
+        throw new WhereInputError(at, `is not a field of ${type} one can filter on`);
       items.push(readField(fields.get(name)!, value, at, reading, depth));
     }
   }

@@ -6,7 +6,7 @@
  */
 import { HttpError } from '../http/errors.ts';
 import type { Access } from '../permissions/access.ts';
-import { resourceByType } from '../resources/registry.ts';
+import { filterReads } from '../query/filters.ts';
 import type { Filter } from '../resources/types.ts';
 import type { RestRoute } from './routes.ts';
 
@@ -22,14 +22,7 @@ export function authorizeRoute(access: Access | undefined, route: RestRoute): vo
     );
 }
 
-/** Whether the role may filter `type` by `filter`: it sees every field the filter reads. */
+/** Whether the role may filter `type` by `filter`: it may name every field the filter reads. */
 export function mayFilter(access: Access | undefined, type: string, filter: Filter): boolean {
-  if (!access) return true;
-  const resource = resourceByType(type)!;
-  if (filter.kind === 'relatedReference') {
-    const target = resource.relationships[filter.relationship]!.target;
-    return access.seesRelationship(type, filter.relationship) && access.seesAttribute(target, 'reference');
-  }
-  const attribute = Object.entries(resource.attributes).find(([, a]) => a.column === filter.column)?.[0];
-  return attribute !== undefined && access.seesAttribute(type, attribute);
+  return !access || filterReads(type, filter).every(([t, key]) => access.mayName(t, key));
 }

@@ -158,10 +158,12 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
     seen.add(name);
   }
   const resource = resourceByType(route.type)!;
-  const includes = visibleIncludes(includeValues(route), route, access);
+  const offered = includeValues(route);
+  const includes = visibleIncludes(offered, route, access);
   const query: Query = { include: [], page: 1, perPage: DEFAULT_PER_PAGE, conditions: [] };
   for (const [name, value] of params) {
-    if (name === 'include' && includes.size > 0) {
+    // An operation that takes include takes it under every role, even one that may include nothing of it.
+    if (name === 'include' && offered.size > 0) {
       const names = value
         .split(',')
         .map((v) => v.trim())
@@ -170,7 +172,7 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
         const relationship = includes.get(spelling);
         if (!relationship)
           throw invalid(
-            `include ${JSON.stringify(spelling)} is not allowed here; allowed: ${[...includes.keys()].join(', ')}`,
+            `include ${JSON.stringify(spelling)} is not allowed here; ${includes.size > 0 ? `allowed: ${[...includes.keys()].join(', ')}` : 'nothing can be included here'}`,
           );
         if (!query.include.includes(relationship)) query.include.push(relationship);
       }

@@ -25,15 +25,14 @@ import { readableTypes, roleViews } from '../data/role-changes.ts';
 import { statesAround } from '../data/role-state.ts';
 import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
-import { matches } from '../permissions/matches.ts';
-import type { WhereNode } from '../query/where.ts';
 import { setMaxListeners } from 'node:events';
-import { messageId, type Op, parsedWhere, viewOf } from './endpoints.ts';
+import { messageId, type Op, viewOf } from './endpoints.ts';
 import type { LiveWindow } from './live-window.ts';
 import type { Pacer } from './pacer.ts';
 import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
 import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
 import type { Targets } from './targets.ts';
+import { type EndpointWhere, endpointWhere, meetingAsSeen } from './where.ts';
 /** Entries read per statement. */
 const PAGE = 500;
 /**
@@ -129,7 +128,8 @@ export class Deliverer implements Recorded {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly abort = new AbortController();
   private readonly agents: Agents;
-  private readonly where: Map<string, WhereNode>;
+  /** The endpoint's where, as read for the owner's role (an Access; undefined for admin). */
+  private where: { access: Access | undefined; where: EndpointWhere } | undefined;
   private readonly url: URL;
   private inFlight = 0;
   /** A call waits for the pacer's next free permit. */
@@ -158,7 +158,6 @@ export class Deliverer implements Recorded {
     this.failingSince = endpoint.failing_since;
     this.writtenHealth = endpoint.status;
     this.agents = agentsFor(this.policy.targets, this.policy.concurrency);
-    this.where = parsedWhere(viewOf(endpoint).where);
     this.url = new URL(endpoint.url);
     // One listener per call in flight.
     setMaxListeners(0, this.abort.signal);
@@ -257,15 +256,35 @@ export class Deliverer implements Recorded {
     const shown = views.filter(
       (entry): entry is ChangeEntry => entry !== null && (ops.length === 0 || ops.includes(entry.op)),
     );
-    if (this.where.size === 0) return shown;
-    const states = await statesAround(this.db.primary, shown, (type) => this.where.has(type));
-    return shown.filter((entry) => {
-      const where = this.where.get(entry.type);
-      if (!where) return true;
-      const around = states.get(entry.seq);
-      const row = entry.op === 'deleted' ? around?.before : around?.after;
-      return !!row && matches(where, row);
-    });
+    if (!this.endpoint.where_filter) return shown;
+    const wheres = this.whereFor(access);
+    const states = await statesAround(this.db.primary, shown, (type) => wheres.has(type));
+    const kept = new Set<ChangeEntry>();
+    for (const [type, where] of wheres) {
+      const entries = shown.filter((entry) => entry.type === type);
+      const rows = entries.map((entry) => {
+        const around = states.get(entry.seq);
+        return entry.op === 'deleted' ? around?.before : around?.after;
+      });
+      const meets = await meetingAsSeen(this.db.primary, access, where, rows);
+      for (const [i, entry] of entries.entries()) if (meets[i]) kept.add(entry);
+    }
+    return shown.filter((entry) => !wheres.has(entry.type) || kept.has(entry));
+  }
+
+  /** The endpoint's where as its owner's role may name it now (worked out again when the role is read again). */
+  private whereFor(access: Access | undefined): EndpointWhere {
+    if (!this.where || this.where.access !== access) {
+      const where = endpointWhere(viewOf(this.endpoint).where, access);
+      const lost = [...where].filter(([, node]) => node === null).map(([type]) => type);
+      if (lost.length > 0)
+        this.hooks.error(
+          new Error(`its where on ${lost.join(', ')} names what the owner's role no longer sees`),
+          `webhook ${this.id}: nothing of ${lost.join(', ')} is sent`,
+        );
+      this.where = { access, where };
+    }
+    return this.where.where;
   }
 
   private queue(entry: ChangeEntry): void {

@@ -83,6 +83,11 @@ describe.each(providers)('roles command line on %s', (provider) => {
     const path = file('roles.json', ROLES);
     const applied = await roles('apply', path, '--json');
     expect(applied.code).toBe(0);
+    // The web shop reads product groups' type, but not product group types: said, not dropped silently.
+    expect(applied.stderr).toContain(
+      'roles: warning: roles.web_shop.product_groups.read.fields[1]: type leads to product_group_types, which web_shop may not read, so it is left out',
+    );
+    expect(applied.stderr.match(/warning/g)).toHaveLength(1);
     expect(JSON.parse(applied.stdout)).toEqual({
       created: ['web_shop', 'supplier_quality'],
       changed: [],

@@ -136,10 +136,14 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
     receiver.calls.length = 0;
     const forbidden = await post({ url: receiver.url, types: ['suppliers'] }, shop);
     expect(forbidden.status).toBe(403);
+    // A field the role does not see cannot be named, as if it did not exist, at any depth.
     const hidden = await post({ url: receiver.url, where: { products: { nlc: { gt: 1 } } } }, shop);
-    expect(hidden.status).toBe(403);
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.error.message).toBe('where.products.nlc is not a field of products one can filter on');
     const nested = await post({ url: receiver.url, where: { products: { OR: [{ NOT: { nlc: { gt: 1 } } }] } } }, shop);
-    expect(nested.status).toBe(403);
+    expect(nested.status).toBe(400);
+    const unreadable = await post({ url: receiver.url, where: { suppliers: { name: { equals: 'S' } } } }, shop);
+    expect(unreadable.status).toBe(403);
     const { id } = await createEndpoint(hub, { url: receiver.url }, shop);
     const unit = await hub.call('POST', '/units', {
       data: { type: 'units', attributes: { reference: `U-${provider}` } },
@@ -171,5 +175,89 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
     const fields = Object.keys(receiver.calls[1]!.data.attributes.after as object).sort();
     expect(fields).toEqual([...EXAMPLE_ROLES.web_shop.products.read.fields].sort());
     await hub.call('DELETE', `/webhooks/${id}`, undefined, shop);
+  });
+  it('reads a where as the role sees rows: a hidden field by any spelling is refused, a link to a hidden row is empty', async () => {
+    await applyTestRoles(hub.database.db, {
+      ...EXAMPLE_ROLES,
+      group_watch: {
+        products: { read: { fields: ['reference', 'name', 'product_group'] } },
+        product_groups: { read: { where: { remark: { equals: 'open' } } } },
+        product_group_types: { read: {} },
+      },
+      supplier_watch: { suppliers: { read: { fields: ['reference', 'name'] } } },
+    });
+    const watcher = await tokenWithRole(hub.t, hub.database.db, 'group_watch');
+    const suppliers = await tokenWithRole(hub.t, hub.database.db, 'supplier_watch');
+    // A supplier's currency text is filtered by its column's name (its attribute shares the
+    // relationship's name): hidden by either spelling.
+    for (const spelling of ['currency_text', 'currency']) {
+      const res = await post({ url: receiver.url, where: { suppliers: { [spelling]: { isNull: true } } } }, suppliers);
+      expect(res.status, spelling).toBe(400);
+      expect(res.body.error.message).toBe(`where.suppliers.${spelling} is not a field of suppliers one can filter on`);
+    }
+    const made = async (path: string, type: string, attributes: object, relationships: object = {}) => {
+      const res = await hub.call('POST', path, { data: { type, attributes, relationships } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return Number(res.body.data.id);
+    };
+    const groupType = await made('/product_group_types', 'product_group_types', { description: { en: 'T' } });
+    const group = (remark: string) =>
+      made(
+        '/product_groups',
+        'product_groups',
+        { description: { en: remark }, remark },
+        { type: { data: { type: 'product_group_types', id: groupType } } },
+      );
+    const [open, secret] = [await group('open'), await group('secret')];
+    const unit = await made('/units', 'units', { reference: `UW-${provider}` });
+    const product = (reference: string, groupId?: number) =>
+      made(
+        '/products',
+        'products',
+        { reference },
+        {
+          unit: { data: { type: 'units', id: unit } },
+          ...(groupId && { product_group: { data: { type: 'product_groups', id: groupId } } }),
+        },
+      );
+    const inSecret = await product(`PW-secret-${provider}`, secret);
+    const inOpen = await product(`PW-open-${provider}`, open);
+    const inNone = await product(`PW-none-${provider}`);
+    const touchAll = async () => {
+      for (const id of [inSecret, inOpen, inNone])
+        expect(
+          (
+            await hub.call('PATCH', `/products/${id}`, {
+              data: { type: 'products', id, attributes: { name: { en: `r${Date.now()}` } } },
+            })
+          ).status,
+        ).toBe(200);
+    };
+    const delivered = async (where: object, count: number) => {
+      receiver.calls.length = 0;
+      const { id } = await createEndpoint(hub, { url: receiver.url, types: ['products'], where }, watcher);
+      await touchAll();
+      await waitUntil(
+        () => receiver.calls.length >= count,
+        () => `${count} calls (have ${receiver.calls.length})`,
+        10_000,
+      );
+      await sleep(300);
+      await hub.call('DELETE', `/webhooks/${id}`, undefined, watcher);
+      return receiver.calls.map((c) => Number(c.data.attributes.resource_id)).sort((a, b) => a - b);
+    };
+    // The product in the group the role cannot see has no group, as the role reads it.
+    expect(await delivered({ products: { product_group: { isNull: true } } }, 2)).toEqual([inSecret, inNone]);
+    // And a condition on the hidden group's id finds nothing (only the product named beside it).
+    expect(
+      await delivered(
+        {
+          products: {
+            OR: [{ product_group: { id: { equals: secret } } }, { reference: { equals: `PW-none-${provider}` } }],
+          },
+        },
+        1,
+      ),
+    ).toEqual([inNone]);
   });
 });
