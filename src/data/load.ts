@@ -131,7 +131,9 @@ export async function pageByColumn(
   const withKey = columns.some((c) => c.name === column)
     ? columns
     : [...columns, { name: column, type: 'integer' as const }];
-  const names = withKey.map((c) => id(c.name)).join(', ');
+  // The outer select reads the inner one's output names: a column read under another key (a
+  // GraphQL field name, a computed column) is known there only by that key.
+  const names = withKey.map((c) => id(c.alias ?? c.name)).join(', ');
   const sql = new Sql(db.provider)
     .text(`SELECT ${names} FROM (SELECT ${selectList(db.provider, withKey, 't')}, `)
     .text(
