@@ -136,7 +136,8 @@ function envelopOf(options: OperationOptions) {
         addValidationRule(knownOperationTypesRule);
       },
     },
-    maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, ...reportLimit }),
+    // Every aliased field counts, `__typename` too (graphql-armor leaves it out by default).
+    maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, allowList: [], ...reportLimit }),
   ] as Plugin[];
   if (!options.introspection) {
     plugins.push(

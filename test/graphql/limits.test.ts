@@ -18,6 +18,7 @@ import { testApp, type TestApp } from '../support/app.ts';
 import { providers } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { listen, type Listening, logHead } from '../support/live.ts';
+import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.ts';
 import { SseStream } from '../support/sse.ts';
 import { wsUrl } from '../support/ws.ts';
 
@@ -532,16 +533,96 @@ const LISTS: Probe[] = [
   })),
 ];
 
+// __typename, __schema and __type, as admin and as a role ----------------------------------------
+
+/** `n` aliased selections made by `field(i)`. */
+const aliased = (n: number, field: (i: number) => string) => range(n).map(field).join(' ');
+
+/**
+ * Selections under `__type(name: "Query")` and what each costs with it by the documented rule
+ * (`__type` 1, `name` 1, every list x 10): `fields { name }` is 1 + (1 + 10 x 1) = 12, and so on.
+ * No more than two of `fields`, `interfaces`, `possibleTypes` and `inputFields` nested, which
+ * graphql-js refuses whatever the cost ("Maximum introspection depth exceeded").
+ */
+const TYPE_COSTS: [selection: string, cost: number][] = [
+  ['fields { args { type { fields { args { type { enumValues { name } } } } } } }', 121_212],
+  ['fields { args { type { fields { args { name } } } } }', 11_212],
+  ['fields { args { type { enumValues { name } } } }', 1212],
+  ['fields { args { name } }', 112],
+  ['fields { name }', 12],
+];
+
+/** Introspection and `__typename` only, aliased, costing exactly `target`: no schema field needed. */
+function introspectionCosting(target: number): string {
+  const parts: string[] = [];
+  let left = target;
+  for (const [selection, cost] of TYPE_COSTS)
+    for (; left >= cost; left -= cost) parts.push(`t${parts.length}: __type(name: "Query") { ${selection} }`);
+  return `${parts.join(' ')} ${times(left, '__typename')}`;
+}
+
+const META_FIELDS: Probe[] = [
+  aliases('__typename, aliased', (n) => `{ ${aliased(n, (i) => `a${i}: __typename`)} }`),
+  aliases('__typename, aliased, under __schema', (n) => `{ __schema { ${aliased(n, (i) => `a${i}: __typename`)} } }`),
+  aliases(
+    '__typename, aliased, in a fragment spread twice',
+    (n) =>
+      `{ ${times(Math.floor(n / 2), '...Q')} ${n % 2 ? 'z: __typename' : ''} } fragment Q on Query { x: __typename y: __typename }`,
+  ),
+  aliases('__schema, aliased', (n) => `{ ${aliased(n, (i) => `a${i}: __schema { queryType { name } }`)} }`),
+  aliases('__type, aliased', (n) => `{ ${aliased(n, (i) => `a${i}: __type(name: "Query") { name }`)} }`),
+  aliases('fields under __type, aliased', (n) => `{ __type(name: "Query") { ${aliased(n, (i) => `a${i}: name`)} } }`),
+  {
+    limit: 'depth 15 under introspection',
+    kind: '__typename at the bottom of __type',
+    at: {
+      query: `{ __type(name: "Query") { fields { type { ${'ofType { '.repeat(11)}__typename${' }'.repeat(11)} } } } }`,
+    },
+    past: {
+      query: `{ __type(name: "Query") { fields { type { ${'ofType { '.repeat(12)}__typename${' }'.repeat(12)} } } } }`,
+    },
+    code: 'GRAPHQL_VALIDATION_FAILED',
+    message: /^Introspection depth limit of 15 exceeded, found 16\.$/,
+  },
+  directives('__typename', (n) => `{ ${times(n, '__typename @include(if: true)')} }`),
+  directives('__type', (n) => `{ ${times(n, '__type(name: "Query") @include(if: true) { name }')} }`),
+  counted(
+    'tokens 5000',
+    5000,
+    'lists in arguments, then __typename',
+    ofTokens,
+    () => /^Token limit of 5000 exceeded\.$/,
+  ),
+  breadth(
+    '__typename, by a named fragment spread many times',
+    (n) =>
+      `{ ${times(Math.floor(n / 10), '...F')} ${times(n % 10, '__typename')} } fragment F on Query { ${times(10, '__typename')} }`,
+  ),
+  {
+    limit: 'estimated cost 200,000',
+    kind: '__type (its lists x 10), aliased, and __typename',
+    at: { query: `{ ${introspectionCosting(MAX_COST)} }` },
+    past: { query: `{ ${introspectionCosting(MAX_COST + 1)} }` },
+    code: 'QUERY_COMPLEXITY',
+    message: /^Query complexity of 200001 exceeds max complexity of 200000$/,
+  },
+];
+
 const PROBES: Probe[] = [...PAGE_SIZES, ...DEPTH, ...ALIASES, ...DIRECTIVES, ...TOKENS_AND_BREADTH, ...COST, ...LISTS];
 
 describe.each(providers)('GraphQL limits on %s: each limit x each kind of field', (provider) => {
   let env: GraphQLTestEnv;
   /** A change-log cursor one entry before the end: a subscription from it gets one event at once. */
   let after: string;
+  /** A token of each client the probes of META_FIELDS are sent as: admin, and a role's. */
+  const tokens: Record<string, string> = {};
   beforeAll(async () => {
     env = await graphqlEnv(provider);
     await env.gql('mutation { createBrand(input: { reference: "LIMITS-1" }) { id } }');
     after = String((await logHead(env.database.db.prisma)) - 1);
+    await applyTestRoles(env.database.db, EXAMPLE_ROLES);
+    tokens.admin = env.token;
+    tokens.web_shop = await tokenWithRole(env.t, env.database.db, 'web_shop', ['read']);
   });
   afterAll(async () => {
     await env?.t.app.close();
@@ -549,12 +630,12 @@ describe.each(providers)('GraphQL limits on %s: each limit x each kind of field'
   });
 
   /** The outcome of a request: its status and its (first) result; over SSE, the first event's. */
-  async function send(sent: Sent): Promise<{ status: number; result: any; text: string }> {
+  async function send(sent: Sent, token = env.token): Promise<{ status: number; result: any; text: string }> {
     if (!sent.sse) {
       const res = await env.t.request('/graphql', {
         method: 'POST',
         headers: {
-          Authorization: `Bearer ${env.token}`,
+          Authorization: `Bearer ${token}`,
           'Content-Type': 'application/json',
           Accept: 'application/graphql-response+json',
         },
@@ -578,13 +659,14 @@ describe.each(providers)('GraphQL limits on %s: each limit x each kind of field'
     }
   }
 
-  it.each(PROBES.map((p) => [p.limit, p.kind, p] as const))('%s, %s', async (_limit, _kind, probe) => {
-    const at = await send(probe.at);
+  /** A probe's request at the limit runs; the one past it is refused before anything runs, with the limit's code and words. */
+  async function holds(probe: Probe, token = env.token) {
+    const at = await send(probe.at, token);
     expect(at.status, at.text.slice(0, 500)).toBe(200);
     expect(at.result.errors, at.text.slice(0, 500)).toBeUndefined();
     expect(at.result.data, at.text.slice(0, 500)).toBeDefined();
 
-    const past = await send(probe.past);
+    const past = await send(probe.past, token);
     // A request error: 400 and no data (over SSE, the stream's one event).
     if (!probe.past.sse) expect(past.status, past.text.slice(0, 500)).toBe(400);
     expect(past.result.data, past.text.slice(0, 500)).toBeUndefined();
@@ -592,7 +674,14 @@ describe.each(providers)('GraphQL limits on %s: each limit x each kind of field'
     expect(error?.message, past.text.slice(0, 500)).toMatch(probe.message);
     expect(error?.extensions?.code, past.text.slice(0, 500)).toBe(probe.code);
     if (probe.field) expect(error?.extensions?.field).toBe(probe.field);
-  });
+  }
+
+  it.each(PROBES.map((p) => [p.limit, p.kind, p] as const))('%s, %s', (_limit, _kind, probe) => holds(probe));
+
+  it.each(META_FIELDS.flatMap((p) => ['admin', 'web_shop'].map((as) => [p.limit, p.kind, as, p] as const)))(
+    '%s, %s, as %s',
+    (_limit, _kind, as, probe) => holds(probe, tokens[as]),
+  );
 
   it('builds its documents as said: exactly 5000 tokens at the token limit', () => {
     expect(tokensOf(ofTokens(5000))).toBe(5000);
