@@ -1,5 +1,5 @@
 // Prisma CLI configuration for SQLite: the WebAssembly schema engine through the
-// better-sqlite3 driver adapter, so that nothing is downloaded (see docs/toolchain notes in README).
+// better-sqlite3 driver adapter, so that nothing is downloaded (see docs/development/data-model.md, "Changing the model").
 import { defineConfig } from 'prisma/config';
 import { sqliteMigrationAdapter } from '../src/db/migration-adapters.ts';
 

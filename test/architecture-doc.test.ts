@@ -1,6 +1,6 @@
 /**
- * docs/development/architecture.md and the README's "Where things are" against the tree, where a machine can
- * tell: the middleware order the doc gives is the order of `app.use` in src/app.ts; every module
+ * docs/development/architecture.md and docs/development/code.md ("Where things are") against the
+ * tree, where a machine can tell: the middleware order the doc gives is the order of `app.use` in src/app.ts; every module
  * at the root of src/ (and every directory) is named; every file the doc names exists, and the
  * symbol it names beside a module is in it; the schema modules it lists are the ones
  * src/graphql/schema.ts builds from; the import rules' table names the rules of
@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const doc = read('docs/development/architecture.md');
-const readme = read('README.md');
+const map = read('docs/development/code.md');
 
 /** The lines of a Markdown section, from its heading to the next heading of its level or above. */
 function section(markdown: string, heading: string): string {
@@ -164,8 +164,8 @@ describe('docs/development/architecture.md', () => {
   });
 });
 
-describe('README\'s "Where things are"', () => {
-  const block = section(readme, 'Where things are').match(/```\n([\s\S]*?)```/)![1]!;
+describe('docs/development/code.md, "Where things are"', () => {
+  const block = section(map, 'Where things are').match(/```\n([\s\S]*?)```/)![1]!;
   /** Each entry: the paths it names and its description (continuation lines included). */
   const entries = block.split(/\n(?! )/).map((entry) => {
     const [paths, ...description] = entry.trim().split(/\s{2,}/);

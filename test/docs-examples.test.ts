@@ -1,69 +1,75 @@
 /**
- * The README's shell examples run as written. The ```sh blocks of the sections a newcomer follows
- * in order (authentication, GraphQL, REST, safe writes, keeping a system in sync, roles, data in, webhooks) are run in one
- * bash process with `set -euo pipefail`, against a fresh server of the compiled build on a fresh
- * SQLite database (DATABASE_URL in the environment of both, so that `npm run client` writes the
- * server's database); the only rewrite is the server's port for 4000 in `localhost:4000`. A user
- * would see: no command fail; every answer the status the text says (2xx or 304, unless the
- * comment after the command starts with another status: `# 401 {...}`); and after a command
- * followed by an output comment showing JSON, output of that shape (the keys shown, the types of
- * the values; `…` stands for what is left out).
+ * The shell examples of README.md and of the pages under docs/ run as written. Every ```sh block
+ * either runs or is marked `<!-- not run: reason -->` (it installs, starts a database cluster, runs
+ * the suite). A page's blocks run in one bash process with `set -euo pipefail`, each page in its
+ * own (a page sets itself up: its token, its variables), one page after another, against one
+ * fresh server of the compiled build on a fresh SQLite database. The pages send their requests to
+ * `$MDG_URL`, which the test sets to that server (no rewriting of the text); DATABASE_URL is in
+ * the environment of both, so that `npm run client` writes the server's database. A user would
+ * see: no command fail; every answer the status the text says (2xx or 304, unless the comment
+ * after the command starts with another status: `# 401 {...}`); and after a command followed by
+ * an output comment showing JSON, output of that shape (the keys shown, the types of the values;
+ * `…` stands for what is left out).
  *
  * Which command printed what: a DEBUG trap writes a marker with the script line before each
  * command of the shell itself (not inside functions or `$(...)`), so that each command's output
- * lies between two markers.
+ * lies between two markers. Which page made which request: before each page the test asks for
+ * a path of its own, which the request log shows between the pages' requests.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
 import { FLUSH_INTERVAL_MS } from '../src/observability/logger.ts';
-import { ROOT, startService, type RunningService } from './support/process.ts';
 import { type Block, outputComments, shapeMismatches, shellBlocks } from './support/doc-examples.ts';
-
-const SECTIONS = [
-  'Authentication: the whole flow',
-  'GraphQL: a first query',
-  'REST: the old interface, unchanged',
-  'Safe writes',
-  'Keeping another system in sync',
-  'Giving each system only what it needs',
-  'Bringing data in and keeping it clean',
-  'Being called when data changes',
-] as const;
+import { markdownPages, readPage } from './support/markdown.ts';
+import { freePort } from './support/ports.ts';
+import { ROOT, type RunningService, startService } from './support/process.ts';
 
 const MARKER = '\x1e';
 const PRELUDE = ['set -euo pipefail', `trap 'printf "\\n${MARKER}%s\\n" "$LINENO"' DEBUG`];
+/** The one place a port may be written in an example that runs: the default of `$MDG_URL`. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell, not a template
+const MDG_URL_DEFAULT = 'export MDG_URL=${MDG_URL:-http://localhost:4000}';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const blocks = shellBlocks(readme, SECTIONS);
-const comments = blocks.flatMap(outputComments);
+interface Page {
+  path: string;
+  text: string[];
+  blocks: Block[];
+  strayMarkers: number[];
+}
 
-/** The blocks as one script; `readmeLine[n]` is the README line of script line n (1-based). */
-function script(blocks: Block[], host: string): { text: string; readmeLine: number[] } {
+const pages: Page[] = markdownPages().map((path) => {
+  const markdown = readPage(path);
+  return { path, text: markdown.split('\n'), ...shellBlocks(path, markdown) };
+});
+const run = (page: Page) => page.blocks.filter((b) => b.notRun === undefined);
+const runnable = pages.filter((page) => run(page).length > 0);
+
+/** The page's runnable blocks as one script; `pageLine[n]` is the page line of script line n (1-based). */
+function script(page: Page): { text: string; pageLine: number[] } {
   const lines = [...PRELUDE];
-  const readmeLine = [0, ...PRELUDE.map(() => 0)];
-  for (const block of blocks) {
-    for (const { line, text } of block.lines) {
-      lines.push(text.replaceAll('localhost:4000', host));
-      readmeLine.push(line);
-    }
+  const pageLine = [0, ...PRELUDE.map(() => 0)];
+  for (const { line, text } of run(page).flatMap((b) => b.lines)) {
+    lines.push(text);
+    pageLine.push(line);
   }
-  return { text: `${lines.join('\n')}\n`, readmeLine };
+  return { text: `${lines.join('\n')}\n`, pageLine };
 }
 
 interface Run {
   code: number | null;
   stderr: string;
-  /** What each command printed, in order: the README line it ran at, and its output. */
+  /** What each command printed, in order: the page line it ran at, and its output. */
   outputs: { line: number; output: string }[];
 }
 
-function runBash(text: string, readmeLine: number[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), 'readme-sh-'));
-  const file = join(dir, 'readme.sh');
+function runBash(page: Page, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
+  const { text, pageLine } = script(page);
+  const dir = mkdtempSync(join(tmpdir(), 'docs-sh-'));
+  const file = join(dir, 'examples.sh');
   writeFileSync(file, text);
   return new Promise((resolve, reject) => {
     // A group of its own, so that a time-out ends what the examples started too (curl, npm, node).
@@ -74,28 +80,32 @@ function runBash(text: string, readmeLine: number[], env: NodeJS.ProcessEnv, tim
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       process.kill(-child.pid!, 'SIGKILL');
-      reject(new Error(`the README's examples did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+      reject(new Error(`the examples of ${page.path} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      // What a page left running when it failed half-way (a webhook receiver) ends with it.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group has ended already.
+      }
       rmSync(dir, { recursive: true, force: true });
       const pieces = stdout.split(new RegExp(`\\n${MARKER}(\\d+)\\n`));
       const outputs: Run['outputs'] = [];
       for (let i = 1; i < pieces.length; i += 2)
-        outputs.push({ line: readmeLine[Number(pieces[i])] ?? 0, output: pieces[i + 1]! });
+        outputs.push({ line: pageLine[Number(pieces[i])] ?? 0, output: pieces[i + 1]! });
       resolve({ code, stderr, outputs });
     });
   });
 }
 
-/** The environment of the shell: the user's, with the server's database and no other setting of the service. */
-function shellEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of CONFIG_VARIABLES) delete env[key];
-  return { ...env, DATABASE_URL: databaseUrl };
+/** The environment of the shell: the user's, with the server's address and database and no other setting of the service. */
+function shellEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  for (const key of CONFIG_VARIABLES) delete base[key];
+  return { ...base, ...env };
 }
-
-const lineText = (line: number) => `README.md:${line}: ${readme.split('\n')[line - 1]?.trim()}`;
 
 /** The JSON a command printed: the body after the headers of `curl -i`, or the whole output. */
 function parsedOutput(output: string): unknown {
@@ -104,130 +114,193 @@ function parsedOutput(output: string): unknown {
   return JSON.parse(body);
 }
 
-describe("README's shell examples", () => {
+interface LoggedRequest {
+  method: string;
+  path: string;
+  status: number;
+}
+
+/** The path the test asks for before a page's examples, so that the log shows where they start. */
+const pageMarker = (i: number) => `/docs-examples-page-${i}`;
+const END = '/docs-examples-end';
+
+const lineText = (page: Page, line: number) => `${page.path}:${line}: ${page.text[line - 1]?.trim()}`;
+
+describe('shell examples of the README and docs/', () => {
   let dir: string;
   let service: RunningService;
-  let run: Run;
-  let requests: { method: string; path: string; status: number }[];
+  const runs = new Map<string, Run>();
+  const requests = new Map<string, LoggedRequest[]>();
   let errorLogs: string[];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'readme-'));
+    dir = mkdtempSync(join(tmpdir(), 'docs-examples-'));
     const databaseUrl = `file:${join(dir, 'master-data.db')}`;
-    // As "Being called when data changes" says to start it: its receiver listens on this machine.
+    // As docs/guides/webhooks.md says to start it: its receiver listens on this machine.
     service = await startService({
       DATABASE_URL: databaseUrl,
       WEBHOOKS_ALLOW_HTTP: 'true',
       WEBHOOKS_ALLOWED_NETWORKS: '127.0.0.0/8',
     });
     const before = service.output().length;
-    const { text, readmeLine } = script(blocks, `localhost:${new URL(service.baseUrl).port}`);
-    // About 25 s on an idle machine of two cores; the bound is for one that runs other tests too.
-    run = await runBash(text, readmeLine, shellEnv(databaseUrl), 150_000);
-    // The service writes its log in blocks, at least every FLUSH_INTERVAL_MS: the last requests'
-    // lines may come a moment after the script's last answer. Wait until a flush brings nothing more.
-    const quiet = FLUSH_INTERVAL_MS + 500;
-    for (let seen = -1, waited = 0; seen !== service.output().length && waited < 10_000; waited += quiet) {
-      seen = service.output().length;
-      await new Promise((resolve) => setTimeout(resolve, quiet));
+    const env = shellEnv({
+      DATABASE_URL: databaseUrl,
+      MDG_URL: service.baseUrl,
+      // The webhook guide's receiver: a free port, not its default 8787 (another run may hold it).
+      RECEIVER_PORT: String(await freePort()),
+    });
+    for (const [i, page] of runnable.entries()) {
+      await fetch(`${service.baseUrl}${pageMarker(i)}`);
+      // About 5 s a page on an idle machine of two cores; the bound is for one that runs other tests too.
+      runs.set(page.path, await runBash(page, env, 120_000));
     }
+    // The service writes its log in blocks, at least every FLUSH_INTERVAL_MS: the last requests'
+    // lines come a moment after the last answer. One more request, and its line, says all are in.
+    await fetch(`${service.baseUrl}${END}`);
+    for (
+      let waited = 0;
+      !service.output().includes(`"path":"${END}"`) && waited < 10 * FLUSH_INTERVAL_MS;
+      waited += 100
+    )
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const logs = service
       .output()
       .slice(before)
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    requests = logs.filter((l) => l.msg === 'request') as unknown as typeof requests;
+    let current: LoggedRequest[] = [];
+    for (const log of logs.filter((l) => l.msg === 'request') as unknown as LoggedRequest[]) {
+      const marker = runnable.findIndex((_, i) => log.path === pageMarker(i));
+      if (marker >= 0) requests.set(runnable[marker]!.path, (current = []));
+      else if (log.path !== END) current.push(log);
+    }
     errorLogs = logs.filter((l) => ['error', 'fatal'].includes(String(l.level))).map((l) => JSON.stringify(l));
-  }, 200_000);
+  }, 900_000);
 
   afterAll(async () => {
     if (service) await service.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('are found in every section, with no placeholder left for the user to fill in', () => {
-    expect(new Set(blocks.map((b) => b.section))).toEqual(new Set(SECTIONS));
-    const placeholders = blocks
-      .flatMap((b) => b.lines)
-      .filter(({ text }) => !/^\s*#/.test(text) && /…|<[a-z ]+>/.test(text))
-      .map(({ line }) => lineText(line));
-    expect(placeholders).toEqual([]);
+  it('are run, or marked with the reason why not', () => {
+    const unexplained = pages.flatMap((page) => [
+      ...page.blocks.filter((b) => b.notRun === '').map((b) => `${lineText(page, b.line)}: not run, without a reason`),
+      ...page.strayMarkers.map((line) => `${lineText(page, line)}: a "not run" marker with no shell block after it`),
+    ]);
+    expect(unexplained).toEqual([]);
+    expect(runnable.map((p) => p.path)).toContain('README.md');
+    expect(runnable.length).toBeGreaterThan(5);
   });
 
-  it('run to the end: no command fails', () => {
-    const last = run.outputs.at(-1)?.line;
-    expect(run.code, `bash exited with ${run.code} after ${last ? lineText(last) : 'no command'}\n${run.stderr}`).toBe(
-      0,
+  it("leave no placeholder for the user to fill in, and name no port but $MDG_URL's default", () => {
+    const problems = runnable.flatMap((page) =>
+      run(page)
+        .flatMap((b) => b.lines)
+        .filter(({ text }) => !/^\s*#/.test(text))
+        .flatMap(({ line, text }) => [
+          ...(/…|<[a-z ]+>/.test(text) ? [`${lineText(page, line)}: a placeholder`] : []),
+          ...(/localhost:\d|127\.0\.0\.1:\d/.test(text.replace(MDG_URL_DEFAULT, ''))
+            ? [`${lineText(page, line)}: a fixed address (use "$MDG_URL")`]
+            : []),
+        ]),
     );
+    expect(problems).toEqual([]);
   });
 
-  it('get the answers the README says: 2xx or 304, and only the errors it shows', () => {
-    // Executed in order, so the errors the server logs come in the order the comments show them.
-    const shown = comments.filter((c) => c.status && c.status >= 400).map((c) => `${c.status} (${lineText(c.line)})`);
-    const answered = requests
-      .filter((r) => !(r.status < 300 || r.status === 304))
-      .map((r) => `${r.status} ${r.method} ${r.path}`);
-    const status = (line: string) => line.slice(0, 3);
-    expect(
-      answered.map(status),
-      `errors answered:\n${answered.join('\n')}\nerrors shown:\n${shown.join('\n')}`,
-    ).toEqual(shown.map(status));
-    expect(errorLogs).toEqual([]);
-    expect(requests.length).toBeGreaterThan(20);
-  });
-
-  it('print what their output comments show', () => {
-    const mismatches = comments.flatMap((comment) => {
-      const ran = run.outputs.filter((o) => o.line >= comment.command.from && o.line <= comment.command.to);
-      // A command that never ran (an earlier one failed) is the failure the test above reports.
-      if (ran.length === 0) return [];
-      const printed = ran.map((o) => o.output).join('');
-      const where = lineText(comment.line);
-      const problems: string[] = [];
-      if (comment.json) {
-        try {
-          problems.push(...shapeMismatches(parsedOutput(printed), comment.json));
-        } catch (error) {
-          problems.push(`not JSON (${(error as Error).message}): ${JSON.stringify(printed.slice(0, 300))}`);
-        }
-      }
-      if (comment.printed && printed.trim() !== comment.printed)
-        problems.push(`printed ${JSON.stringify(printed.trim())}, the comment shows ${comment.printed}`);
-      const events = printed
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => JSON.parse(l.slice('data: '.length)) as unknown);
-      comment.events.forEach((event, i) => {
-        if (i >= events.length) problems.push(`event ${i + 1} shown, ${events.length} received`);
-        else problems.push(...shapeMismatches(events[i], event, `event ${i + 1}`));
-      });
-      return problems.map((p) => `${where}\n    ${p}`);
+  it('set $MDG_URL before they use it', () => {
+    const unset = runnable.flatMap((page) => {
+      const lines = run(page).flatMap((b) => b.lines);
+      const set = lines.findIndex(({ text }) => text.trim() === MDG_URL_DEFAULT);
+      const used = lines.findIndex(({ text }) => !/^\s*#/.test(text) && text.includes('$MDG_URL'));
+      return used >= 0 && (set < 0 || set > used) ? [lineText(page, lines[used]!.line)] : [];
     });
-    expect(mismatches).toEqual([]);
-    expect(comments.length).toBeGreaterThan(10);
+    expect(unset).toEqual([]);
   });
 
-  it('answer no GraphQL errors where the README shows none', () => {
-    // GraphQL answers errors with 200 when the client accepts only JSON: the status says nothing.
-    const shown = comments.filter((c) => c.json?.kind === 'object' && c.json.members.some(([key]) => key === 'errors'));
-    const unshown = run.outputs.filter(
-      ({ line }) => !shown.some((c) => line >= c.command.from && line <= c.command.to),
-    );
-    const withErrors = unshown.flatMap(({ line, output }) =>
-      output
-        .split('\n')
-        .map((l) => l.replace(/^data: /, '').trim())
-        .filter((l) => l.startsWith('{') && l.includes('"errors"'))
-        .filter((l) => {
+  it('log no error on the server', () => {
+    expect(errorLogs).toEqual([]);
+  });
+
+  describe.each(runnable.map((page) => [page.path, page] as const))('%s', (path, page) => {
+    const comments = run(page).flatMap(outputComments);
+
+    it('runs to the end: no command fails', () => {
+      const { code, outputs, stderr } = runs.get(path)!;
+      const last = outputs.at(-1)?.line;
+      expect(code, `bash exited with ${code} after ${last ? lineText(page, last) : 'no command'}\n${stderr}`).toBe(0);
+    });
+
+    it('gets the answers the page says: 2xx or 304, and only the errors it shows', () => {
+      // Executed in order, so the errors the server logs come in the order the comments show them.
+      const shown = comments
+        .filter((c) => c.status && c.status >= 400)
+        .map((c) => `${c.status} (${lineText(page, c.line)})`);
+      const answered = (requests.get(path) ?? [])
+        .filter((r) => !(r.status < 300 || r.status === 304))
+        .map((r) => `${r.status} ${r.method} ${r.path}`);
+      const status = (line: string) => line.slice(0, 3);
+      expect(
+        answered.map(status),
+        `errors answered:\n${answered.join('\n')}\nerrors shown:\n${shown.join('\n')}`,
+      ).toEqual(shown.map(status));
+      expect(requests.get(path)?.length).toBeGreaterThan(0);
+    });
+
+    it('prints what its output comments show', () => {
+      const { outputs } = runs.get(path)!;
+      const mismatches = comments.flatMap((comment) => {
+        const ran = outputs.filter((o) => o.line >= comment.command.from && o.line <= comment.command.to);
+        // A command that never ran (an earlier one failed) is the failure the test above reports.
+        if (ran.length === 0) return [];
+        const printed = ran.map((o) => o.output).join('');
+        const where = lineText(page, comment.line);
+        const problems: string[] = [];
+        if (comment.json) {
           try {
-            return 'errors' in (JSON.parse(l) as object);
-          } catch {
-            return false;
+            problems.push(...shapeMismatches(parsedOutput(printed), comment.json));
+          } catch (error) {
+            problems.push(`not JSON (${(error as Error).message}): ${JSON.stringify(printed.slice(0, 300))}`);
           }
-        })
-        .map((l) => `${lineText(line)}\n    ${l.slice(0, 300)}`),
-    );
-    expect(withErrors).toEqual([]);
+        }
+        if (comment.printed && printed.trim() !== comment.printed)
+          problems.push(`printed ${JSON.stringify(printed.trim())}, the comment shows ${comment.printed}`);
+        const events = printed
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => JSON.parse(l.slice('data: '.length)) as unknown);
+        comment.events.forEach((event, i) => {
+          if (i >= events.length) problems.push(`event ${i + 1} shown, ${events.length} received`);
+          else problems.push(...shapeMismatches(events[i], event, `event ${i + 1}`));
+        });
+        return problems.map((p) => `${where}\n    ${p}`);
+      });
+      expect(mismatches).toEqual([]);
+    });
+
+    it('answers no GraphQL errors where the page shows none', () => {
+      // GraphQL answers errors with 200 when the client accepts only JSON: the status says nothing.
+      const shown = comments.filter(
+        (c) => c.json?.kind === 'object' && c.json.members.some(([key]) => key === 'errors'),
+      );
+      const unshown = runs
+        .get(path)!
+        .outputs.filter(({ line }) => !shown.some((c) => line >= c.command.from && line <= c.command.to));
+      const withErrors = unshown.flatMap(({ line, output }) =>
+        output
+          .split('\n')
+          .map((l) => l.replace(/^data: /, '').trim())
+          .filter((l) => l.startsWith('{') && l.includes('"errors"'))
+          .filter((l) => {
+            try {
+              return 'errors' in (JSON.parse(l) as object);
+            } catch {
+              return false;
+            }
+          })
+          .map((l) => `${lineText(page, line)}\n    ${l.slice(0, 300)}`),
+      );
+      expect(withErrors).toEqual([]);
+    });
   });
 });

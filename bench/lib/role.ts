@@ -1,6 +1,6 @@
 /**
  * The restricted role the `graphql+role` and `rest+role` targets run under, shaped like the
- * README's web shop: a field list on every type, and a row filter on the types the workloads list
+ * the web shop of docs/guides/connecting-a-system-with-a-role.md: a field list on every type, and a row filter on the types the workloads list
  * (products, customers, suppliers; lookups such as units, groups, currencies and users are read
  * whole). Chosen so that the answers stay those of `admin` (the field lists name every field; the
  * filter, on `is_active` as a web shop's would be, holds for every row of the bench's data, which

@@ -1,5 +1,5 @@
 /**
- * The change log as a role sees it (README, "Giving each system only what it needs"), for every surface that serves it: REST's /changes, GraphQL's `changes` and `history`,
+ * The change log as a role sees it (docs/reference/roles.md), for every surface that serves it: REST's /changes, GraphQL's `changes` and `history`,
  * and live changes. So a consumer that reads everything and then follows the log holds exactly
  * the role's view of the database:
  *

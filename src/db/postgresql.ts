@@ -30,7 +30,7 @@ export function postgresPoolOptions(timeouts: DatabaseTimeouts, { transactionPoo
     keepAlive: true,
   };
   // Sent as start-up parameters, which PgBouncer refuses ("unsupported startup parameter"): behind
-  // it the server-side bounds are set on the role or in its connect_query (README, "PgBouncer").
+  // it the server-side bounds are set on the role or in its connect_query (docs/operations/postgresql.md, "Behind PgBouncer").
   if (transactionPooler) return bounds;
   return {
     ...bounds,

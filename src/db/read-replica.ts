@@ -22,7 +22,7 @@
  *
  * Known limit: a read that reaches another replica before the notification of the client's write
  * does (it is sent before the write is answered; on one network it arrives well under a
- * millisecond later) could read from a replica that has not replayed the write. README,
+ * millisecond later) could read from a replica that has not replayed the write. docs/operations/replicas.md,
  * "Read replicas".
  */
 import type { DataSource, Statement } from './reads.ts';

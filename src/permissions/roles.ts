@@ -1,6 +1,6 @@
 /**
- * Roles: what each consuming system may see and change (README, "Giving each system only what it
- * needs"). A role names, per resource type and operation, the fields it may see or set and the
+ * Roles: what each consuming system may see and change (docs/guides/connecting-a-system-with-a-role.md,
+ * docs/reference/roles.md). A role names, per resource type and operation, the fields it may see or set and the
  * rows it applies to, in the filter language of src/query with the spec's names. Deny by default:
  * what a role does not name, it may not do. `admin` is built in and may do everything.
  *

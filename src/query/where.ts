@@ -1,5 +1,5 @@
 /**
- * The filter language of the service (docs/graphql.md, "Filtering"): GraphQL's `where`, the REST
+ * The filter language of the service (docs/reference/graphql.md, "Asking questions"): GraphQL's `where`, the REST
  * filters, and the row filters of roles and webhooks to come are all read here, into one tree of
  * conditions that ./compile.ts turns into SQL. A value is checked here, whatever surface it came
  * from, so that the same value is refused alike everywhere.

@@ -17,7 +17,7 @@
  *
  * Bounded by bytes, keys included (RESOURCE_BYTES_KEPT); when full, the entries kept longest go
  * first. After the data was replaced under a running server at the same versions (`seed
- * --replace`, a restore from a backup), restart it (README). The bytes are byte for byte what
+ * --replace`, a restore from a backup), restart it (docs/reference/commands.md, "Demo and benchmark data"). The bytes are byte for byte what
  * `JSON.stringify` makes of the document.
  */
 import { BoundedCache } from '../bounded-cache.ts';

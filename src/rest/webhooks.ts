@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints over REST (README, "Being called when data changes"), each API client's own:
+ * Webhook endpoints over REST (docs/guides/webhooks.md), each API client's own:
  *
  * - `GET /webhooks`, `POST /webhooks` (the answer holds the signing secret, once);
  * - `GET|PATCH|DELETE /webhooks/{id}`;

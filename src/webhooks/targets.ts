@@ -1,5 +1,5 @@
 /**
- * Where a webhook may call (README, "Being called when data changes"): `https://` URLs (or
+ * Where a webhook may call (docs/guides/webhooks.md): `https://` URLs (or
  * `http://` where WEBHOOKS_ALLOW_HTTP is set) whose host resolves to addresses the internet
  * reaches only. Whether it does is the "Globally Reachable" column of IANA's IPv4 and IPv6
  * Special-Purpose Address Registries, by the ranges ipaddr.js knows (loopback, private, shared,

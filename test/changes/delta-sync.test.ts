@@ -1,5 +1,5 @@
 /**
- * Delta sync end to end, on both providers, as a REST consumer does it (README "REST", rest.md):
+ * Delta sync end to end, on both providers, as a REST consumer does it (docs/guides/keeping-a-copy-in-sync.md, docs/reference/rest.md):
  * read every product and every structure item page by page, keeping `meta.changes_cursor` of
  * the first page read; then follow `/changes?after=<cursor>&type=products,product_structure_items`
  * while a writer makes 500 random writes through REST and GraphQL (attribute updates, links set

@@ -8,8 +8,8 @@
  * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write;
  * reads go to a streaming replica (pg_basebackup of the machine's PostgreSQL, replaying a second
  * late on purpose), a client reads its own write at once all the same, and with the replica
- * stopped reads come from the primary. The numbers measured are printed (README, "Running in
- * production").
+ * stopped reads come from the primary. The numbers measured are printed (docs/operations/replicas.md,
+ * "The cluster test").
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +83,7 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     bouncer = await startPgBouncer(direct.target.url, { poolSize: 12 });
     standby = await startStandby(direct.target.url, {
       recovery_min_apply_delay: REPLICA_APPLY_DELAY,
-      // As README "Read replicas" says to run one: without it the standby cancels reads that
+      // As docs/operations/replicas.md says to run one: without it the standby cancels reads that
       // conflict with the cleanup it replays (the tests before write thousands of rows).
       hot_standby_feedback: 'on',
     });

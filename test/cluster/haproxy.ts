@@ -2,7 +2,7 @@
  * HAProxy (Debian's package) in front of the replicas, as a deployment would run it: round robin,
  * a health check on /readyz every 250 ms (down after one failure, up after one success), and
  * retries with redispatch for a connection that fails before the request was sent. The cluster
- * test starts it on loopback ports; its configuration is the README's example.
+ * test starts it on loopback ports; its configuration is the example of docs/operations/replicas.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -93,7 +93,7 @@ function nestedQuery(wraps: number, leaf: string): string {
 
 /**
  * SHOULD audits this service is known to fail, with the reason. A SHOULD that starts failing, or
- * one listed here that starts passing, fails the summary test: keep this list (and the README) true.
+ * one listed here that starts passing, fails the summary test: keep this list (and docs/guides/graphql.md) true.
  */
 const KNOWN_SHOULD_FAILURES: Record<string, string> = {};
 

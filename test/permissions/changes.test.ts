@@ -1,5 +1,5 @@
 /**
- * The change log under a role (README, "Giving each system only what it needs"), on
+ * The change log under a role (docs/reference/roles.md), on
  * both databases, on every surface: REST's /changes, GraphQL's `changes` and `history`, and the
  * subscription over Server-Sent Events. Only types the role may read; only the fields it sees; an
  * update of hidden fields only left out (the cursor moves past it); a row leaving the role's where

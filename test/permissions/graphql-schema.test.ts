@@ -1,5 +1,5 @@
 /**
- * Each role its own GraphQL schema (README, "Giving each system only what it needs"), on both
+ * Each role its own GraphQL schema (docs/reference/roles.md), on both
  * databases: introspection, the SDL and validation show only what the role may use; the rows are
  * the role's, in as many statements as admin's; a to-one to a row the role cannot see is null; an
  * operation prepared for one role never answers for another.

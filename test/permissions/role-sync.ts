@@ -1,5 +1,5 @@
 /**
- * Delta sync under a role (README, "Giving each system only what it needs": "a consumer that reads everything and then
+ * Delta sync under a role (docs/reference/roles.md: "a consumer that reads everything and then
  * follows the log holds exactly the role's view of the database"): a consumer that reads its
  * types' LIST pages with its role's token, then follows `/changes`; and a writer of random admin
  * writes that move rows in and out of the roles' row filters, change hidden fields only, change

@@ -13,7 +13,7 @@ import { emptyDatabase, providers, type TestDatabase } from '../support/database
 import { runScript } from '../support/process.ts';
 import { EXAMPLE_ROLES } from '../support/roles.ts';
 
-/** The README's two roles. */
+/** The two roles of docs/guides/connecting-a-system-with-a-role.md. */
 const ROLES = { roles: EXAMPLE_ROLES };
 
 const BAD = {

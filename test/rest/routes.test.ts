@@ -11,10 +11,10 @@ import { migratedDatabase, type MigratedDatabase } from '../support/databases.ts
 
 /** Routes outside the REST layer, with where they are described. */
 const DESCRIBED_ELSEWHERE = new Set([
-  'GET /healthz', // README, "Operating it"
+  'GET /healthz', // docs/operations/monitoring.md
   'GET /readyz',
   'GET /metrics',
-  'POST /oauth/token.php', // README, authentication; RFC 6749
+  'POST /oauth/token.php', // docs/reference/authentication.md; RFC 6749
   'POST /oauth/revoke.php', // RFC 7009
   'ALL /oauth/token.php', // 405 for other methods
   'ALL /oauth/revoke.php',

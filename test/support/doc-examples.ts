@@ -1,45 +1,76 @@
 /**
- * Reading README.md's shell examples: the ```sh blocks of a section (found by its heading), the
- * output comments after a command (`# {"access_token":"mda_…",...}`, `# 401 {...}`, SSE's
- * `# data: {...}`), and the shape such a comment shows, compared with what a command printed.
+ * Reading the shell examples of a Markdown page: its ```sh blocks, those marked as not run and
+ * why, the output comments after a command (`# {"access_token":"mda_…",...}`, `# 401 {...}`,
+ * SSE's `# data: {...}`), and the shape such a comment shows, compared with what a command printed.
  */
 
 export interface Block {
-  section: string;
-  /** README line (1-based) of each line of the block. */
+  page: string;
+  /** Page line (1-based) of the opening fence. */
+  line: number;
+  /** Page line (1-based) of each line of the block. */
   lines: { line: number; text: string }[];
+  /**
+   * The reason given by a `<!-- not run: reason -->` comment on the line before the block (blank
+   * lines between allowed): a block that cannot run in a test (it installs, starts a database
+   * cluster, runs the suite). Empty when the marker gives none.
+   */
+  notRun?: string;
 }
 
-/**
- * The ```sh (or bash, shell) blocks of each section named, in the order given; a `## ` heading
- * starts a section and the next `## ` heading ends it. A heading that is missing throws.
- */
-export function shellBlocks(markdown: string, headings: readonly string[]): Block[] {
+const NOT_RUN = /^\s*<!--\s*not run\b:?(.*?)-->\s*$/;
+
+/** The ```sh (or bash, shell) blocks of a page, in order; fences may be indented (in a list). */
+export function shellBlocks(page: string, markdown: string): { blocks: Block[]; strayMarkers: number[] } {
   const lines = markdown.split('\n');
-  return headings.flatMap((heading) => {
-    const start = lines.findIndex((l) => l.startsWith('## ') && l.slice(3).trim().startsWith(heading));
-    if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
-    const next = lines.findIndex((l, i) => i > start && l.startsWith('## '));
-    const end = next < 0 ? lines.length : next;
-    const blocks: Block[] = [];
-    let current: Block | undefined;
-    for (let i = start + 1; i < end; i++) {
-      const text = lines[i]!;
-      if (!current && /^```(sh|bash|shell)\s*$/.test(text)) current = { section: heading, lines: [] };
-      else if (current && /^```\s*$/.test(text)) {
-        blocks.push(current);
+  const blocks: Block[] = [];
+  const strayMarkers: number[] = [];
+  let marker: { line: number; reason: string } | undefined;
+  let current: (Block & { indent: number }) | undefined;
+  let inOtherBlock = false;
+  lines.forEach((text, i) => {
+    if (current) {
+      if (/^\s*```\s*$/.test(text)) {
+        const { indent: _, ...block } = current;
+        blocks.push(block);
         current = undefined;
-      } else if (current) current.lines.push({ line: i + 1, text });
+      } else current.lines.push({ line: i + 1, text: text.slice(Math.min(current.indent, text.search(/\S|$/))) });
+      return;
     }
-    return blocks;
+    if (inOtherBlock) {
+      if (/^\s*```\s*$/.test(text)) inOtherBlock = false;
+      return;
+    }
+    const open = text.match(/^(\s*)```(\S*)\s*$/);
+    if (open) {
+      if (['sh', 'bash', 'shell'].includes(open[2]!)) {
+        current = { page, line: i + 1, lines: [], indent: open[1]!.length };
+        if (marker) current.notRun = marker.reason;
+      } else {
+        if (marker) strayMarkers.push(marker.line);
+        inOtherBlock = true;
+      }
+      marker = undefined;
+      return;
+    }
+    const said = text.match(NOT_RUN);
+    if (said) {
+      if (marker) strayMarkers.push(marker.line);
+      marker = { line: i + 1, reason: said[1]!.trim() };
+    } else if (text.trim() !== '' && marker) {
+      strayMarkers.push(marker.line);
+      marker = undefined;
+    }
   });
+  if (marker) strayMarkers.push(marker.line);
+  return { blocks, strayMarkers };
 }
 
 /** What a comment right after a command says it prints. */
 export interface OutputComment {
-  /** README line of the comment's first line. */
+  /** Page line of the comment's first line. */
   line: number;
-  /** README lines of the command the comment follows: the lines above it up to a blank line or comment. */
+  /** Page lines of the command the comment follows: the lines above it up to a blank line or comment. */
   command: { from: number; to: number };
   /** An HTTP status written before the JSON (`# 401 {...}`): the answer the command gets. */
   status?: number;

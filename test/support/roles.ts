@@ -5,7 +5,7 @@ import { applyRoles } from '../../src/permissions/store.ts';
 import type { TestApp } from './app.ts';
 import { getTokens } from './oauth.ts';
 
-/** The README's two examples: a web shop that reads sales products, a supplier-quality tool that edits suppliers. */
+/** The two examples of docs/guides/connecting-a-system-with-a-role.md: a web shop that reads sales products, a supplier-quality tool that edits suppliers. */
 export const EXAMPLE_ROLES = {
   web_shop: {
     products: {
