@@ -2,23 +2,27 @@
  * Bulk writes: many rows of one type created, updated or upserted (matched on the type's business
  * key) in one transaction, all or nothing. Each row goes through the rules of a single write
  * (./writes.ts: validation, links that must exist, the role's fields and rows, versions, one log
- * entry per changed resource), and an error names the row it is about (`inputs[17].unit`), so
- * that one bad row among a thousand is found at once and nothing is written.
+ * entry per changed resource), and every bad row is named, in one answer (`inputs[17].unit`,
+ * `inputs[412].gtin`: ./bulk-problems.ts), so that the bad rows among a thousand are found at
+ * once and nothing is written.
  *
  * The links of all rows are checked together (one statement per linked type), the rows to update
  * are read and locked together, in id order, and the log's entries are appended in one statement.
+ * Finding every bad row costs a write that has none no statement more.
  */
 import { authorizeWrite, requireCheck, rowsFor } from './authorize.ts';
 import { BomWriter } from './bom-writes.ts';
 import type { ChangeRecorder } from './change-log.ts';
 import { definition, idsKey } from './columns.ts';
-import { DomainError, missingField, notFound, uniqueViolation } from './errors.ts';
+import { DomainError, missingField, notFound } from './errors.ts';
+import { ofRow, refuseTakenValues, type RowPaths, RowProblems, type RowWrite } from './bulk-problems.ts';
 import type { Row } from './load.ts';
 import { checkPreconditions } from './preconditions.ts';
 import { RequestLoaders } from './request.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
 import { insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
+import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { LinkTargets } from './relationship-rules.ts';
@@ -45,13 +49,7 @@ export interface BulkUpdate {
 
 export type UpsertOutcome = 'created' | 'updated' | 'unchanged';
 
-/** Where a bulk write's rows are in the request, for messages: `inputs[3].` and the like. */
-export interface RowPaths {
-  /** The row (`inputs[3]`). */
-  row(index: number): string;
-  /** The prefix of the row's fields (`inputs[3].`, `updates[3].input.`). */
-  fields(index: number): string;
-}
+export type { RowPaths } from './bulk-problems.ts';
 
 /** Rows given as a list of inputs (`inputs[3].unit`). */
 const inputsAt = (name: string): RowPaths => ({ row: (i) => `${name}[${i}]`, fields: (i) => `${name}[${i}].` });
@@ -61,23 +59,6 @@ const updatesAt = (name: string): RowPaths => ({
   row: (i) => `${name}[${i}]`,
   fields: (i) => `${name}[${i}].input.`,
 });
-
-/**
- * A domain error about one row, said of it: its field prefixed with the row's path (when the
- * rules did not name the row already), a storage error (a duplicate key) turned into one first.
- */
-function ofRow(error: unknown, type: string, path: string, fields: string): unknown {
-  const domain = uniqueViolation(error, type) ?? error;
-  if (!(domain instanceof DomainError)) return domain;
-  if (domain.field?.startsWith(path)) return domain;
-  const field = domain.field ? fields + domain.field : path;
-  const startsWithField =
-    domain.field !== undefined &&
-    domain.message.startsWith(domain.field) &&
-    /^[\s:.]/.test(domain.message.slice(domain.field.length));
-  const message = startsWithField ? fields + domain.message : `${path}: ${domain.message}`;
-  return new DomainError(domain.kind, message, field, domain.resource, domain.reason, domain.currentVersion);
-}
 
 async function atRow<T>(type: string, paths: RowPaths, index: number, work: () => Promise<T> | T): Promise<T> {
   try {
@@ -103,18 +84,24 @@ export class BulkWriter extends BomWriter {
     const resource = definition(type);
     const { access } = this.caller;
     checkCount(inputs.length, paths);
-    return this.transaction(
-      type,
-      async (tx, log) => {
-        for (const [i, input] of inputs.entries())
-          await atRow(type, paths, i, () => authorizeWrite(access, type, 'create', input));
-        const prepared = await this.prepareRows(tx, resource, inputs, [], paths);
-        const ids = await this.insertMany(tx, resource, [...prepared.keys()], prepared, paths);
-        log.created(type, ids);
-        return ids;
-      },
-      (tx, ids) => requireCheck(tx, access, type, ids, 'create'),
-    );
+    const problems = new RowProblems(type, paths);
+    const writes: RowWrite[] = [];
+    const write = () =>
+      this.transaction(
+        type,
+        async (tx, log) => {
+          for (const [i, input] of inputs.entries())
+            problems.check(i, () => authorizeWrite(access, type, 'create', input));
+          const prepared = await this.prepareRows(tx, resource, inputs, [], problems);
+          writes.push(...rowWrites(prepared, []));
+          await refuseRows(tx, resource, writes, problems);
+          const ids = await this.insertMany(tx, resource, [...prepared.keys()], prepared as Prepared[], problems);
+          log.created(type, ids);
+          return ids;
+        },
+        (tx, ids) => requireCheck(tx, access, type, ids, 'create'),
+      );
+    return this.namingEveryTakenValue(resource, writes, problems, write);
   }
 
   /** updateX for each row, in one transaction: the rows as they now are, in input order. */
@@ -122,44 +109,46 @@ export class BulkWriter extends BomWriter {
     const resource = definition(type);
     const { access } = this.caller;
     checkCount(updates.length, paths);
+    const problems = new RowProblems(type, paths);
     refuseRepeats(
       updates.map((u) => u.id),
       (i) => `${paths.row(i)}.id`,
+      problems,
     );
+    const writes: RowWrite[] = [];
     const changed: number[] = [];
-    return this.transaction(
-      type,
-      async (tx, log) => {
-        const ids = updates.map((u) => u.id);
-        const current = await this.lockedByIds(tx, resource, ids);
-        // The rows the role may update, in one statement: a row outside them is not found (before
-        // anything is said of its version), as for a single update.
-        const updatable = new Set(await rowsFor(tx, access, type, ids, 'update'));
-        for (const [i, update] of updates.entries()) {
-          await atRow(type, paths, i, () => {
-            authorizeWrite(access, type, 'update', update.input);
-            if (!current[i] || !updatable.has(update.id)) throw notFound(type, update.id, `${paths.row(i)}.id`);
-            checkPreconditions(resource, current[i]!, update.options ?? {});
-          });
-        }
-        const rows = current as Row[];
-        const prepared = await this.prepareRows(
-          tx,
-          resource,
-          updates.map((u) => u.input),
-          rows,
-          paths,
-        );
-        const now: Row[] = [];
-        for (const [i, data] of prepared.entries()) {
-          const row = await atRow(type, paths, i, () => this.updatePrepared(tx, log, resource, rows[i]!, data));
-          if (row !== rows[i]) changed.push(row.id);
-          now.push(row);
-        }
-        return now;
-      },
-      (tx) => requireCheck(tx, access, type, changed, 'update'),
-    );
+    const write = () =>
+      this.transaction(
+        type,
+        async (tx, log) => {
+          const ids = updates.map((u) => u.id);
+          const current = await this.lockedByIds(tx, resource, ids);
+          // The rows the role may update, in one statement: a row outside them is not found (before
+          // anything is said of its version), as for a single update.
+          const updatable = new Set(await rowsFor(tx, access, type, ids, 'update'));
+          for (const [i, update] of updates.entries()) {
+            problems.check(i, () => {
+              authorizeWrite(access, type, 'update', update.input);
+              if (!current[i] || !updatable.has(update.id)) throw notFound(type, update.id, `${paths.row(i)}.id`);
+              checkPreconditions(resource, current[i]!, update.options ?? {});
+            });
+          }
+          const rows = current as Row[];
+          const inputs = updates.map((u) => u.input);
+          const prepared = await this.prepareRows(tx, resource, inputs, rows, problems);
+          writes.push(...rowWrites(prepared, rows));
+          await refuseRows(tx, resource, writes, problems);
+          const now: Row[] = [];
+          for (const [i, data] of (prepared as Prepared[]).entries()) {
+            const row = await atRow(type, paths, i, () => this.updatePrepared(tx, log, resource, rows[i]!, data));
+            if (row !== rows[i]) changed.push(row.id);
+            now.push(row);
+          }
+          return now;
+        },
+        (tx) => requireCheck(tx, access, type, changed, 'update'),
+      );
+    return this.namingEveryTakenValue(resource, writes, problems, write);
   }
 
   /**
@@ -175,84 +164,117 @@ export class BulkWriter extends BomWriter {
     const resource = definition(type);
     const key = businessKey(resource);
     if (!key) throw new Error(`${type} has no business key to upsert on`);
-    const { access } = this.caller;
     checkCount(inputs.length, paths);
+    const problems = new RowProblems(type, paths);
     const keys = inputs.map((input, i) => {
       const value = input.attributes?.[key];
-      if (value === undefined || value === null) throw missingField(`${paths.fields(i)}${key}`);
+      if (value === undefined || value === null) problems.add(i, missingField(key));
       return value;
     });
-    refuseRepeats(keys, (i) => `${paths.fields(i)}${key}`);
-    const done = { created: [] as number[], updated: [] as number[] };
-    return this.transaction(
-      type,
-      async (tx, log) => {
-        const column = resource.attributes[key]!.column;
-        // A key held by a row the role may not update is no match: the insert then meets the key
-        // taken (409), as createX would, and says nothing of that row.
-        const ids = await rowsFor(
-          tx,
-          access,
-          type,
-          await valuesWhere(tx, type, 'id', { [column]: keys as never }),
-          'update',
-        );
-        const stored = new Map((await this.lockedByIds(tx, resource, ids)).map((row) => [row![column], row!] as const));
-        const current = keys.map((k) => stored.get(k));
-        for (const [i, input] of inputs.entries()) {
-          // The key that matched is not a field the update sets.
-          const { [key]: _matched, ...attributes } = input.attributes ?? {};
-          const given = current[i] ? { ...input, attributes } : input;
-          await atRow(type, paths, i, () => authorizeWrite(access, type, current[i] ? 'update' : 'create', given));
-        }
-        const prepared = await this.prepareRows(tx, resource, inputs, current, paths);
-        // The rows that exist first, then the new ones: a unique value (a GTIN) an update moves
-        // off one row is free for a new row of the same call.
-        const results: { id: number; outcome: UpsertOutcome }[] = [];
-        for (const [i, data] of prepared.entries()) {
-          const before = current[i];
-          if (!before) continue;
-          results[i] = await atRow(type, paths, i, async () => {
-            const now = await this.updatePrepared(tx, log, resource, before, data);
-            return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
-          });
-        }
-        const fresh = [...prepared.keys()].filter((i) => !current[i]);
-        const createdIds = await this.insertMany(tx, resource, fresh, prepared, paths);
-        for (const [k, i] of fresh.entries()) results[i] = { id: createdIds[k]!, outcome: 'created' };
-        done.created = results.filter((r) => r.outcome === 'created').map((r) => r.id);
-        done.updated = results.filter((r) => r.outcome === 'updated').map((r) => r.id);
-        log.created(type, done.created);
-        return results;
-      },
-      async (tx) => {
-        await requireCheck(tx, access, type, done.created, 'create');
-        await requireCheck(tx, access, type, done.updated, 'update');
-      },
-    );
+    refuseRepeats(keys, (i) => `${paths.fields(i)}${key}`, problems);
+    const writes: RowWrite[] = [];
+    const write = () =>
+      this.transaction(
+        type,
+        async (tx, log) => {
+          const current = await this.matched(tx, resource, key, keys, problems);
+          for (const [i, input] of inputs.entries()) {
+            // The key that matched is not a field the update sets.
+            const { [key]: _matched, ...attributes } = input.attributes ?? {};
+            const given = current[i] ? { ...input, attributes } : input;
+            problems.check(i, () => authorizeWrite(this.caller.access, type, current[i] ? 'update' : 'create', given));
+          }
+          const prepared = await this.prepareRows(tx, resource, inputs, current, problems);
+          // The rows that exist first, then the new ones: a unique value (a GTIN) an update moves
+          // off one row is free for a new row of the same call.
+          const existing = rowWrites(prepared, current);
+          writes.push(...existing.filter((w) => w.current), ...existing.filter((w) => !w.current));
+          await refuseRows(tx, resource, writes, problems);
+          return this.upsertPrepared(tx, log, resource, prepared as Prepared[], current, problems);
+        },
+        async (tx, results) => {
+          const ids = (outcome: UpsertOutcome) => results.filter((r) => r.outcome === outcome).map((r) => r.id);
+          await requireCheck(tx, this.caller.access, type, ids('created'), 'create');
+          await requireCheck(tx, this.caller.access, type, ids('updated'), 'update');
+        },
+      );
+    return this.namingEveryTakenValue(resource, writes, problems, write);
+  }
+
+  /**
+   * The stored rows the inputs of an upsert match on their keys (undefined where none does, and
+   * for a row refused already), read whole and locked.
+   */
+  private async matched(
+    tx: WriteTx,
+    resource: ResourceDefinition,
+    key: string,
+    keys: readonly unknown[],
+    problems: RowProblems,
+  ): Promise<(Row | undefined)[]> {
+    const { type } = resource;
+    const { access } = this.caller;
+    const column = resource.attributes[key]!.column;
+    const given = keys.filter((_k, i) => !problems.has(i));
+    // A key held by a row the role may not update is no match: the insert then meets the key
+    // taken (409), as createX would, and says nothing of that row.
+    const ids =
+      given.length === 0
+        ? []
+        : await rowsFor(tx, access, type, await valuesWhere(tx, type, 'id', { [column]: given as never }), 'update');
+    const stored = new Map((await this.lockedByIds(tx, resource, ids)).map((row) => [row![column], row!] as const));
+    return keys.map((k, i) => (problems.has(i) ? undefined : stored.get(k)));
+  }
+
+  /** An upsert's rows written, those that exist first, then the new ones: what became of each, in input order. */
+  private async upsertPrepared(
+    tx: WriteTx,
+    log: ChangeRecorder,
+    resource: ResourceDefinition,
+    prepared: readonly Prepared[],
+    current: readonly (Row | undefined)[],
+    problems: RowProblems,
+  ): Promise<{ id: number; outcome: UpsertOutcome }[]> {
+    const { type } = resource;
+    const results: { id: number; outcome: UpsertOutcome }[] = [];
+    for (const [i, data] of prepared.entries()) {
+      const before = current[i];
+      if (!before) continue;
+      results[i] = await atRow(type, problems.paths, i, async () => {
+        const now = await this.updatePrepared(tx, log, resource, before, data);
+        return { id: now.id, outcome: now === before ? ('unchanged' as const) : ('updated' as const) };
+      });
+    }
+    const fresh = [...prepared.keys()].filter((i) => !current[i]);
+    const createdIds = await this.insertMany(tx, resource, fresh, prepared, problems);
+    for (const [k, i] of fresh.entries()) results[i] = { id: createdIds[k]!, outcome: 'created' };
+    log.created(type, createdIds);
+    return results;
   }
 
   /**
    * The new rows `indexes` of `prepared`, inserted: their ids, in that order. On PostgreSQL
    * together, ids taken from the sequence first, then one statement per set of columns (500 rows
    * each), after the unique values were checked (so that a taken one names its row, as a row's
-   * own statement would); on SQLite, in-process, one statement a row.
+   * own statement would: every one); on SQLite, in-process, one statement a row.
    */
   private async insertMany(
     tx: WriteTx,
     resource: ResourceDefinition,
     indexes: readonly number[],
     prepared: readonly Prepared[],
-    paths: RowPaths,
+    problems: RowProblems,
   ): Promise<number[]> {
     const type = resource.type;
     if (tx.provider !== 'postgresql' || indexes.length < 2) {
       const ids: number[] = [];
       for (const i of indexes)
-        ids.push(await atRow(type, paths, i, () => this.insertPrepared(tx, resource, prepared[i]!)));
+        ids.push(await atRow(type, problems.paths, i, () => this.insertPrepared(tx, resource, prepared[i]!)));
       return ids;
     }
-    await refuseTakenUniques(tx, resource, indexes, prepared, paths);
+    const writes = indexes.map((index) => ({ index, columns: prepared[index]!.columns }));
+    await refuseTakenValues(tx, resource, writes, problems);
+    problems.throwAll();
     const sequence = new Sql(tx.provider)
       .text(`SELECT nextval(pg_get_serial_sequence('${quoted(type)}', 'id'))::int AS "id" FROM generate_series(1, `)
       .value(indexes.length)
@@ -282,20 +304,78 @@ export class BulkWriter extends BomWriter {
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** Each row's input checked (its current row when it exists), then the links of all of them, together. */
+  /**
+   * Each row's input checked (its current row when it exists), then the links of all of them,
+   * together: the rows as prepared, undefined for a row refused (now or before).
+   */
   private async prepareRows(
     tx: WriteTx,
     resource: ResourceDefinition,
     inputs: readonly WriteInput[],
     current: readonly (Row | null | undefined)[],
-    paths: RowPaths,
-  ): Promise<Prepared[]> {
-    const targets = new LinkTargets();
+    problems: RowProblems,
+  ): Promise<(Prepared | undefined)[]> {
+    const links: LinkTargets[] = [];
     const prepared = inputs.map((input, i) =>
-      this.check(resource, input, current[i] ?? undefined, targets, paths.fields(i)),
+      problems.check(i, () => {
+        links[i] = new LinkTargets();
+        return this.check(resource, input, current[i] ?? undefined, links[i], problems.paths.fields(i));
+      }),
     );
-    await this.verify(tx, targets);
-    return prepared;
+    const targets = new LinkTargets();
+    for (const [i, row] of links.entries())
+      if (row && !problems.has(i))
+        for (const [type, fields] of row.byType) for (const [id, field] of fields) targets.add(type, id, field);
+    try {
+      await this.verify(tx, targets);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'not_found') throw error;
+      // Every row that links to what does not exist, each by its first such field.
+      const missing = await this.missingTargets(tx, targets);
+      for (const [i, row] of links.entries())
+        for (const [type, fields] of row?.byType ?? [])
+          for (const [id, field] of fields)
+            if (missing.has(`${type} ${id}`)) problems.add(i, notFound(type, id, field));
+      if (!problems.any) throw error;
+    }
+    return prepared.map((data, i) => (problems.has(i) ? undefined : data));
+  }
+
+  /** Of the resources `targets` names, those verify() finds missing (for a role: those it may not read), as `type id`. */
+  private async missingTargets(tx: DataSource, targets: LinkTargets): Promise<Set<string>> {
+    const { access } = this.caller;
+    const missing = new Set<string>();
+    for (const [type, fields] of targets.byType) {
+      const ids = [...fields.keys()];
+      const found = new Set(
+        access ? await rowsFor(tx, access, type, ids, 'read') : await valuesWhere(tx, type, 'id', { id: ids }),
+      );
+      for (const id of ids) if (!found.has(id)) missing.add(`${type} ${id}`);
+    }
+    return missing;
+  }
+
+  /**
+   * `write`, a bulk write's transaction. When the database refuses a row's unique value as it is
+   * written (on PostgreSQL that ends the transaction: the rows after it are never tried), every
+   * row that would have met a taken value is named, worked out once the transaction is rolled back.
+   */
+  private async namingEveryTakenValue<T>(
+    resource: ResourceDefinition,
+    writes: readonly RowWrite[],
+    problems: RowProblems,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      // Problems found before the writes were thrown whole already.
+      if (!(error instanceof DomainError) || error.kind !== 'conflict' || problems.any || writes.length < 2)
+        throw error;
+      await refuseTakenValues(this.db.primary, resource, writes, problems);
+      problems.throwAll();
+      throw error;
+    }
   }
 
   /** One row's update as prepared: the row as it now is, or `current` itself when nothing changed. */
@@ -331,63 +411,43 @@ export class BulkWriter extends BomWriter {
   }
 }
 
-/**
- * 409 naming the first new row that gives a unique attribute (a reference, a GTIN) a value another
- * row already has, in the database or earlier in the same write: what inserting it alone would
- * have said, before a statement for many rows fails without saying which.
- */
-async function refuseTakenUniques(
-  tx: WriteTx,
-  resource: ResourceDefinition,
-  indexes: readonly number[],
-  prepared: readonly Prepared[],
-  paths: RowPaths,
-): Promise<void> {
-  for (const [name, attribute] of Object.entries(resource.attributes)) {
-    if (!attribute.unique) continue;
-    const given = indexes
-      .map((i) => [i, prepared[i]!.columns[attribute.column]] as const)
-      .filter(([, value]) => value !== undefined && value !== null);
-    if (given.length === 0) continue;
-    const taken = new Set<unknown>(
-      (
-        await tx.query<{ v: unknown }>(
-          new Sql(tx.provider)
-            .text(
-              `SELECT ${quoted(attribute.column)} AS "v" FROM ${quoted(resource.type)} WHERE ${quoted(attribute.column)}`,
-            )
-            .in(given.map(([, value]) => value)),
-        )
-      ).map((row) => row.v),
-    );
-    for (const [i, value] of given) {
-      if (taken.has(value))
-        throw ofRow(
-          new DomainError(
-            'conflict',
-            `${name} must be unique among ${resource.type}: another one already has this value`,
-            name,
-          ),
-          resource.type,
-          paths.row(i),
-          paths.fields(i),
-        );
-      taken.add(value);
-    }
+/** Refuses each row that gives a value (an id, a business key) an earlier row gave, naming both. */
+function refuseRepeats(values: readonly unknown[], field: (index: number) => string, problems: RowProblems): void {
+  const first = new Map<unknown, number>();
+  for (const [i, value] of values.entries()) {
+    if (problems.has(i)) continue;
+    const earlier = first.get(value);
+    if (earlier === undefined) first.set(value, i);
+    else
+      problems.add(
+        i,
+        new DomainError(
+          'bad_input',
+          `${field(i)} ${JSON.stringify(value)} repeats ${field(earlier)}: give each row once`,
+          field(i),
+        ),
+      );
   }
 }
 
-/** A bad input naming the later of two rows that give the same value (an id, a business key). */
-function refuseRepeats(values: readonly unknown[], field: (index: number) => string): void {
-  const first = new Map<unknown, number>();
-  for (const [i, value] of values.entries()) {
-    const earlier = first.get(value);
-    if (earlier !== undefined)
-      throw new DomainError(
-        'bad_input',
-        `${field(i)} ${JSON.stringify(value)} repeats ${field(earlier)}: give each row once`,
-        field(i),
-      );
-    first.set(value, i);
-  }
+/** The rows prepared (those not refused), as they are written: their columns and the stored rows they change. */
+function rowWrites(
+  prepared: readonly (Prepared | undefined)[],
+  current: readonly (Row | null | undefined)[],
+): RowWrite[] {
+  return prepared.flatMap((data, index) =>
+    data ? [{ index, columns: data.columns, current: current[index] ?? undefined }] : [],
+  );
+}
+
+/** When some row is refused: the values the others would take are checked too, then every problem is thrown. */
+async function refuseRows(
+  tx: WriteTx,
+  resource: ResourceDefinition,
+  writes: readonly RowWrite[],
+  problems: RowProblems,
+): Promise<void> {
+  if (!problems.any) return;
+  await refuseTakenValues(tx, resource, writes, problems);
+  problems.throwAll();
 }

@@ -3,9 +3,15 @@
  * database outage to SERVICE_UNAVAILABLE (the HTTP layer then answers 503), anything else to a
  * masked INTERNAL_SERVER_ERROR whose details go to the log only. Bad input that GraphQL coercion
  * refuses is said in ./input-problems.ts.
+ *
+ * The bad rows of a bulk mutation (several domain errors, src/data/error-list.ts) are one error
+ * each, at the mutation's path, `extensions.field` naming the row's field (`inputs[3].unitId`);
+ * past the first MAX_LISTED_ERRORS, one more error says how many were left out
+ * (`extensions.code` ERRORS_OMITTED, `extensions.omitted`).
  */
 import { GraphQLError } from 'graphql';
 import { DomainError, type DomainErrorKind } from '../data/errors.ts';
+import { DomainErrors, MAX_LISTED_ERRORS } from '../data/error-list.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 
@@ -22,6 +28,42 @@ const CODES: Record<DomainErrorKind, string> = {
 
 export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 
+/** A masked error that stands for several: what listed() lists in the result. */
+class ErrorList extends GraphQLError {
+  constructor(readonly errors: readonly GraphQLError[]) {
+    const [first] = errors;
+    super(first!.message, { nodes: first!.nodes, path: first!.path, extensions: first!.extensions });
+  }
+}
+
+/** The errors a masked error stands for in a result: the rows of a bulk write one by one, else itself. */
+export function listed(error: Error): GraphQLError[] {
+  return error instanceof ErrorList ? [...error.errors] : [error as GraphQLError];
+}
+
+type Location = Pick<GraphQLError, 'path' | 'nodes'>;
+
+/** A domain error as GraphQL says it, at `at`: its code, the field at fault, the version the resource is at. */
+function domainError(error: DomainError, at: Location): GraphQLError {
+  const extensions: Record<string, unknown> = { code: CODES[error.kind] };
+  if (error.field) extensions.field = error.field;
+  if (error.currentVersion !== undefined) extensions.currentVersion = error.currentVersion;
+  return new GraphQLError(error.message, { ...at, extensions });
+}
+
+/** Several domain errors (a bulk write's bad rows), each one error, with the count of those left out. */
+function domainErrors(errors: DomainErrors, at: Location): ErrorList {
+  const list = errors.errors.map((error) => domainError(error, at));
+  if (errors.omitted > 0)
+    list.push(
+      new GraphQLError(
+        `${errors.omitted} more error${errors.omitted === 1 ? ' is' : 's are'} not listed: an answer lists at most ${MAX_LISTED_ERRORS}`,
+        { ...at, extensions: { code: 'ERRORS_OMITTED', omitted: errors.omitted } },
+      ),
+    );
+  return new ErrorList(list);
+}
+
 /** Bad input from the client, naming the argument or input field at fault where there is one. */
 export function badInput(message: string, field?: string, nodes?: GraphQLError['nodes']): GraphQLError {
   return new GraphQLError(message, { nodes, extensions: { code: CODES.bad_input, ...(field ? { field } : {}) } });
@@ -32,12 +74,8 @@ export function maskError(logger: Logger) {
     const graphQLError = error instanceof GraphQLError ? error : undefined;
     const original = graphQLError?.originalError ?? error;
     const at = { path: graphQLError?.path, nodes: graphQLError?.nodes };
-    if (original instanceof DomainError) {
-      const extensions: Record<string, unknown> = { code: CODES[original.kind] };
-      if (original.field) extensions.field = original.field;
-      if (original.currentVersion !== undefined) extensions.currentVersion = original.currentVersion;
-      return new GraphQLError(original.message, { ...at, extensions });
-    }
+    if (original instanceof DomainErrors) return domainErrors(original, at);
+    if (original instanceof DomainError) return domainError(original, at);
     if (isDatabaseUnavailable(original)) {
       return new GraphQLError('the database is unavailable; retry later', {
         ...at,

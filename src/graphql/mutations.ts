@@ -8,6 +8,7 @@ import { badInput } from './errors.ts';
 import { fieldOfPath } from './input-problems.ts';
 import { definition } from '../data/columns.ts';
 import { DomainError } from '../data/errors.ts';
+import { DomainErrors } from '../data/error-list.ts';
 import { ruleNote } from '../data/validate.ts';
 import { INT32_MAX } from '../db/integers.ts';
 import type { Row } from '../data/load.ts';
@@ -176,8 +177,10 @@ export function toWriteInput(inputName: string, values: Record<string, unknown>,
   return input;
 }
 
-/** A domain error's field renamed to the GraphQL input's name (`unit` -> `unitId`, `items[0].product` -> `items[0].productId`). */
+/** A domain error's field renamed to the GraphQL input's name (`unit` -> `unitId`, `items[0].product` -> `items[0].productId`); each of several. */
 function renamed(error: unknown, type: string): unknown {
+  // Every row of a bulk write that is refused, each renamed.
+  if (error instanceof DomainErrors) return error.map((one) => renamed(one, type) as DomainError);
   if (!(error instanceof DomainError) || !error.field) return error;
   // A bulk write's row (`inputs[3].`, `updates[3].input.`), then a structure's item (`items[0].`).
   const [, row = '', item = '', name = ''] = /^((?:inputs|updates)\[\d+\]\.(?:input\.)?)?(items\[\d+\]\.)?(.*)$/s.exec(

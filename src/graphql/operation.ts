@@ -44,7 +44,7 @@ import type { Logger } from '../observability/logger.ts';
 import { traced, tracedSync } from '../observability/tracing.ts';
 import type { Locale } from '../resources/types.ts';
 import type { GraphQLContext } from './context.ts';
-import { badInput, maskError } from './errors.ts';
+import { badInput, listed, maskError } from './errors.ts';
 import { variableProblems, withInputProblems } from './input-problems.ts';
 import { oversizedRecursiveVariable } from './recursive-inputs.ts';
 import { depthRule, directivesRule, GRAPHQL_LIMITS } from './limits.ts';
@@ -175,9 +175,9 @@ function runOperation(
   });
 }
 
-/** A result whose errors are masked (./errors.ts), as Yoga masks those of its own results. */
+/** A result whose errors are masked (./errors.ts), as Yoga masks those of its own results; one that stands for several, listed. */
 function masked(result: ExecutionResult, mask: (error: unknown) => Error): ExecutionResult {
-  return result.errors ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) } : result;
+  return result.errors ? { ...result, errors: result.errors.flatMap((error) => listed(mask(error))) } : result;
 }
 
 /** A request's context. A literal of one shape (no spreads): made for every request. */

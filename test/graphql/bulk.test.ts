@@ -1,8 +1,10 @@
 /**
  * Bulk mutations (`create<Types>`, `update<Types>`, `upsert<Types>`) on both databases: all or
- * nothing, in one transaction; an error names the row (`inputs[2].unitId`); rows answered in input
- * order; an upsert of rows already as given leaves no new version and no log entry; every changed
- * resource gets exactly one entry; a role sees only the bulk mutations its rules allow.
+ * nothing, in one transaction; an error names the row (`inputs[2].unitId`), and every bad row is
+ * named in one answer (one error each, up to 100 and a last one saying how many more); rows
+ * answered in input order; an upsert of rows already as given leaves no new version and no log
+ * entry; every changed resource gets exactly one entry; a role sees only the bulk mutations its
+ * rules allow; a good bulk write costs the statements it did before bad rows were all named.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCheckDigit } from '../../src/data/formats.ts';
@@ -26,6 +28,9 @@ const ROLES = {
     },
   },
 };
+
+/** What a good createProducts, updateProducts and upsertProducts of the test below cost, in statements. */
+const STATEMENTS = { sqlite: [8, 5, 10], postgresql: [9, 6, 11] };
 
 describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
   let env: GraphQLTestEnv;
@@ -243,6 +248,175 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
     );
     expect(repeated.message).toMatch(/repeats inputs\[0\]\.reference/);
     expect(await counts()).toEqual(before);
+  });
+
+  /** Every error of an operation that must fail during execution, as [code, field]; nothing written. */
+  async function refusedRows(query: string, variables: Record<string, unknown>) {
+    const before = await counts();
+    const res = await env.gql(query, variables);
+    expect(res.body.errors, JSON.stringify(res.body)).toBeDefined();
+    expect(Object.values(res.body.data ?? {}).every((v) => v === null)).toBe(true);
+    expect(await counts()).toEqual(before);
+    return res.body.errors!;
+  }
+  const named = (errors: { extensions?: Record<string, any> }[]) =>
+    errors.map((e) => [e.extensions?.code, e.extensions?.field]);
+
+  it('createProducts: every bad row is named in one answer, in row order, and nothing is written', async () => {
+    const taken = (await ok(CREATE, { inputs: [{ reference: unique('A'), unitId: 1 }] })).createProducts[0].reference;
+    const gtin = withCheckDigit(`871${String(Date.now()).slice(-9)}`);
+    const errors = await refusedRows(CREATE, {
+      inputs: [
+        { reference: unique('A'), unitId: 1 },
+        { reference: unique('A'), unitId: 1, gtin: '12345' },
+        { reference: unique('A'), unitId: 987654 },
+        { reference: taken, unitId: 1 },
+        { reference: unique('A'), unitId: 987656, consumerPrice: -1 },
+        { reference: unique('A'), unitId: 987655 },
+        { reference: unique('A'), unitId: 1, gtin },
+        { reference: unique('A'), unitId: 1, gtin },
+      ],
+    });
+    expect(named(errors)).toEqual([
+      ['BAD_USER_INPUT', 'inputs[1].gtin'],
+      ['NOT_FOUND', 'inputs[2].unitId'],
+      ['CONFLICT', 'inputs[3].reference'],
+      ['BAD_USER_INPUT', 'inputs[4].consumerPrice'],
+      ['NOT_FOUND', 'inputs[5].unitId'],
+      ['CONFLICT', 'inputs[7].gtin'],
+    ]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^inputs\[1\]\.gtin must be a GTIN/),
+      expect.stringMatching(/987654/),
+      expect.stringMatching(/^inputs\[3\]\.reference must be unique/),
+      expect.stringMatching(/^inputs\[4\]\.consumerPrice must not be negative/),
+      expect.stringMatching(/987655/),
+      expect.stringMatching(/^inputs\[7\]\.gtin must be unique/),
+    ]);
+    expect(errors.every((e) => e.path?.[0] === 'createProducts')).toBe(true);
+  });
+
+  it('updateProducts and upsertProducts: every bad row in one answer', async () => {
+    const rows = (await ok(CREATE, { inputs: [1, 2, 3, 4].map(() => ({ reference: unique('V'), unitId: 1 })) }))
+      .createProducts as { id: number; reference: string }[];
+    const updates = await refusedRows(UPDATE, {
+      updates: [
+        { id: rows[0]!.id, expectedVersion: 2, input: { consumerPrice: 1 } },
+        { id: rows[1]!.id, input: { consumerPrice: 1 } },
+        { id: 987654, input: {} },
+        { id: rows[2]!.id, input: { consumerPrice: -2 } },
+        { id: rows[1]!.id, input: {} },
+        { id: rows[3]!.id, input: { reference: rows[1]!.reference } },
+      ],
+    });
+    expect(named(updates)).toEqual([
+      ['CONFLICT', 'updates[0]'],
+      ['NOT_FOUND', 'updates[2].id'],
+      ['BAD_USER_INPUT', 'updates[3].input.consumerPrice'],
+      ['BAD_USER_INPUT', 'updates[4].id'],
+      ['CONFLICT', 'updates[5].input.reference'],
+    ]);
+    expect(updates[0]!.extensions?.currentVersion).toBe(1);
+    const upserts = await refusedRows(UPSERT, {
+      inputs: [
+        { reference: rows[0]!.reference, unitId: 1, consumerPrice: 5 },
+        { reference: unique('V'), unitId: 1, gtin: '1' },
+        { reference: rows[0]!.reference, unitId: 1 },
+        { reference: unique('V'), unitId: 987654 },
+        { reference: unique('V'), unitId: 1, gtin: 'x' },
+      ],
+    });
+    expect(named(upserts)).toEqual([
+      ['BAD_USER_INPUT', 'inputs[1].gtin'],
+      ['BAD_USER_INPUT', 'inputs[2].reference'],
+      ['NOT_FOUND', 'inputs[3].unitId'],
+      ['BAD_USER_INPUT', 'inputs[4].gtin'],
+    ]);
+  });
+
+  it('rows refused by GraphQL coercion (a key left out) are each named too', async () => {
+    const res = await env.gql(UPSERT, {
+      inputs: [{ unitId: 1 }, { reference: unique('C'), unitId: 1 }, { unitId: 1 }],
+    });
+    expect(res.body.errors?.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^inputs\[0\]\.reference .*is required/),
+      expect.stringMatching(/^inputs\[2\]\.reference .*is required/),
+    ]);
+  });
+
+  it('unique values the database refuses as rows are written: every row that meets one is named', async () => {
+    const gtins = [1, 2, 3].map((n) =>
+      withCheckDigit(`872${String(counter + n).padStart(4, '0')}${String(Date.now()).slice(-5)}`),
+    );
+    const rows = (await ok(CREATE, { inputs: gtins.map((gtin) => ({ reference: unique('W'), unitId: 1, gtin })) }))
+      .createProducts as { id: number; reference: string }[];
+    // Each update is good on its own: only writing it meets the value another row holds.
+    const errors = await refusedRows(UPDATE, {
+      updates: [
+        { id: rows[0]!.id, input: { gtin: gtins[1] } },
+        { id: rows[1]!.id, input: { consumerPrice: 1 } },
+        { id: rows[2]!.id, input: { reference: rows[0]!.reference } },
+      ],
+    });
+    expect(named(errors)).toEqual([
+      ['CONFLICT', 'updates[0].input.gtin'],
+      ['CONFLICT', 'updates[2].input.reference'],
+    ]);
+    // A value moved off a row is free for a row written after it.
+    const moved = await ok(UPDATE, {
+      updates: [
+        { id: rows[1]!.id, input: { gtin: null } },
+        { id: rows[0]!.id, input: { gtin: gtins[1] } },
+      ],
+    });
+    expect(moved.updateProducts.map((p: any) => p.version)).toEqual([2, 2]);
+  });
+
+  it('past 100 bad rows: 100 named, and one more error says how many were left out', async () => {
+    const inputs = Array.from({ length: 130 }, (_, i) => ({ reference: unique('X'), unitId: 1, gtin: `${i}` }));
+    const errors = await refusedRows(CREATE, { inputs });
+    expect(errors).toHaveLength(101);
+    expect(errors[99]!.extensions?.field).toBe('inputs[99].gtin');
+    expect(errors[100]).toMatchObject({
+      message: '30 more errors are not listed: an answer lists at most 100',
+      extensions: { code: 'ERRORS_OMITTED', omitted: 30 },
+    });
+  });
+
+  it('a good bulk write costs the statements it did', async () => {
+    /**
+     * The fewest statements of three runs: the token is trusted from memory for a few seconds
+     * only, so on a busy machine a run may also check it again (one more, never fewer).
+     */
+    const fewest = async (run: (attempt: number) => Promise<{ statements: number; body: { errors?: unknown } }>) => {
+      const counts = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const res = await run(attempt);
+        expect(res.body.errors, JSON.stringify(res.body)).toBeUndefined();
+        counts.push(res.statements);
+      }
+      return Math.min(...counts);
+    };
+    const refs = [1, 2, 3].map(() => unique('S'));
+    const create = await fewest((attempt) =>
+      env.gql(CREATE, {
+        inputs: [1, 2, 3].map(() => ({ reference: attempt ? unique('S') : refs.pop(), unitId: 1, consumerPrice: 1 })),
+      }),
+    );
+    const rows = (await ok(CREATE, { inputs: [1, 2, 3].map(() => ({ reference: unique('S'), unitId: 1 })) }))
+      .createProducts as { id: number; reference: string }[];
+    const update = await fewest((attempt) =>
+      env.gql(UPDATE, { updates: rows.map(({ id }) => ({ id, input: { consumerPrice: attempt + 2 } })) }),
+    );
+    const upsert = await fewest((attempt) =>
+      env.gql(UPSERT, {
+        inputs: [
+          ...rows.map(({ reference }) => ({ reference, unitId: 1, consumerPrice: attempt + 10 })),
+          { reference: unique('S'), unitId: 1 },
+        ],
+      }),
+    );
+    expect([create, update, upsert]).toEqual(STATEMENTS[provider]);
   });
 
   it('refuses more than 1,000 rows a call', async () => {
