@@ -1,7 +1,7 @@
 /**
- * The shell examples of README.md and of the pages under docs/ run as written. Every ```sh block
- * either runs or is marked `<!-- not run: reason -->` (it installs, starts a database cluster, runs
- * the suite). A page's blocks run in one bash process with `set -euo pipefail`, each page in its
+ * The shell examples of README.md and of the pages under docs/ run as written: every ```sh block
+ * not marked `<!-- not run: reason -->` (test/docs-pages.test.ts checks the markers, and that no
+ * example names an address of the service other than `$MDG_URL`). A page's blocks run in one bash process with `set -euo pipefail`, each page in its
  * own (a page sets itself up: its token, its variables), one page after another, against one
  * fresh server of the compiled build on a fresh SQLite database. The pages send their requests to
  * `$MDG_URL`, which the test sets to that server (no rewriting of the text); DATABASE_URL is in
@@ -23,36 +23,27 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
 import { FLUSH_INTERVAL_MS } from '../src/observability/logger.ts';
-import { type Block, outputComments, shapeMismatches, shellBlocks } from './support/doc-examples.ts';
-import { markdownPages, readPage } from './support/markdown.ts';
+import {
+  type ExamplePage,
+  examplePages,
+  lineText,
+  outputComments,
+  runBlocks,
+  shapeMismatches,
+} from './support/doc-examples.ts';
 import { freePort } from './support/ports.ts';
 import { ROOT, type RunningService, startService } from './support/process.ts';
 
 const MARKER = '\x1e';
 const PRELUDE = ['set -euo pipefail', `trap 'printf "\\n${MARKER}%s\\n" "$LINENO"' DEBUG`];
-/** The one place a port may be written in an example that runs: the default of `$MDG_URL`. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: shell, not a template
-const MDG_URL_DEFAULT = 'export MDG_URL=${MDG_URL:-http://localhost:4000}';
-
-interface Page {
-  path: string;
-  text: string[];
-  blocks: Block[];
-  strayMarkers: number[];
-}
-
-const pages: Page[] = markdownPages().map((path) => {
-  const markdown = readPage(path);
-  return { path, text: markdown.split('\n'), ...shellBlocks(path, markdown) };
-});
-const run = (page: Page) => page.blocks.filter((b) => b.notRun === undefined);
-const runnable = pages.filter((page) => run(page).length > 0);
+const pages = examplePages();
+const runnable = pages.filter((page) => runBlocks(page).length > 0);
 
 /** The page's runnable blocks as one script; `pageLine[n]` is the page line of script line n (1-based). */
-function script(page: Page): { text: string; pageLine: number[] } {
+function script(page: ExamplePage): { text: string; pageLine: number[] } {
   const lines = [...PRELUDE];
   const pageLine = [0, ...PRELUDE.map(() => 0)];
-  for (const { line, text } of run(page).flatMap((b) => b.lines)) {
+  for (const { line, text } of runBlocks(page).flatMap((b) => b.lines)) {
     lines.push(text);
     pageLine.push(line);
   }
@@ -66,7 +57,7 @@ interface Run {
   outputs: { line: number; output: string }[];
 }
 
-function runBash(page: Page, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
+function runBash(page: ExamplePage, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
   const { text, pageLine } = script(page);
   const dir = mkdtempSync(join(tmpdir(), 'docs-sh-'));
   const file = join(dir, 'examples.sh');
@@ -123,8 +114,6 @@ interface LoggedRequest {
 /** The path the test asks for before a page's examples, so that the log shows where they start. */
 const pageMarker = (i: number) => `/docs-examples-page-${i}`;
 const END = '/docs-examples-end';
-
-const lineText = (page: Page, line: number) => `${page.path}:${line}: ${page.text[line - 1]?.trim()}`;
 
 describe('shell examples of the README and docs/', () => {
   let dir: string;
@@ -183,47 +172,12 @@ describe('shell examples of the README and docs/', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('are run, or marked with the reason why not', () => {
-    const unexplained = pages.flatMap((page) => [
-      ...page.blocks.filter((b) => b.notRun === '').map((b) => `${lineText(page, b.line)}: not run, without a reason`),
-      ...page.strayMarkers.map((line) => `${lineText(page, line)}: a "not run" marker with no shell block after it`),
-    ]);
-    expect(unexplained).toEqual([]);
-    expect(runnable.map((p) => p.path)).toContain('README.md');
-    expect(runnable.length).toBeGreaterThan(5);
-  });
-
-  it("leave no placeholder for the user to fill in, and name no port but $MDG_URL's default", () => {
-    const problems = runnable.flatMap((page) =>
-      run(page)
-        .flatMap((b) => b.lines)
-        .filter(({ text }) => !/^\s*#/.test(text))
-        .flatMap(({ line, text }) => [
-          ...(/…|<[a-z ]+>/.test(text) ? [`${lineText(page, line)}: a placeholder`] : []),
-          ...(/localhost:\d|127\.0\.0\.1:\d/.test(text.replace(MDG_URL_DEFAULT, ''))
-            ? [`${lineText(page, line)}: a fixed address (use "$MDG_URL")`]
-            : []),
-        ]),
-    );
-    expect(problems).toEqual([]);
-  });
-
-  it('set $MDG_URL before they use it', () => {
-    const unset = runnable.flatMap((page) => {
-      const lines = run(page).flatMap((b) => b.lines);
-      const set = lines.findIndex(({ text }) => text.trim() === MDG_URL_DEFAULT);
-      const used = lines.findIndex(({ text }) => !/^\s*#/.test(text) && text.includes('$MDG_URL'));
-      return used >= 0 && (set < 0 || set > used) ? [lineText(page, lines[used]!.line)] : [];
-    });
-    expect(unset).toEqual([]);
-  });
-
   it('log no error on the server', () => {
     expect(errorLogs).toEqual([]);
   });
 
   describe.each(runnable.map((page) => [page.path, page] as const))('%s', (path, page) => {
-    const comments = run(page).flatMap(outputComments);
+    const comments = runBlocks(page).flatMap(outputComments);
 
     it('runs to the end: no command fails', () => {
       const { code, outputs, stderr } = runs.get(path)!;

@@ -3,6 +3,7 @@
  * why, the output comments after a command (`# {"access_token":"mda_…",...}`, `# 401 {...}`,
  * SSE's `# data: {...}`), and the shape such a comment shows, compared with what a command printed.
  */
+import { markdownPages, readPage } from './markdown.ts';
 
 export interface Block {
   page: string;
@@ -64,6 +65,62 @@ export function shellBlocks(page: string, markdown: string): { blocks: Block[]; 
   });
   if (marker) strayMarkers.push(marker.line);
   return { blocks, strayMarkers };
+}
+
+/** The one place an address may be written in an example that runs: the default of `$MDG_URL`. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell, not a template
+export const MDG_URL_DEFAULT = 'export MDG_URL=${MDG_URL:-http://localhost:4000}';
+
+export interface ExamplePage {
+  path: string;
+  /** The page's lines. */
+  text: string[];
+  blocks: Block[];
+  strayMarkers: number[];
+}
+
+export function examplePage(path: string, markdown: string): ExamplePage {
+  return { path, text: markdown.split('\n'), ...shellBlocks(path, markdown) };
+}
+
+/** README.md and the pages under docs/, with their shell blocks. */
+export const examplePages = () => markdownPages().map((path) => examplePage(path, readPage(path)));
+
+/** The blocks of a page that run: every shell block not marked `not run`. */
+export const runBlocks = (page: ExamplePage) => page.blocks.filter((b) => b.notRun === undefined);
+
+export const lineText = (page: ExamplePage, line: number) => `${page.path}:${line}: ${page.text[line - 1]?.trim()}`;
+
+/** Shell blocks marked `not run` without a reason, and markers with no shell block after them. */
+export function unexplainedBlocks(page: ExamplePage): string[] {
+  return [
+    ...page.blocks.filter((b) => b.notRun === '').map((b) => `${lineText(page, b.line)}: not run, without a reason`),
+    ...page.strayMarkers.map((line) => `${lineText(page, line)}: a "not run" marker with no shell block after it`),
+  ];
+}
+
+/**
+ * Commands of blocks that run which a user would have to edit (a placeholder: `…`, `<name>`), or
+ * which name an address of the service instead of `$MDG_URL`.
+ */
+export function unrunnableLines(page: ExamplePage): string[] {
+  return runBlocks(page)
+    .flatMap((b) => b.lines)
+    .filter(({ text }) => !/^\s*#/.test(text))
+    .flatMap(({ line, text }) => [
+      ...(/…|<[a-z ]+>/.test(text) ? [`${lineText(page, line)}: a placeholder`] : []),
+      ...(/localhost:\d|127\.0\.0\.1:\d/.test(text.replace(MDG_URL_DEFAULT, ''))
+        ? [`${lineText(page, line)}: a fixed address (use "$MDG_URL")`]
+        : []),
+    ]);
+}
+
+/** The first use of `$MDG_URL` in a page's blocks that run, when the page has not set it before. */
+export function mdgUrlUnset(page: ExamplePage): string[] {
+  const lines = runBlocks(page).flatMap((b) => b.lines);
+  const set = lines.findIndex(({ text }) => text.trim() === MDG_URL_DEFAULT);
+  const used = lines.findIndex(({ text }) => !/^\s*#/.test(text) && text.includes('$MDG_URL'));
+  return used >= 0 && (set < 0 || set > used) ? [`${lineText(page, lines[used]!.line)}: $MDG_URL is not set yet`] : [];
 }
 
 /** What a comment right after a command says it prints. */
