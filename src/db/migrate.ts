@@ -21,6 +21,7 @@ import {
   type Provider,
   sessionUrl,
 } from './url.ts';
+import { registerSqliteFunctions } from './sqlite-functions.ts';
 import { projectPath } from '../project.ts';
 import { withTimeout } from '../timeout.ts';
 
@@ -123,6 +124,8 @@ async function migrateSqlite(target: DatabaseTarget, migrations: Migration[], ti
   const { default: Sqlite } = await import('better-sqlite3');
   ensureSqliteDirectory(target);
   const db = new Sqlite(target.sqliteFile!, { timeout: Math.max(timeouts.statementMs, 10_000) });
+  // Migrations index text with the service's own functions (search_fold: *_search_folding).
+  registerSqliteFunctions(db);
   try {
     // WAL: readers never wait for the writer, and commits cost no fsync at synchronous=NORMAL
     // (see db/client.ts). The mode is stored in the file; it needs a writable directory.

@@ -4,13 +4,23 @@
  */
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type Sqlite from 'better-sqlite3';
 import pg from 'pg';
+import { registerSqliteFunctions } from './sqlite-functions.ts';
 import { ensureSqliteDirectory, parseDatabaseUrl } from './url.ts';
 
 export function sqliteMigrationAdapter(url: string): PrismaBetterSQLite3 {
   const target = parseDatabaseUrl(url);
   ensureSqliteDirectory(target);
-  return new PrismaBetterSQLite3({ url: target.sqliteFile ?? url });
+  const factory = new PrismaBetterSQLite3({ url: target.sqliteFile ?? url });
+  // Migrations index text with the service's own functions (search_fold: *_search_folding).
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    registerSqliteFunctions((adapter as unknown as { client: Sqlite.Database }).client);
+    return adapter;
+  };
+  return factory;
 }
 
 const PG_NAME_OID = 19;

@@ -4,6 +4,7 @@
  */
 import type Sqlite from 'better-sqlite3';
 import { Decimal } from './decimal.ts';
+import { searchFold } from './search-fold.ts';
 
 /**
  * Lowercases text as JavaScript does: SQLite's own `lower` changes ASCII letters only,
@@ -19,9 +20,20 @@ export const SQLITE_LOWER = 'unicode_lower';
  */
 export const SQLITE_DECIMAL_SUM = 'decimal_sum';
 
+/**
+ * The words of the search index for its arguments' text (NULLs skipped), folded as
+ * ./search-fold.ts says: what the triggers of the FTS5 search tables write (migration
+ * `*_search_folding`). A connection without it reads those tables, but cannot write the rows
+ * they index (products, customers, suppliers): every connection of the service has it.
+ */
+const SQLITE_SEARCH_FOLD = 'search_fold';
+
 export function registerSqliteFunctions(connection: Sqlite.Database): void {
   connection.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
+  );
+  connection.function(SQLITE_SEARCH_FOLD, { deterministic: true, varargs: true }, (...values: unknown[]) =>
+    searchFold(values.filter((value) => value !== null && value !== undefined).join(' ')),
   );
   connection.aggregate(SQLITE_DECIMAL_SUM, {
     start: () => null as Decimal | null,

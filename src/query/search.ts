@@ -1,10 +1,15 @@
 /**
  * Full-text search over products, customers and suppliers: the words of a search text, matched as
- * word prefixes (every word must match), case- and accent-insensitively, through an index on both
- * databases (migration `*_search_indexes`), ordered by relevance.
+ * word prefixes (every word must match), through an index on both databases (migrations
+ * `*_search_indexes` and `*_search_folding`), ordered by relevance. Stored text and searches are
+ * folded alike (../db/search-fold.ts): case, accents, ß and ss, ligatures, and ä, ö, ü, å, ø
+ * also written ae, oe, ue, aa, oe.
  *
- * - SQLite: an FTS5 table `<type>_search` with external content, kept in step by triggers; it
- *   folds case and accents itself ("unicode61 remove_diacritics 2"), relevance is bm25.
+ * - SQLite: an FTS5 table `<type>_search` without content of its own (contentless_delete), one
+ *   column per weight below holding the folded words of its columns (the function `search_fold`,
+ *   ../db/sqlite-functions.ts), written by triggers on the base table (the update trigger fires
+ *   only when a searched column changes); its tokenizer ("ascii") takes those words as they are.
+ *   Relevance is bm25.
  * - PostgreSQL: a side table `<type>_search_documents` ("id", "document"), the tsvector of the
  *   searched columns folded by `search_fold()`, with a GIN index on "document", kept in step by
  *   triggers on the base table (the update trigger fires only when a searched column changes);
@@ -15,14 +20,16 @@
  *   as slow, for no gain on documents of a few words. A side table rather than a column: `SELECT *`
  *   on the base table stays readable by Prisma's adapter (it cannot read a tsvector), and a write
  *   that changes no searched column costs no document. The columns and weights below and the
- *   migration's `<type>_search_document()` are one contract (test/search-index.test.ts checks
- *   the answers against the rows' text, the stored documents against their rows, and the plans).
+ *   migrations' `<type>_search_document()` and FTS5 columns are one contract
+ *   (test/search-index.test.ts checks the answers against the rows' text, the stored documents
+ *   against their rows, and the plans; test/search-folding.test.ts the two databases against
+ *   each other).
  *
- * Why the text is folded here as well: PostgreSQL compares the words it is given with the folded
- * index, so they must be folded the same way (NFD, combining marks removed, lower case, split on
- * anything but letters and digits: what search_fold() does). FTS5 folds a query itself, with the
- * tokenizer of the index; the words come folded already, which changes nothing there.
+ * The words of a search are folded here, by the function that folds the stored text on SQLite,
+ * and the index is asked for them as they are: FTS5's "ascii" tokenizer and PostgreSQL's parser
+ * leave folded words unchanged.
  */
+import { foldWords } from '../db/search-fold.ts';
 import { id, type Sql } from '../db/sql.ts';
 import { WhereInputError } from './where.ts';
 
@@ -34,8 +41,8 @@ type Weight = 'A' | 'B' | 'C' | 'D';
  * name, C the products' legal names, D what identifies a contact (the contact person, the e-mail
  * address). Not searched: phone and fax numbers (their spacing and prefixes vary, a person does
  * not look them up by a word), codes such as intrastat_code, currency texts.
- * The order is the order of the arguments of `<type>_search_document` and of the FTS5 columns
- * (which bm25's weights follow).
+ * The order is the order of the arguments of `<type>_search_document`; each weight is one FTS5
+ * column, in this order (which bm25's weights follow).
  */
 const SEARCHED: Readonly<Record<string, readonly (readonly [string, Weight])[]>> = {
   products: [
@@ -83,21 +90,15 @@ export const MAX_SEARCH_LENGTH = 200;
 export const MAX_SEARCH_WORDS = 10;
 
 /**
- * The blocks of combining marks that search_fold() removes in PostgreSQL (the same list): accents
- * of Latin, Greek and Cyrillic letters. Other marks (Indic vowel signs, Hebrew points) split words
- * on both sides alike.
- */
-const COMBINING_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g;
-
-/**
- * The words a search text is made of, normalized as the index normalizes, without repeats (may be
- * empty: then the search is refused by the caller). NFD rather than NFKD: FTS5 does not fold
- * compatibility forms (ligatures such as "ĳ"), and the PostgreSQL table follows NFD.
+ * The words of a search text, folded as the index folds stored text, without repeats (may be
+ * empty: then the search is refused by the caller). A word that has a second spelling
+ * (../db/search-fold.ts: "Müller" is muller or mueller) is both spellings, separated by a space;
+ * either may match. Words hold letters and digits only, so they cannot break out of the query
+ * syntax of either database.
  */
 export function searchWords(text: string): string[] {
-  const folded = text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
-  // Letters and decimal digits make words: PostgreSQL's parser drops other numbers (½, ²).
-  return [...new Set(folded.split(/[^\p{L}\p{Nd}]+/u).filter((word) => word.length > 0))];
+  const words = foldWords(text).map(({ word, second }) => (second === word ? word : `${word} ${second}`));
+  return [...new Set(words)];
 }
 
 /** The words of a search as a client gave it, or WhereInputError (at `path`) saying why it is none. */
@@ -117,31 +118,45 @@ function searched(type: string): readonly (readonly [string, Weight])[] {
   return columns;
 }
 
+/** A word from searchWords(): one or two spellings of letters and digits. */
+const SEARCH_WORD = /^[\p{Alphabetic}\p{Nd}]+(?: [\p{Alphabetic}\p{Nd}]+)?$/u;
+
+/** The spellings of each word, checked: they are written into the query syntax of the database. */
+function spellings(words: readonly string[]): string[][] {
+  if (words.length === 0) throw new Error('a search needs at least one word');
+  return words.map((word) => {
+    if (!SEARCH_WORD.test(word)) throw new Error(`not a search word: ${JSON.stringify(word)}`);
+    return word.split(' ');
+  });
+}
+
 /**
  * Appends ` JOIN (<subquery giving "id" and "rank">) <alias> ON <alias>."id" = <rowAlias>."id"`:
  * restricts the rows of `type` (aliased rowAlias in the outer statement) to those matching every
- * word; `<alias>."rank"`: larger is more relevant. `words` come from searchWords() (letters and
- * digits only, so they cannot break out of the query syntax of either database) and must not be
- * empty.
+ * word (one of its spellings); `<alias>."rank"`: larger is more relevant. `words` come from
+ * searchWords() and must not be empty.
  */
 export function appendSearchJoin(sql: Sql, type: string, words: readonly string[], rowAlias: string, alias: string) {
   const columns = searched(type);
-  if (words.length === 0) throw new Error('a search needs at least one word');
+  const each = spellings(words);
   sql.text(' JOIN (');
-  if (sql.provider === 'postgresql') appendPostgresMatches(sql, type, words);
-  else appendSqliteMatches(sql, type, columns, words);
+  if (sql.provider === 'postgresql') appendPostgresMatches(sql, type, each);
+  else appendSqliteMatches(sql, type, columns, each);
   sql.text(`) ${id(alias)} ON ${id(alias)}."id" = ${id(rowAlias)}."id"`);
 }
 
 /**
- * `word:*` is a prefix match, `&` requires every word. The query is repeated rather than joined
- * in as a row source: as a constant expression, the planner sees `document @@ query` as an index
- * condition of the GIN index (a word that most rows match is read by a scan of the documents
- * instead, the planner's choice). Every row has exactly one document (written by the insert
- * trigger, deleted by cascade), so joining on "id" keeps exactly the matching rows of the type.
+ * `word:*` is a prefix match, `|` takes either spelling, `&` requires every word. The query is
+ * repeated rather than joined in as a row source: as a constant expression, the planner sees
+ * `document @@ query` as an index condition of the GIN index (a word that most rows match is read
+ * by a scan of the documents instead, the planner's choice). Every row has exactly one document
+ * (written by the insert trigger, deleted by cascade), so joining on "id" keeps exactly the
+ * matching rows of the type.
  */
-function appendPostgresMatches(sql: Sql, type: string, words: readonly string[]) {
-  const query = words.map((word) => `${word}:*`).join(' & ');
+function appendPostgresMatches(sql: Sql, type: string, words: readonly string[][]) {
+  const query = words
+    .map((spelled) => (spelled.length === 1 ? `${spelled[0]}:*` : `(${spelled.map((s) => `${s}:*`).join(' | ')})`))
+    .join(' & ');
   sql
     .text(`SELECT "search_document"."id", ts_rank("search_document"."document", to_tsquery('simple', `)
     .value(query)
@@ -151,16 +166,22 @@ function appendPostgresMatches(sql: Sql, type: string, words: readonly string[])
     .text(')');
 }
 
-/** `"word"*` is a prefix match; FTS5 requires every phrase of a query. bm25 is lower when better. */
+/**
+ * `"word"*` is a prefix match, `OR` takes either spelling; FTS5 requires every other part of a
+ * query. One bm25 weight per column, that is per weight of SEARCHED; bm25 is lower when better.
+ */
 function appendSqliteMatches(
   sql: Sql,
   type: string,
   columns: readonly (readonly [string, Weight])[],
-  words: readonly string[],
+  words: readonly string[][],
 ) {
   const table = id(`${type}_search`);
-  const weights = columns.map(([, weight]) => BM25_WEIGHT[weight]).join(', ');
+  const weights = [...new Set(columns.map(([, weight]) => weight))].map((weight) => BM25_WEIGHT[weight]).join(', ');
+  const query = words
+    .map((spelled) => (spelled.length === 1 ? `"${spelled[0]}"*` : `(${spelled.map((s) => `"${s}"*`).join(' OR ')})`))
+    .join(' ');
   sql
     .text(`SELECT "rowid" AS "id", -bm25(${table}, ${weights}) AS "rank" FROM ${table} WHERE ${table} MATCH `)
-    .value(words.map((word) => `"${word}"*`).join(' '));
+    .value(query);
 }
