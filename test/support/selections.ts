@@ -70,7 +70,12 @@ function valueSelection(field: Field): string | undefined {
   return `${field.name} { ${inner.map((f) => f.name).join(' ')} }`;
 }
 
-/** The selections of every field of `type` that holds a value (`id` first). */
+/** Whether a field holds a value (a scalar, an enum, localized text, a small object). */
+export function holdsValue(field: Field): boolean {
+  return valueSelection(field) !== undefined;
+}
+
+/** The selections of every field of `type` that holds a value. */
 export function valueSelections(type: GraphQLObjectType): string[] {
   return Object.values(type.getFields()).flatMap((f) => valueSelection(f) ?? []);
 }
