@@ -206,6 +206,10 @@ describe.each(providers)('import from a service on %s', (provider) => {
     b.reference = '   ';
     c.unit_id = 987654;
     writeFileSync(join(dir, 'products.ndjson'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    // A file edited on purpose: its digest taken out of the manifest (its rows and fields are still checked).
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    delete manifest.types.products.sha256;
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
     const { database } = await emptyTarget();
 
     const checked = await importCli(database, '--from', dir, '--check');

@@ -76,7 +76,8 @@ const schemas = new Map<Attribute, z.ZodType>();
  * A client-written attribute value, checked and converted (decimals to canonical strings). A
  * value the clean-data rules refuse is taken when it is the one `current` (the stored row, on
  * update) already holds: a document read and sent back is accepted, and rows stored before the
- * rules stay writable in their other fields.
+ * rules stay writable in their other fields. `takeRuleBreaks` (an import with `--accept-invalid`,
+ * which lists them): taken whatever it is.
  */
 export function checkAttribute(
   resource: ResourceDefinition,
@@ -84,11 +85,12 @@ export function checkAttribute(
   value: unknown,
   field = name,
   current?: Record<string, unknown>,
+  takeRuleBreaks = false,
 ): unknown {
   const attribute = resource.attributes[name]!;
   const parsed = parseAttribute(attribute, value, field);
   const problem = ruleProblem(attribute, parsed);
-  if (problem && !(current && sameValue(parsed, current[attribute.column])))
+  if (problem && !takeRuleBreaks && !(current && sameValue(parsed, current[attribute.column])))
     throw new DomainError('bad_input', `${field} ${problem}`, field, undefined, 'invalid_attribute');
   return parsed;
 }

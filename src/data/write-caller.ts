@@ -20,6 +20,8 @@ export interface WriteCaller {
   apiClientId?: number;
   /** What the client's role may change (src/permissions); none for admin and outside HTTP. */
   access?: Access;
+  /** Values only the clean-data rules refuse are taken: an import with `--accept-invalid`, which lists them. */
+  takeRuleBreaks?: boolean;
   /** Runs last in each write's transaction, before the commit; a failure rolls the write back. */
   beforeCommit?(tx: WriteTx): Promise<void>;
 }

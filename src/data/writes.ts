@@ -366,7 +366,7 @@ export class Writer {
       const attribute = resource.attributes[name];
       if (!attribute) throw unknownField(fieldPrefix + name, 'an attribute', resource.type);
       if (attribute.write === 'server' || value === undefined) continue;
-      values[name] = checkAttribute(resource, name, value, fieldPrefix + name, current);
+      values[name] = checkAttribute(resource, name, value, fieldPrefix + name, current, this.caller.takeRuleBreaks);
     }
     if (creating) {
       for (const [name, attribute] of Object.entries(resource.attributes)) {

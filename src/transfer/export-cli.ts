@@ -9,7 +9,8 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
-import { type ExportFormat, exportData } from './export.ts';
+import { exportData } from './export.ts';
+import type { ExportFormat } from './manifest.ts';
 import { progressBars } from './progress.ts';
 import { typesOf, UsageError } from './types.ts';
 

@@ -9,28 +9,20 @@
  * kept in a join table as `<name>_ids`. Relationships held by the other side (a product's
  * structure, a structure's items) are in the other side's file.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { attributeParts, definition } from '../data/columns.ts';
 import { formatCursor, logPosition } from '../data/changes.ts';
 import { pagesById } from '../data/load.ts';
 import type { Database } from '../db/client.ts';
 import { countValue, id, Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
+import { type CsvColumn, csvColumns, neutralised } from './csv-cells.ts';
+import type { ExportFormat, Manifest, ManifestEntry } from './manifest.ts';
 import type { Progress } from './progress.ts';
 import { recordShape } from './records.ts';
-
-export type ExportFormat = 'ndjson' | 'csv';
-
-export interface Manifest {
-  format: ExportFormat;
-  exported_at: string;
-  /** The change log's position when the snapshot was taken: follow `/changes?after=` it. */
-  changes_cursor: string;
-  types: Record<string, { file: string; rows: number; fields: string[] }>;
-}
 
 /** Rows read per statement. */
 const PAGE = 1000;
@@ -38,27 +30,18 @@ const PAGE = 1000;
 /** Flags as `true` and `false` (csv-stringify's default writes false as an empty cell, like null). */
 const CSV = { cast: { boolean: (value: boolean) => String(value) } };
 
-/** CSV columns: an attribute of several parts becomes one column per part (`name.nl`). */
-function csvColumns(type: string, fields: readonly string[]): string[] {
-  const resource = definition(type);
-  return fields.flatMap((field) => {
-    const attribute = resource.attributes[field];
-    if (!attribute || (attribute.type !== 'localized' && typeof attribute.type !== 'object')) return [field];
-    return attributeParts(attribute).map(([key]) => `${field}.${key}`);
-  });
-}
-
-function csvValue(record: Record<string, unknown>, column: string): unknown {
-  const dot = column.indexOf('.');
-  const value =
-    dot < 0
-      ? record[column]
-      : (record[column.slice(0, dot)] as Record<string, unknown> | null)?.[column.slice(dot + 1)];
+/** A record's cell in `column`: lists of ids apart by spaces, nothing for null, text neutralised (./csv-cells.ts). */
+function csvValue(record: Record<string, unknown>, column: CsvColumn): unknown {
+  const whole = record[column.field];
+  const value = column.part === undefined ? whole : (whole as Record<string, unknown> | null)?.[column.part];
   if (Array.isArray(value)) return value.join(' ');
+  if (column.text && typeof value === 'string') return neutralised(value);
   return value ?? '';
 }
 
-async function write(stream: WriteStream, text: string): Promise<void> {
+/** Writes `text` to `stream`, and into `hash` when given: the digest of the file's bytes, for the manifest. */
+async function write(stream: WriteStream, text: string, hash?: Hash): Promise<void> {
+  hash?.update(text);
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
@@ -67,14 +50,14 @@ async function close(stream: WriteStream): Promise<void> {
   await once(stream, 'finish');
 }
 
-/** One type's rows into its file: how many. */
+/** One type's rows into its file: its entry of the manifest. */
 async function exportType(
   tx: WriteTx,
   type: string,
   format: ExportFormat,
   path: string,
   progress: Progress,
-): Promise<{ rows: number; fields: string[] }> {
+): Promise<Omit<ManifestEntry, 'file'>> {
   const { columns, record, fields } = recordShape(type);
   const [counted] = await tx.query<{ n: unknown }>(
     new Sql(tx.provider).text(`SELECT COUNT(*) AS "n" FROM ${id(type)}`),
@@ -82,8 +65,9 @@ async function exportType(
   const total = countValue(counted);
   progress(type, 0, total);
   const stream = createWriteStream(path);
+  const hash = createHash('sha256');
   const header = format === 'csv' ? csvColumns(type, fields) : [];
-  if (format === 'csv') await write(stream, stringify([header], CSV));
+  if (format === 'csv') await write(stream, stringify([header.map((column) => column.name)], CSV), hash);
   let rows = 0;
   try {
     for await (const page of pagesById(tx, type, columns, PAGE)) {
@@ -95,14 +79,14 @@ async function exportType(
               records.map((r) => header.map((column) => csvValue(r, column))),
               CSV,
             );
-      await write(stream, text);
+      await write(stream, text, hash);
       rows += page.length;
       progress(type, rows, total);
     }
   } finally {
     await close(stream);
   }
-  return { rows, fields };
+  return { rows, fields, sha256: hash.digest('hex') };
 }
 
 /**
@@ -140,8 +124,7 @@ export async function exportData(
     };
     for (const type of types) {
       const file = `${type}.${format}`;
-      const { rows, fields } = await exportType(tx, type, format, join(dir, file), progress);
-      made.types[type] = { file, rows, fields };
+      made.types[type] = { file, ...(await exportType(tx, type, format, join(dir, file), progress)) };
     }
     return made;
   });

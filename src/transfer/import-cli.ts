@@ -29,7 +29,7 @@ const USAGE = `usage: npm run import -- (--from-service URL --client-id ID --cli
 /** Problems a terminal is shown; --json lists them all. */
 const SHOWN = 50;
 
-function sourceOf(values: Record<string, string | boolean | undefined>): ImportSource {
+async function sourceOf(values: Record<string, string | boolean | undefined>): Promise<ImportSource> {
   const from = ['from-service', 'from', 'from-csv'].filter((option) => values[option] !== undefined);
   if (from.length !== 1) throw new UsageError(`give one of --from-service, --from, --from-csv\n${USAGE}`);
   const only = values.types === undefined ? undefined : typesOf(values.types as string, USAGE);
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const source = sourceOf(values);
+  const source = await sourceOf(values);
   const config = loadConfig();
   console.error(
     `import: ${values.check ? 'checking' : 'reading'} ${source.name}${values.check ? '' : ` into the ${describeDatabase(config.database)}`}`,

@@ -16,16 +16,17 @@
  */
 import { businessKey } from '../data/bulk-writes.ts';
 import { definition } from '../data/columns.ts';
+import { DomainErrors } from '../data/error-list.ts';
 import { DomainError } from '../data/errors.ts';
 import { type ImportRow, ImportWriter } from '../data/import-writes.ts';
 import { valuesWhere } from '../data/rows.ts';
 import { parseAttribute, ruleProblem } from '../data/validate.ts';
 import type { WriteInput } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
-import { INT32_MAX } from '../db/integers.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
-import type { Attribute, ResourceDefinition } from '../resources/types.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
 import type { Progress } from './progress.ts';
+import { asDecimals, isId, missingOfNew } from './record-checks.ts';
 import { importOrder, type TransferRecord } from './records.ts';
 import type { ImportSource, SourcePage } from './sources.ts';
 
@@ -93,6 +94,8 @@ export async function importData(
 class Importer {
   /** The ids each type of the source has, as read so far: links to them are good before they are written (checking). */
   private readonly seen = new Map<string, Set<number>>();
+  /** Where each business key of a source matched on them was first given, by type. */
+  private readonly keys = new Map<string, Map<unknown, string>>();
   /** Who holds each unique value of the source read so far, by `type.attribute`. */
   private readonly uniques = new Map<string, Map<unknown, number>>();
   private readonly rows: ImportWriter;
@@ -103,7 +106,7 @@ class Importer {
     private readonly options: ImportOptions,
     private readonly summary: ImportSummary,
   ) {
-    this.rows = new ImportWriter(db);
+    this.rows = new ImportWriter(db, { takeRuleBreaks: options.acceptInvalid === true });
   }
 
   /** One type, batch by batch; false when it stopped on a problem. */
@@ -132,31 +135,43 @@ class Importer {
     const checked = batch.records.map((record, i) => this.checkRecord(resource, record, batch.places[i]!));
     await this.resolveKeyedLinks(resource, checked);
     await this.checkLinks(resource, checked);
-    if (!this.source.keyed) await this.checkUniques(resource, checked);
+    if (this.source.keyed) await this.checkKeys(resource, checked);
+    else await this.checkUniques(resource, checked);
     counts.read += batch.records.length;
     const problems = checked.flatMap((c) => c.problems);
     this.summary.problems.push(...problems);
-    this.summary.accepted.push(...checked.flatMap((c) => c.accepted));
-    if (this.options.check) return true;
+    // Listed as accepted what was taken: checking, what would be; importing, what a batch written holds.
+    const accepted = checked.flatMap((c) => c.accepted);
+    if (this.options.check) {
+      this.summary.accepted.push(...accepted);
+      return true;
+    }
     if (problems.length > 0) return false;
-    if (this.source.keyed) return this.upsertByKey(resource, checked, counts);
-    let written: Awaited<ReturnType<ImportWriter['importRows']>>;
+    const written = this.source.keyed
+      ? await this.upsertByKey(resource, checked, counts)
+      : await this.writeById(resource, checked, counts);
+    if (written) this.summary.accepted.push(...accepted);
+    return written;
+  }
+
+  /** A batch written under the source's ids; false (and the problem listed) when the database refused it. */
+  private async writeById(resource: ResourceDefinition, checked: Checked[], counts: TypeSummary): Promise<boolean> {
     try {
-      written = await this.rows.importRows(
-        type,
+      const written = await this.rows.importRows(
+        resource.type,
         checked.map((c) => c.row),
       );
+      counts.created += written.created;
+      counts.updated += written.updated;
+      counts.unchanged += written.unchanged;
+      return true;
     } catch (error) {
       // What the checks could not see coming (a row written meanwhile by someone else): the batch is not written.
       if (!(error instanceof DomainError)) throw error;
-      const at = `${batch.places[0]} to ${batch.places.at(-1)}`;
-      this.summary.problems.push({ type, at, field: error.field ?? '', message: error.message });
+      const at = `${checked[0]!.at} to ${checked.at(-1)!.at}`;
+      this.summary.problems.push({ type: resource.type, at, field: error.field ?? '', message: error.message });
       return false;
     }
-    counts.created += written.created;
-    counts.updated += written.updated;
-    counts.unchanged += written.unchanged;
-    return true;
   }
 
   /** A record's values checked and put in the form writes take; its problems. */
@@ -200,11 +215,8 @@ class Importer {
         problem(error.field ?? name, error.message);
       }
     }
-    // Matched on a business key, a row may give only what changes: the upsert asks the rest of new rows only.
-    if (!this.source.keyed)
-      for (const [name, attribute] of Object.entries(resource.attributes))
-        if (attribute.required && attribute.write === 'client' && (record.attributes[name] ?? null) === null)
-          problem(name, `${name} is required`);
+    // Matched on a business key, a row may give only what changes: new rows are asked the rest (checkKeys).
+    if (!this.source.keyed) for (const [field, message] of missingOfNew(resource, record)) problem(field, message);
     this.checkRecordLinks(resource, checked, problem);
     return checked;
   }
@@ -216,7 +228,6 @@ class Importer {
     problem: (field: string, message: string) => void,
   ): void {
     const { record, row } = checked;
-    const given = { ...record.links, ...record.keyedLinks };
     for (const [name, relationship] of Object.entries(resource.relationships)) {
       const value = record.links[name];
       if (relationship.storage.kind === 'join') {
@@ -229,8 +240,6 @@ class Importer {
         for (const target of value as number[])
           checked.links.push({ type: relationship.target, id: target, field: `${name}_ids` });
       } else if (relationship.storage.kind === 'foreignKey') {
-        if (relationship.required && !this.source.keyed && (given[name] ?? null) === null)
-          problem(`${name}_id`, `${name}_id is required`);
         if (name in record.keyedLinks) continue;
         if (value === undefined) continue;
         if (value !== null && !isId(value))
@@ -357,6 +366,38 @@ class Importer {
     }
   }
 
+  /**
+   * Rows matched on their business key, as the upsert will take them: each key given, and given
+   * once in the source; a row whose key no resource has (a new one) with what a new one must have.
+   */
+  private async checkKeys(resource: ResourceDefinition, checked: Checked[]): Promise<void> {
+    const key = businessKey(resource)!;
+    const column = resource.attributes[key]!.column;
+    let first = this.keys.get(resource.type);
+    if (!first) this.keys.set(resource.type, (first = new Map()));
+    const values = [...new Set(checked.map((c) => c.row.values[key] ?? null).filter((v) => v !== null))];
+    const sql = new Sql(this.db.provider)
+      .text(`SELECT ${quoted(column)} AS "v" FROM ${quoted(resource.type)} WHERE ${quoted(column)}`)
+      .in(values);
+    const stored = new Set(
+      values.length === 0 ? [] : (await this.db.primary.query<{ v: unknown }>(sql)).map((r) => r.v),
+    );
+    for (const c of checked) {
+      const value = c.row.values[key] ?? null;
+      const problem = (field: string, message: string) => c.problems.push(this.problemOf(resource, c, field, message));
+      if (value === null) {
+        // A key of the wrong type, or null where it cannot be, is named already.
+        if (!c.problems.some((p) => p.field === key)) problem(key, `${key} is required: rows are matched on it`);
+      } else if (first.has(value))
+        problem(key, `${key} ${JSON.stringify(value)} is given twice (first at ${first.get(value)})`);
+      else {
+        first.set(value, c.at);
+        if (!stored.has(value))
+          for (const [field, message] of missingOfNew(resource, c.record)) problem(field, message);
+      }
+    }
+  }
+
   private problemOf(resource: ResourceDefinition, c: Checked, field: string, message: string): Problem {
     return {
       type: resource.type,
@@ -398,7 +439,9 @@ class Importer {
       return true;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      this.summary.problems.push({ type: resource.type, at: '', field: error.field ?? '', message: error.message });
+      // The upsert names every row it refuses (several as DomainErrors): each is listed.
+      const errors = error instanceof DomainErrors ? error.errors : [error];
+      this.summary.problems.push(...errors.map((e) => keyedProblem(resource.type, checked, e)));
       return false;
     }
   }
@@ -415,21 +458,15 @@ interface Checked {
   links: { type: string; id: number; field: string }[];
 }
 
-function isId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= INT32_MAX;
-}
-
 /**
- * A decimal the source gave as a JSON number, at the 15 significant digits a double holds
- * exactly: a service that keeps decimals as doubles writes 3.3 as 3.3000000000000003, which is
- * the same number to it and not a value of more digits (the API refuses more than 15).
+ * What the upsert refused, said as a record's problem: the row it names (by its place in the
+ * source, given to the upsert as the row's path: `products.csv:3: gtin ...`), that field, and the
+ * message without the place; a refusal of the whole batch names the batch.
  */
-function asDecimals(attribute: Attribute, value: unknown): unknown {
-  const round = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(15)) : v);
-  if (attribute.type === 'decimal') return round(value);
-  if (typeof attribute.type === 'object' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const parts = attribute.type.object;
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, parts[key] === 'decimal' ? round(v) : v]));
-  }
-  return value;
+function keyedProblem(type: string, checked: readonly Checked[], error: DomainError): Problem {
+  const field = error.field ?? '';
+  const row = checked.find((c) => field === c.at || field.startsWith(`${c.at}: `));
+  if (!row) return { type, at: `${checked[0]!.at} to ${checked.at(-1)!.at}`, field, message: error.message };
+  const unplaced = (text: string) => (text.startsWith(`${row.at}: `) ? text.slice(row.at.length + 2) : text);
+  return { type, at: row.at, field: field === row.at ? '' : unplaced(field), message: unplaced(error.message) };
 }

@@ -10,6 +10,7 @@ import { businessKey } from '../data/bulk-writes.ts';
 import { attributesOf } from '../data/forms.ts';
 import type { Row } from '../data/load.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
+import { restored } from './csv-cells.ts';
 
 /** A resource read from a source, before the import checks it. */
 export interface TransferRecord {
@@ -91,7 +92,8 @@ export function fromFlat(type: string, flat: Record<string, unknown>): TransferR
  * A CSV row (cells by header) as an import takes it: `name.nl` columns make localized text, links
  * are `unit_id`, `types_ids` (ids apart by spaces) or the target's business key (`unit.reference`),
  * and text is converted to each attribute's type (an empty cell is null; `true`/`false` or 1/0 for
- * flags). What does not convert stays text, and the import's check then says what it must be.
+ * flags; text cells as ./csv-cells.ts restored says). What does not convert stays text, and the
+ * import's check then says what it must be.
  */
 export function fromCsv(type: string, cells: Record<string, string>): TransferRecord {
   const resource = definition(type);
@@ -105,8 +107,9 @@ export function fromCsv(type: string, cells: Record<string, string>): TransferRe
     if (dot >= 0 && resource.relationships[name]?.storage.kind === 'foreignKey') {
       // Only the target's business key: `unit.reference`, not `unit.description`.
       const target = definition(resource.relationships[name]!.target);
-      if (column.slice(dot + 1) !== businessKey(target)) unknown.push(column);
-      else keyedLinks[name] = cell === '' ? null : cell;
+      const key = businessKey(target);
+      if (column.slice(dot + 1) !== key) unknown.push(column);
+      else keyedLinks[name] = cell === '' ? null : target.attributes[key]!.type === 'string' ? restored(cell) : cell;
     } else if (dot >= 0 && attribute && (attribute.type === 'localized' || typeof attribute.type === 'object')) {
       const key = column.slice(dot + 1);
       const part = attributeParts(attribute).find(([k]) => k === key);
@@ -133,9 +136,10 @@ export function fromCsv(type: string, cells: Record<string, string>): TransferRe
   return record;
 }
 
-/** A CSV cell as a value of `type`; text that is not one stays as it is. */
+/** A CSV cell as a value of `type` (text without the quote the export neutralised it with); text that is not one stays as it is. */
 function fromText(cell: string, type: ScalarType): unknown {
   if (cell === '') return null;
+  if (type === 'string') return restored(cell);
   if (type === 'integer') return /^-?\d+$/.test(cell.trim()) ? Number(cell.trim()) : cell;
   if (type === 'boolean') {
     const flag = cell.trim().toLowerCase();

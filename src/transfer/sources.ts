@@ -6,10 +6,11 @@
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
+import { businessKey } from '../data/bulk-writes.ts';
+import { definition } from '../data/columns.ts';
 import { resourceByType } from '../resources/registry.ts';
-import type { Manifest } from './export.ts';
+import { CSV_READING, ndjsonLines, readManifest, verifyDirectory } from './manifest.ts';
 import { fromCsv, fromFlat, type TransferRecord } from './records.ts';
 import { UsageError } from './types.ts';
 
@@ -35,15 +36,17 @@ export interface SourcePage {
 /** Records per page read from a file. */
 const PAGE = 500;
 
-/** A directory `npm run export` wrote: its manifest says the format and the files. */
-export function directorySource(dir: string, only?: readonly string[]): ImportSource {
-  const manifestPath = join(dir, 'manifest.json');
-  if (!existsSync(manifestPath))
-    throw new UsageError(`${dir} has no manifest.json: --from takes a directory \`npm run export\` wrote`);
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
-  const unknown = Object.keys(manifest.types).filter((type) => !resourceByType(type));
-  if (unknown.length > 0) throw new UsageError(`${manifestPath} names unknown types: ${unknown.join(', ')}`);
+/**
+ * A directory `npm run export` wrote: its manifest says the format and the files, and the
+ * directory is checked against it first (./manifest.ts), so that nothing of a directory that is
+ * not what it says is written.
+ */
+export async function directorySource(dir: string, only?: readonly string[]): Promise<ImportSource> {
+  const manifest = readManifest(dir);
+  const absent = (only ?? []).filter((type) => !manifest.types[type]);
+  if (absent.length > 0) throw new UsageError(`${join(dir, 'manifest.json')} has no ${absent.join(', ')}`);
   const types = Object.keys(manifest.types).filter((type) => !only || only.includes(type));
+  await verifyDirectory(dir, manifest, types);
   return {
     name: dir,
     types,
@@ -66,22 +69,21 @@ export function csvFileSource(file: string, type: string): ImportSource {
       .replace(/^\uFEFF/, '')
       .split(/\r?\n/, 1)[0] ?? '';
   const columns = header.split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
+  const keyed = !columns.includes('id');
+  if (keyed && !businessKey(definition(type)))
+    throw new UsageError(`${file} has no id column, and ${type} have no business key to match rows on: give their ids`);
   return {
     name: file,
     types: [type],
-    keyed: !columns.includes('id'),
+    keyed,
     total: async () => undefined,
     pages: () => csvPages(type, file),
   };
 }
 
 async function* ndjsonPages(type: string, file: string): AsyncIterable<SourcePage> {
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   let page: SourcePage = { records: [], places: [] };
-  let number = 0;
-  for await (const line of lines) {
-    number++;
-    if (line.trim() === '') continue;
+  for await (const { line, number } of ndjsonLines(createReadStream(file))) {
     const place = `${file}:${number}`;
     let flat: unknown;
     try {
@@ -102,7 +104,7 @@ async function* ndjsonPages(type: string, file: string): AsyncIterable<SourcePag
 }
 
 async function* csvPages(type: string, file: string): AsyncIterable<SourcePage> {
-  const parser = createReadStream(file).pipe(parse({ columns: true, bom: true, info: true, skip_empty_lines: true }));
+  const parser = createReadStream(file).pipe(parse({ ...CSV_READING, columns: true, info: true }));
   let page: SourcePage = { records: [], places: [] };
   try {
     for await (const { record, info } of parser as AsyncIterable<{
