@@ -21,6 +21,7 @@ import { seedIfEmpty } from './seed/first-start.ts';
 import { withTimeout } from './timeout.ts';
 import { startTracing, stopTracing } from './observability/tracing.ts';
 import { exposedGc, trimWhenIdle } from './observability/memory.ts';
+import { count } from './words.ts';
 
 /** Time allowed for in-flight requests after SIGTERM before connections are cut. */
 const DRAIN_TIMEOUT_MS = 8000;
@@ -128,7 +129,7 @@ async function start(): Promise<void> {
     { purge: purgeIdempotencyKeys, what: 'idempotency keys older than 24 hours' },
     {
       purge: (prisma: PrismaDb, clock: Clock) => purgeChanges(prisma, clock, config.changesRetentionDays),
-      what: `change log entries older than ${config.changesRetentionDays} days`,
+      what: `change log entries older than ${count(config.changesRetentionDays, 'day')}`,
     },
     {
       purge: (_prisma: PrismaDb, clock: Clock) => purgeWebhookRecords(db, clock),

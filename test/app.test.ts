@@ -93,6 +93,18 @@ describe.each(providers)('service endpoints on %s', (provider) => {
     expect(pulled).toBeLessThan(8 * 1024);
   });
 
+  it('says a limit of one byte in the singular', async () => {
+    const t = testApp(database, { maxBodyBytes: 1 });
+    const res = await t.request('/customers', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.message).toBe('the request body exceeds 1 byte');
+    await t.app.close();
+  });
+
   it.each([
     '/customers/%00',
     '/customers?filter%5Breference%5D=a%00b',

@@ -220,6 +220,9 @@ describe.each(providers)('import from a service on %s', (provider) => {
       ['products', b.id, 'reference'],
       ['products', c.id, 'unit_id'],
     ]);
+    expect(JSON.parse(checked.stdout).problems[2].message).toBe(
+      'unit_id: dangling reference, units 987654 does not exist',
+    );
     expect(await logLength(database)).toBe(0);
     expect(await (database.db.prisma as any).unit.count()).toBe(0);
     expect(JSON.parse(checked.stdout).types.product_structure_items.read).toBeGreaterThan(0);
@@ -372,6 +375,19 @@ describe.each(providers)('import from a service on %s', (provider) => {
     writeFileSync(file, 'reference,unit.reference,gtin\nCSV-3,LB,4006381333932\n');
     const bad = await importCli(database, '--from-csv', file, '--type', 'products', '--check');
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout).problems.map((p: any) => p.field)).toEqual(['gtin', 'unit.reference']);
+    expect(JSON.parse(bad.stdout).problems.map((p: any) => [p.field, p.message])).toEqual([
+      ['gtin', expect.stringMatching(/^gtin has a wrong GS1 check digit/)],
+      ['unit.reference', 'unit.reference: none of the units has reference "LB"'],
+    ]);
+    // What a terminal is told (without --json): counts in the number they take.
+    const told = await runScript(
+      'src/transfer/import-cli.ts',
+      ['--from-csv', file, '--type', 'products'],
+      { DATABASE_URL: database.target.url },
+      120_000,
+    );
+    expect(told.code).toBe(1);
+    expect(told.stderr).toMatch(/^import: 1 row read in /m);
+    expect(told.stderr).toContain('stopped on 2 problems; nothing of their batch was written');
   }, 240_000);
 });

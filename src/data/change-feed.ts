@@ -29,6 +29,7 @@ import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './chan
 import { DomainError } from './errors.ts';
 import type { Access } from '../permissions/access.ts';
 import { readableTypes, roleViews } from './role-changes.ts';
+import { count } from '../words.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
 const PAGE = 500;
@@ -310,7 +311,7 @@ export class Follower implements AsyncIterableIterator<ChangeEntry> {
       this.end(
         new FollowerEnded(
           'behind',
-          `more than ${this.feed.maxBacklog} changes were waiting for this subscriber: it was ended; subscribe again with \`after\` set to the last cursor received`,
+          `more than ${count(this.feed.maxBacklog, 'change')} ${this.feed.maxBacklog === 1 ? 'was' : 'were'} waiting for this subscriber: it was ended; subscribe again with \`after\` set to the last cursor received`,
         ),
       );
     }

@@ -3,6 +3,7 @@
  * replica, so that one client cannot take every place. TOO_MANY_SUBSCRIPTIONS beyond them.
  */
 import { GraphQLError } from 'graphql';
+import { count } from '../words.ts';
 
 export interface SubscriptionLimitOptions {
   /** Open subscriptions per replica. */
@@ -35,10 +36,10 @@ export class SubscriptionLimits {
   admit(clientId: number): () => void {
     const mine = this.byClient.get(clientId) ?? 0;
     if (this.total >= this.options.perReplica)
-      throw tooMany(`this server has ${this.options.perReplica} subscriptions open, its limit: retry later`);
+      throw tooMany(`this server has ${count(this.options.perReplica, 'subscription')} open, its limit: retry later`);
     if (mine >= this.options.perClient)
       throw tooMany(
-        `this API client has ${this.options.perClient} subscriptions open on this server, its limit: end one first`,
+        `this API client has ${count(this.options.perClient, 'subscription')} open on this server, its limit: end one first`,
       );
     this.total++;
     this.byClient.set(clientId, mine + 1);

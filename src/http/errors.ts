@@ -1,4 +1,5 @@
 import type { DomainError } from '../data/errors.ts';
+import { count } from '../words.ts';
 
 /** The media type of every JSON answer of the service (documents, errors, GraphQL over HTTP). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -78,7 +79,9 @@ export function shapeB(status: number, code: ErrorCode, message: string) {
  * away). The connection is closed after the answer.
  */
 export function payloadTooLarge(maxBytes: number): never {
-  throw new HttpError(413, 'payload_too_large', `the request body exceeds ${maxBytes} bytes`, { Connection: 'close' });
+  throw new HttpError(413, 'payload_too_large', `the request body exceeds ${count(maxBytes, 'byte')}`, {
+    Connection: 'close',
+  });
 }
 
 /** Seconds a client is told to wait when the database is unavailable. */

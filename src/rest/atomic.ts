@@ -223,7 +223,7 @@ class OperationRunner {
     const id = typeof value.id === 'string' ? idFromText(value.id) : value.id;
     if (!isId(id))
       throw bad(
-        `${where}.id must be ${ID_RANGE}, the id of a ${value.type} resource (got ${JSON.stringify(value.id ?? null)})`,
+        `${where}.id must be ${ID_RANGE}, the id of a resource of type ${value.type} (got ${JSON.stringify(value.id ?? null)})`,
       );
     return { type: value.type, id, relationship };
   }
@@ -232,7 +232,7 @@ class OperationRunner {
     const found = typeof lid === 'string' ? this.lids.get(lid) : undefined;
     if (!found || found.type !== type)
       throw bad(
-        `${where}.lid ${JSON.stringify(lid)} is not the lid of a ${type} resource added earlier in the request`,
+        `${where}.lid ${JSON.stringify(lid)} is not the lid of a resource of type ${type} added earlier in the request`,
         'invalid_relationship',
       );
     return found;

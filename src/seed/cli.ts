@@ -10,6 +10,7 @@ import { createDatabase } from '../db/client.ts';
 import { withoutReplica } from '../db/url.ts';
 import { migrate } from '../db/migrate.ts';
 import { SeedRefusedError, seedDatabase } from './write.ts';
+import { count } from '../words.ts';
 
 function positiveInteger(name: string, value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     });
     bar.stop();
     console.log(
-      `seeded ${result.rows} rows (scale ${scale}, seed ${seed}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `seeded ${count(result.rows, 'row')} (scale ${scale}, seed ${seed}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
   } finally {
     bar.stop();

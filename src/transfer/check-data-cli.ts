@@ -11,6 +11,7 @@ import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
 import { storedProblems, type StoredProblem } from './check-data.ts';
 import { typesOf, UsageError } from './types.ts';
+import { count } from '../words.ts';
 
 const USAGE = 'usage: npm run check-data -- [--types TYPE,...] [--json]';
 
@@ -41,7 +42,7 @@ async function main(): Promise<number> {
     await db.close();
   }
   if (values.json) console.log(JSON.stringify({ problems }));
-  else console.error(`check-data: ${problems.length} problem(s) in ${types.length} type(s)`);
+  else console.error(`check-data: ${count(problems.length, 'problem')} in ${count(types.length, 'type')}`);
   return problems.length > 0 ? 1 : 0;
 }
 

@@ -13,6 +13,7 @@ import { exportData } from './export.ts';
 import type { ExportFormat } from './manifest.ts';
 import { progressBars } from './progress.ts';
 import { typesOf, UsageError } from './types.ts';
+import { count } from '../words.ts';
 
 const USAGE = 'usage: npm run export -- --out DIR [--types TYPE,...] [--format ndjson|csv] [--json]';
 
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
     if (values.json) console.log(JSON.stringify(manifest));
     else
       console.error(
-        `export: ${rows} rows of ${types.length} type(s) in ${((Date.now() - started) / 1000).toFixed(1)} s into ${values.out}, changes_cursor ${manifest.changes_cursor}`,
+        `export: ${count(rows, 'row')} of ${count(types.length, 'type')} in ${((Date.now() - started) / 1000).toFixed(1)} s into ${values.out}, changes_cursor ${manifest.changes_cursor}`,
       );
     return 0;
   } finally {

@@ -21,6 +21,7 @@ import { progressBars } from './progress.ts';
 import { serviceSource } from './service-source.ts';
 import { csvFileSource, directorySource, type ImportSource } from './sources.ts';
 import { typesOf, UsageError } from './types.ts';
+import { count } from '../words.ts';
 
 const USAGE = `usage: npm run import -- (--from-service URL --client-id ID --client-secret SECRET | --from DIR | --from-csv FILE --type TYPE)
          [--types TYPE,...] [--check] [--accept-invalid] [--json]
@@ -102,7 +103,7 @@ function report(summary: ImportSummary): void {
     console.error(`  ${type}: ${t.read} read, ${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged`);
   const rate = summary.seconds > 0 ? Math.round(rows / summary.seconds) : rows;
   console.error(
-    `import: ${rows} rows ${summary.mode === 'check' ? 'checked' : 'read'} in ${summary.seconds.toFixed(1)} s (${rate} rows/s)`,
+    `import: ${count(rows, 'row')} ${summary.mode === 'check' ? 'checked' : 'read'} in ${summary.seconds.toFixed(1)} s (${rate} rows/s)`,
   );
   const list = (title: string, problems: Problem[]) => {
     if (problems.length === 0) return;
@@ -115,7 +116,7 @@ function report(summary: ImportSummary): void {
   list(
     summary.mode === 'check'
       ? `problems (${summary.problems.length}):`
-      : `stopped on ${summary.problems.length} problem(s); nothing of their batch was written (--check lists every problem):`,
+      : `stopped on ${count(summary.problems.length, 'problem')}; nothing of their batch was written (--check lists every problem):`,
     summary.problems,
   );
 }

@@ -253,7 +253,7 @@ class Importer {
       if (!isId(value)) {
         problem(
           `${name}_id`,
-          `${name}_id must be the id of the ${owner.target} it belongs to (got ${JSON.stringify(value ?? null)})`,
+          `${name}_id must be the id of its owner, one of the ${owner.target} (got ${JSON.stringify(value ?? null)})`,
         );
         continue;
       }
@@ -297,7 +297,7 @@ class Importer {
               resource,
               c,
               `${name}.${key}`,
-              `${name}.${key}: no ${relationship.target} has ${key} ${JSON.stringify(value)}`,
+              `${name}.${key}: none of the ${relationship.target} has ${key} ${JSON.stringify(value)}`,
             ),
           );
         else c.row.keys[column] = targetId;
@@ -325,7 +325,7 @@ class Importer {
               resource,
               c,
               link.field,
-              `${link.field}: dangling reference, there is no ${link.type} ${link.id}`,
+              `${link.field}: dangling reference, ${link.type} ${link.id} does not exist`,
             ),
           );
   }

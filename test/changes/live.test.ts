@@ -376,7 +376,9 @@ describe.each(providers)('live changes on %s', (provider) => {
       expect(await admitted(await subscribe(token, { after: from }, full))).toBe(true);
       const overReplica = await subscribe(another, { after: from }, full);
       expect(await overReplica.endCode()).toBe('TOO_MANY_SUBSCRIPTIONS');
-      expect(overReplica.errorResults()[0]!.result.errors![0]!.message).toMatch(/this server has 1 subscriptions open/);
+      expect(overReplica.errorResults()[0]!.result.errors![0]!.message).toMatch(
+        /^this server has 1 subscription open, its limit: retry later$/,
+      );
     });
 
     it('a client that goes away frees its place at once: a new subscription is admitted, up to the limit again', async () => {

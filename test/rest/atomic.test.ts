@@ -145,9 +145,14 @@ describe.each(providers)('atomic operations on %s', (provider) => {
     expect(removal.body.error.message).toMatch(/^\/atomic:operations\/0: remove of products/);
     const huge = await atomic([{ op: 'update', ref: { type: 'products', id: 2 ** 31 }, data: { type: 'products' } }]);
     expectShapeB(huge, 400, 'invalid_json');
-    expect(huge.body.error.message).toMatch(/^\/atomic:operations\/0: ref\.id must be /);
+    expect(huge.body.error.message).toMatch(
+      /^\/atomic:operations\/0: ref\.id must be .*, the id of a resource of type products \(got 2147483648\)$/,
+    );
     const lid = await atomic([{ op: 'update', data: { type: 'products', lid: 'nope', attributes: { nlc: 1 } } }]);
     expectShapeB(lid, 400, 'invalid_relationship');
+    expect(lid.body.error.message).toMatch(
+      /^\/atomic:operations\/0: \S*lid "nope" is not the lid of a resource of type products added earlier in the request$/,
+    );
     const plain = await api.post(
       '/operations',
       { 'atomic:operations': [] },
