@@ -1,9 +1,11 @@
 /**
  * The shell examples of README.md and of the pages under docs/ run as written: every ```sh block
  * not marked `<!-- not run: reason -->` (test/docs-pages.test.ts checks the markers, and that no
- * example names an address of the service other than `$MDG_URL`). A page's blocks run in one bash process with `set -euo pipefail`, each page in its
- * own (a page sets itself up: its token, its variables), one page after another, against one
- * fresh server of the compiled build on a fresh SQLite database. The pages send their requests to
+ * example names an address of the service other than `$MDG_URL`). A page's blocks run in one bash
+ * process with `set -euo pipefail`, each page in its own, one page after another, against one
+ * fresh server of the compiled build on a fresh SQLite database: the README first, then each
+ * guide with what the README's First requests leave (an admin client's `$ID`, `$SECRET` and
+ * `$TOKEN`) and nothing else of it. The pages send their requests to
  * `$MDG_URL`, which the test sets to that server (no rewriting of the text); DATABASE_URL is in
  * the environment of both, so that `npm run client` writes the server's database. A user would
  * see: no command fail; every answer the status the text says (2xx or 304, unless the comment
@@ -17,7 +19,7 @@
  * a path of its own, which the request log shows between the pages' requests.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +28,7 @@ import { FLUSH_INTERVAL_MS } from '../src/observability/logger.ts';
 import {
   type ExamplePage,
   examplePages,
+  FIRST_REQUESTS,
   lineText,
   outputComments,
   runBlocks,
@@ -40,13 +43,14 @@ const pages = examplePages();
 const runnable = pages.filter((page) => runBlocks(page).length > 0);
 
 /** The page's runnable blocks as one script; `pageLine[n]` is the page line of script line n (1-based). */
-function script(page: ExamplePage): { text: string; pageLine: number[] } {
+function script(page: ExamplePage, epilogue: string[]): { text: string; pageLine: number[] } {
   const lines = [...PRELUDE];
   const pageLine = [0, ...PRELUDE.map(() => 0)];
   for (const { line, text } of runBlocks(page).flatMap((b) => b.lines)) {
     lines.push(text);
     pageLine.push(line);
   }
+  lines.push(...epilogue);
   return { text: `${lines.join('\n')}\n`, pageLine };
 }
 
@@ -57,8 +61,8 @@ interface Run {
   outputs: { line: number; output: string }[];
 }
 
-function runBash(page: ExamplePage, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
-  const { text, pageLine } = script(page);
+function runBash(page: ExamplePage, env: NodeJS.ProcessEnv, timeoutMs: number, epilogue: string[] = []): Promise<Run> {
+  const { text, pageLine } = script(page, epilogue);
   const dir = mkdtempSync(join(tmpdir(), 'docs-sh-'));
   const file = join(dir, 'examples.sh');
   writeFileSync(file, text);
@@ -138,10 +142,24 @@ describe('shell examples of the README and docs/', () => {
       // The webhook guide's receiver: a free port, not its default 8787 (another run may hold it).
       RECEIVER_PORT: String(await freePort()),
     });
-    for (const [i, page] of runnable.entries()) {
-      await fetch(`${service.baseUrl}${pageMarker(i)}`);
-      // About 5 s a page on an idle machine of two cores; the bound is for one that runs other tests too.
-      runs.set(page.path, await runBash(page, env, 120_000));
+    // The README first: the guides start from what its First requests leave, and from nothing else.
+    const left = join(dir, 'first-requests');
+    const [readme, ...guides] = runnable;
+    expect(readme?.path).toBe('README.md');
+    await fetch(`${service.baseUrl}${pageMarker(0)}`);
+    runs.set(readme!.path, await runBash(readme!, env, 120_000, [`declare -p ${FIRST_REQUESTS.join(' ')} > ${left}`]));
+    // Missing when the README's examples failed: the guides then say what they lack, after its failure.
+    const declared = existsSync(left) ? readFileSync(left, 'utf8') : '';
+    const firstRequests = Object.fromEntries(
+      FIRST_REQUESTS.flatMap((name) => {
+        const value = declared.match(new RegExp(`^declare -\\S* ${name}="(.*)"$`, 'm'))?.[1];
+        return value === undefined ? [] : [[name, value]];
+      }),
+    );
+    for (const [i, page] of guides.entries()) {
+      await fetch(`${service.baseUrl}${pageMarker(i + 1)}`);
+      // A few seconds a page on an idle machine of two cores; the bound is for one that runs other tests too.
+      runs.set(page.path, await runBash(page, { ...env, ...firstRequests }, 120_000));
     }
     // The service writes its log in blocks, at least every FLUSH_INTERVAL_MS: the last requests'
     // lines come a moment after the last answer. One more request, and its line, says all are in.

@@ -16,6 +16,7 @@ import {
   examplePages,
   mdgUrlUnset,
   runBlocks,
+  uncheckedFirstRequests,
   unexplainedBlocks,
   unrunnableLines,
 } from './support/doc-examples.ts';
@@ -108,8 +109,9 @@ describe('shell examples of the README and docs/', () => {
     expect(pages.flatMap(unrunnableLines)).toEqual([]);
   });
 
-  it('set $MDG_URL before they use it', () => {
+  it('set $MDG_URL before they use it, and check what they take from the README before they use it', () => {
     expect(pages.flatMap(mdgUrlUnset)).toEqual([]);
+    expect(pages.flatMap((page) => uncheckedFirstRequests(page))).toEqual([]);
   });
 
   it('are held to those rules: what each check finds in a page that breaks it', () => {
@@ -161,5 +163,21 @@ describe('shell examples of the README and docs/', () => {
       'example.md:10: curl -s "$MDG_URL/units/<id>": a placeholder',
     ]);
     expect(mdgUrlUnset(page)).toEqual(['example.md:8: curl -s "$MDG_URL/healthz": $MDG_URL is not set yet']);
+    const guide = examplePage(
+      'guide.md',
+      [
+        '```sh',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell, not a template
+        ': "${TOKEN:?run the README\'s First requests}"',
+        'curl -s -H "Authorization: Bearer $TOKEN" "$MDG_URL/units"',
+        'SHOP_TOKEN=$(curl -s -u "$ID:$SECRET" "$MDG_URL/oauth/token.php")',
+        'SECRET=mds_new',
+        '```',
+      ].join('\n'),
+    );
+    expect(uncheckedFirstRequests(guide)).toEqual([
+      'guide.md:4: SHOP_TOKEN=$(curl -s -u "$ID:$SECRET" "$MDG_URL/oauth/token.php"): $ID is used before it is set or checked',
+      'guide.md:4: SHOP_TOKEN=$(curl -s -u "$ID:$SECRET" "$MDG_URL/oauth/token.php"): $SECRET is used before it is set or checked',
+    ]);
   });
 });

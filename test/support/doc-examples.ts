@@ -123,6 +123,31 @@ export function mdgUrlUnset(page: ExamplePage): string[] {
   return used >= 0 && (set < 0 || set > used) ? [`${lineText(page, lines[used]!.line)}: $MDG_URL is not set yet`] : [];
 }
 
+/** What the README's First requests leave for the guides: an admin client's id, secret and token. */
+export const FIRST_REQUESTS = ['ID', 'SECRET', 'TOKEN'] as const;
+
+/**
+ * Where a page uses a variable the README's First requests leave (`$ID`, `$SECRET`, `$TOKEN`)
+ * before it sets it and without checking first that it is there (`: "${TOKEN:?...}"`): a reader who
+ * came to the page directly would send an empty token.
+ */
+export function uncheckedFirstRequests(page: ExamplePage, names: readonly string[] = FIRST_REQUESTS): string[] {
+  const lines = runBlocks(page)
+    .flatMap((b) => b.lines)
+    .filter(({ text }) => !/^\s*#/.test(text));
+  return names.flatMap((name) => {
+    const checked = lines.findIndex(({ text }) => text.includes(`\${${name}:?`));
+    const set = lines.findIndex(({ text }) => new RegExp(`(^|[\\s;(])${name}=`).test(text));
+    const used = lines.findIndex(
+      ({ text }) => !text.includes(`\${${name}:?`) && new RegExp(`\\$\\{?${name}\\b`).test(text),
+    );
+    const first = (i: number) => (i < 0 ? Number.POSITIVE_INFINITY : i);
+    return used >= 0 && first(set) > used && first(checked) > used
+      ? [`${lineText(page, lines[used]!.line)}: $${name} is used before it is set or checked`]
+      : [];
+  });
+}
+
 /** What a comment right after a command says it prints. */
 export interface OutputComment {
   /** Page line of the comment's first line. */
