@@ -37,6 +37,8 @@ export class HttpError extends Error {
     readonly code: ErrorCode | 'not_found',
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Where in the request document the fault is, as a path (`data.attributes.gtin`), when it is one place. */
+    readonly at?: string,
   ) {
     super(message);
   }
@@ -72,6 +74,34 @@ export function shapeA(status: number, detail: string) {
 
 export function shapeB(status: number, code: ErrorCode, message: string) {
   return { error: { code, http_code: status, message } };
+}
+
+/** A JSON:API error object (JSON:API 1.1 "Error Objects"), as `/operations` answers each refused operation. */
+export interface ErrorObject {
+  status: string;
+  code: string;
+  /** The same for every error of its code. */
+  title: string;
+  detail: string;
+  source?: { pointer: string };
+}
+
+/** An HttpError as a JSON:API error object, `pointer` naming where in the request document it is. */
+export function errorObject(error: HttpError, pointer?: string): ErrorObject {
+  const title = error.code.charAt(0).toUpperCase() + error.code.slice(1).replaceAll('_', ' ');
+  const object: ErrorObject = { status: String(error.status), code: error.code, title, detail: error.message };
+  if (pointer !== undefined) object.source = { pointer };
+  return object;
+}
+
+/** A path in a request document (`data.relationships.unit.data.id`, `data[2].attributes`) as a JSON pointer (RFC 6901). */
+export function pointerOf(path: string): string {
+  return path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((part) => part !== '')
+    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .join('');
 }
 
 /**

@@ -10,7 +10,7 @@ import { Hono, type Context } from 'hono';
 import { KeptTotals, listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
-import { BomWriter } from '../data/bom-writes.ts';
+import { AtomicWriter } from '../data/atomic-writes.ts';
 import { atom } from '../data/forms.ts';
 import { idFromText } from '../db/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
@@ -136,8 +136,8 @@ class RestHandlers {
   }
 
   /** Writes for the request's client, with what the idempotency layer runs before each commit (src/http/idempotency.ts). */
-  private writer(c: Context): BomWriter {
-    return new BomWriter(this.options.db, {
+  private writer(c: Context): AtomicWriter {
+    return new AtomicWriter(this.options.db, {
       apiClientId: c.get('auth')?.clientId,
       access: c.get('auth')?.access,
       beforeCommit: c.get('beforeCommit'),

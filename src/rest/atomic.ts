@@ -3,17 +3,26 @@
  * writes of the old interface as one, all or nothing. Each operation is one the interface has
  * on its own path (an ADD, an UPDATE, a relationship's set, add, replace or remove, a
  * structure's items), checked by the same rules and roles; `lid` names a resource added earlier
- * in the request; `atomic:results` answers in order. An error is the interface's own (shape A or
- * B), its message starting with the operation's pointer (`/atomic:operations/3: ...`), and
- * nothing is written.
+ * in the request; `atomic:results` answers in order. When operations are refused, nothing is
+ * written, and the answer names every one (./atomic-errors.ts): once the first is met, the
+ * operations are tried again on their own (src/data/atomic-writes.ts), each on what the ones
+ * before it did, and everything rolled back. An operation that names by its lid a resource whose
+ * add was refused is not tried: what it would meet follows from that refusal.
  */
 import type { Context } from 'hono';
-import type { BomWriter } from '../data/bom-writes.ts';
+import type { AtomicWriter } from '../data/atomic-writes.ts';
 import { MAX_BULK_ROWS } from '../data/bulk-writes.ts';
-import { DomainError } from '../data/errors.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import { ID_RANGE, idFromText, isId } from '../db/integers.ts';
-import { fromDomainError, HttpError } from '../http/errors.ts';
+import { HttpError } from '../http/errors.ts';
+import {
+  failureOf,
+  OperationFailure,
+  type Refusal,
+  refusalAnswer,
+  refusalOf,
+  requestRefusal,
+} from './atomic-errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { authorizeRoute } from './authorize.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
@@ -27,7 +36,7 @@ export const ATOMIC_MEDIA_TYPE = `application/vnd.api+json; ext="${ATOMIC_EXTENS
 
 /** What the atomic endpoint needs of the REST handlers of the request. */
 export interface AtomicContext {
-  writer: BomWriter;
+  writer: AtomicWriter;
   access: Access | undefined;
   maxBodyBytes: number;
   /** Loaders and documents for reading the answer, once the operations have committed. */
@@ -43,8 +52,9 @@ interface Ref {
 /** A resource an operation added or updated (its result shows it); undefined for relationship operations. */
 type Outcome = { type: string; id: number } | undefined;
 
-function bad(message: string, code: 'invalid_json' | 'invalid_relationship' = 'invalid_json'): HttpError {
-  return new HttpError(400, code, message);
+/** A 400; `at` is where in the operation (`ref.id`), for the error's pointer. */
+function bad(message: string, code: 'invalid_json' | 'invalid_relationship' = 'invalid_json', at?: string): HttpError {
+  return new HttpError(400, code, message, {}, at);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -63,13 +73,6 @@ function requireAtomicType(c: Context): void {
     );
 }
 
-/** An error of one operation, said of it: the interface's own error, its message led by the operation's pointer. */
-function ofOperation(error: unknown, pointer: string): unknown {
-  const http = error instanceof DomainError ? fromDomainError(error) : error;
-  if (!(http instanceof HttpError)) return error;
-  return new HttpError(http.status, http.code, `${pointer}: ${http.message}`, http.headers);
-}
-
 /** The route of the old interface an operation stands for; 405 where the interface has none. */
 function routeOf(type: string, operation: RestOperation, relationship: string | undefined, said: string): RestRoute {
   const route = REST_ROUTES.find(
@@ -79,31 +82,42 @@ function routeOf(type: string, operation: RestOperation, relationship: string | 
   return route;
 }
 
-/**
- * Runs the request's operations in one transaction and answers their results in order: the
- * resource an `add` or `update` of a resource wrote, as its document shows it now; `{}` for the others.
- */
-export async function atomicOperations(c: Context, context: AtomicContext): Promise<Response> {
+/** The request's operations, or the HttpError that refuses the request (its media type, its body). */
+async function operationsOf(c: Context, maxBodyBytes: number): Promise<unknown[]> {
   requireAtomicType(c);
-  const document = await readDocument(c, context.maxBodyBytes);
+  const document = await readDocument(c, maxBodyBytes);
   const operations = document['atomic:operations'];
   if (!Array.isArray(operations) || operations.length === 0)
     throw bad('the body must be {"atomic:operations": [operation, ...]} with at least one operation');
   if (operations.length > MAX_BULK_ROWS)
-    throw bad(`a request takes at most ${MAX_BULK_ROWS} operations (got ${operations.length})`);
-  const run = new OperationRunner(context);
-  const outcomes = await context.writer.atomically(async () => {
-    const done: Outcome[] = [];
-    for (const [i, operation] of operations.entries()) {
-      const pointer = `/atomic:operations/${i}`;
-      try {
-        done.push(await run.operation(operation));
-      } catch (error) {
-        throw ofOperation(error, pointer);
-      }
-    }
-    return done;
-  });
+    throw bad(
+      `a request takes at most ${MAX_BULK_ROWS} operations (got ${operations.length})`,
+      'invalid_json',
+      'atomic:operations',
+    );
+  return operations;
+}
+
+/**
+ * Runs the request's operations in one transaction and answers their results in order: the
+ * resource an `add` or `update` of a resource wrote, as its document shows it now; `{}` for the
+ * others. Refused, it answers every operation refused (./atomic-errors.ts).
+ */
+export async function atomicOperations(c: Context, context: AtomicContext): Promise<Response> {
+  let operations: unknown[];
+  try {
+    operations = await operationsOf(c, context.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof HttpError) return refusalAnswer(c, [requestRefusal(error)]);
+    throw error;
+  }
+  let outcomes: Outcome[];
+  try {
+    outcomes = await context.writer.atomically(() => new OperationRunner(context).all(operations));
+  } catch (error) {
+    if (!(error instanceof OperationFailure)) throw error;
+    return refusalAnswer(c, await everyRefusal(error, operations, context));
+  }
   const { loaders, docs } = context.request();
   const results = [];
   for (const outcome of outcomes) {
@@ -117,17 +131,72 @@ export async function atomicOperations(c: Context, context: AtomicContext): Prom
   return c.body(JSON.stringify({ 'atomic:results': results }), 200, { 'Content-Type': ATOMIC_MEDIA_TYPE });
 }
 
+/**
+ * Every operation the request would have refused, `first` (the one it met) among them: the
+ * operations tried again one by one, each on what those before it did, in a trial that writes
+ * nothing. Just `first` when it was the last operation, or when the trial itself fails (the
+ * request is refused all the same).
+ */
+async function everyRefusal(
+  first: OperationFailure,
+  operations: readonly unknown[],
+  context: AtomicContext,
+): Promise<Refusal[]> {
+  const alone = [refusalOf(first, operations)];
+  if (first.index === operations.length - 1) return alone;
+  const runner = new OperationRunner(context);
+  let failures: Map<number, unknown>;
+  try {
+    failures = await context.writer.failuresOfEach(operations.length, (i) => runner.tried(i, operations[i]));
+  } catch {
+    return alone;
+  }
+  const found: OperationFailure[] = [];
+  for (const failure of failures.values()) {
+    if (failure instanceof OperationFailure) found.push(failure);
+    // Anything but a refusal (an outage) leaves the trial's findings in doubt.
+    else if (failure !== DEPENDS_ON_REFUSED) return alone;
+  }
+  // The one met first is in the answer whatever the trial met (the data may have moved since).
+  if (!found.some((failure) => failure.index === first.index)) found.push(first);
+  return found.sort((a, b) => a.index - b.index).map((failure) => refusalOf(failure, operations));
+}
+
+/** What an operation that names by its lid a resource whose add was refused meets in a trial: it is not tried. */
+const DEPENDS_ON_REFUSED = new Error('names a resource whose add was refused');
+
 /** One request's operations, in order, with the `lid`s of the resources added so far. */
 class OperationRunner {
   private readonly lids = new Map<string, Ref>();
+  /** The lids of adds that were refused (in a trial, which goes on after them). */
+  private readonly refusedLids = new Set<string>();
 
   constructor(private readonly context: AtomicContext) {}
+
+  /** Every operation in order, the first refused one thrown as an OperationFailure. */
+  async all(operations: readonly unknown[]): Promise<Outcome[]> {
+    const done: Outcome[] = [];
+    for (const [index, operation] of operations.entries()) done.push(await this.tried(index, operation));
+    return done;
+  }
+
+  /** One operation; refused, an OperationFailure naming it (an add's lid is then remembered as refused). */
+  async tried(index: number, operation: unknown): Promise<Outcome> {
+    try {
+      return await this.operation(operation);
+    } catch (error) {
+      const lid =
+        isObject(operation) && operation.op === 'add' && isObject(operation.data) ? operation.data.lid : undefined;
+      if (typeof lid === 'string' && !this.lids.has(lid)) this.refusedLids.add(lid);
+      throw failureOf(index, error);
+    }
+  }
 
   async operation(operation: unknown): Promise<Outcome> {
     if (!isObject(operation)) throw bad('an operation must be an object {"op": ..., "ref"?: ..., "data"?: ...}');
     const { op } = operation;
     if (op !== 'add' && op !== 'update' && op !== 'remove')
-      throw bad(`op must be "add", "update" or "remove" (got ${JSON.stringify(op ?? null)})`);
+      throw bad(`op must be "add", "update" or "remove" (got ${JSON.stringify(op ?? null)})`, 'invalid_json', 'op');
     const options = this.conditions(operation.meta);
     if (isObject(operation.ref) && operation.ref.relationship !== undefined)
       return this.relationship(op, this.ref(operation.ref, 'ref'), this.linkage(operation.data, 'data'), options);
@@ -140,7 +209,11 @@ class OperationRunner {
     }
     const target = this.ref(operation.ref ?? data, operation.ref ? 'ref' : 'data');
     if (!isObject(data) || data.type !== target.type)
-      throw bad(`data must be a resource object of ${target.type}, the type of the resource it updates`);
+      throw bad(
+        `data must be a resource object of ${target.type}, the type of the resource it updates`,
+        'invalid_json',
+        'data',
+      );
     this.authorize(routeOf(target.type, 'update', undefined, `update of ${target.type}`));
     await this.context.writer.update(
       target.type,
@@ -153,16 +226,31 @@ class OperationRunner {
   }
 
   private async add(operation: Record<string, unknown>, data: unknown): Promise<Outcome> {
-    if (operation.ref !== undefined) throw bad('an add of a resource has no ref: its data names the type');
+    if (operation.ref !== undefined)
+      throw bad('an add of a resource has no ref: its data names the type', 'invalid_json', 'ref');
     if (!isObject(data) || typeof data.type !== 'string' || !resourceByType(data.type))
-      throw bad('data must be a resource object {"type": ..., "lid"?: ..., "attributes": {...}}');
+      throw bad(
+        'data must be a resource object {"type": ..., "lid"?: ..., "attributes": {...}}',
+        'invalid_json',
+        'data',
+      );
     const type = data.type;
     this.authorize(routeOf(type, 'add', undefined, `add of ${type}`));
     if (data.id !== undefined)
-      throw new HttpError(403, 'forbidden', 'the server gives ids: name the new resource with a lid instead');
+      throw new HttpError(
+        403,
+        'forbidden',
+        'the server gives ids: name the new resource with a lid instead',
+        {},
+        'data.id',
+      );
     const { lid, ...resource } = data;
     if (lid !== undefined && (typeof lid !== 'string' || lid === '' || this.lids.has(lid)))
-      throw bad(`lid must be a string not used before in the request (got ${JSON.stringify(lid)})`);
+      throw bad(
+        `lid must be a string not used before in the request (got ${JSON.stringify(lid)})`,
+        'invalid_json',
+        'data.lid',
+      );
     const id = await this.context.writer.create(type, writeInput(resource, type, 'data'));
     if (typeof lid === 'string') this.lids.set(lid, { type, id });
     return { type, id };
@@ -171,7 +259,8 @@ class OperationRunner {
   private async relationship(op: string, ref: Ref, data: unknown, options: WriteOptions): Promise<Outcome> {
     const name = ref.relationship!;
     const rel = resourceByType(ref.type)!.relationships[name];
-    if (!rel) throw new HttpError(400, 'unknown_field', `${name} is not a relationship of ${ref.type}`);
+    if (!rel)
+      throw new HttpError(400, 'unknown_field', `${name} is not a relationship of ${ref.type}`, {}, 'ref.relationship');
     const member = { data };
     const writer = this.context.writer;
     const said = `${op} of the relationship ${name} of ${ref.type}`;
@@ -210,30 +299,34 @@ class OperationRunner {
     if (meta === undefined) return {};
     const version = isObject(meta) ? meta.version : undefined;
     if (!Number.isInteger(version) || (version as number) < 1)
-      throw bad(`meta must be {"version": N}, the version read (got ${JSON.stringify(meta)})`);
+      throw bad(`meta must be {"version": N}, the version read (got ${JSON.stringify(meta)})`, 'invalid_json', 'meta');
     return { expectedVersion: version as number };
   }
 
   /** A resource named by `id` or by the `lid` of one added before. */
   private ref(value: unknown, where: string): Ref {
     if (!isObject(value) || typeof value.type !== 'string' || !resourceByType(value.type))
-      throw bad(`${where} must name a resource {"type": ..., "id" or "lid": ...}`);
+      throw bad(`${where} must name a resource {"type": ..., "id" or "lid": ...}`, 'invalid_json', where);
     const relationship = typeof value.relationship === 'string' ? value.relationship : undefined;
     if (value.lid !== undefined) return { ...this.lidOf(value.lid, value.type, where), relationship };
     const id = typeof value.id === 'string' ? idFromText(value.id) : value.id;
     if (!isId(id))
       throw bad(
         `${where}.id must be ${ID_RANGE}, the id of a resource of type ${value.type} (got ${JSON.stringify(value.id ?? null)})`,
+        'invalid_json',
+        `${where}.id`,
       );
     return { type: value.type, id, relationship };
   }
 
   private lidOf(lid: unknown, type: string, where: string): Ref {
+    if (typeof lid === 'string' && this.refusedLids.has(lid)) throw DEPENDS_ON_REFUSED;
     const found = typeof lid === 'string' ? this.lids.get(lid) : undefined;
     if (!found || found.type !== type)
       throw bad(
         `${where}.lid ${JSON.stringify(lid)} is not the lid of a resource of type ${type} added earlier in the request`,
         'invalid_relationship',
+        `${where}.lid`,
       );
     return found;
   }

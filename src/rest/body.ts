@@ -16,15 +16,17 @@ import type { AttributeType } from '../resources/types.ts';
 
 const JSON_TYPES = /^application\/(vnd\.api\+)?json\s*(;|$)/i;
 
+/** A 400; `at` is where in the body (`data.attributes.nlc`), for answers that point at it (`/operations`). */
 function bad(
   code: 'invalid_json' | 'invalid_attribute' | 'invalid_relationship' | 'unknown_field',
   message: string,
+  at?: string,
 ): HttpError {
-  return new HttpError(400, code, message);
+  return new HttpError(400, code, message, {}, at);
 }
 
-function mismatch(message: string): HttpError {
-  return new HttpError(409, 'type_mismatch', message);
+function mismatch(message: string, at: string): HttpError {
+  return new HttpError(409, 'type_mismatch', message, {}, at);
 }
 
 /** The parsed body: JSON of a JSON media type, within the limit, valid UTF-8. */
@@ -57,15 +59,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function identifierId(value: unknown, where: string): number {
   const id = typeof value === 'string' ? idFromText(value) : value;
   if (isId(id)) return id;
-  throw bad('invalid_relationship', `${where}.id must be ${ID_RANGE} (got ${JSON.stringify(value)})`);
+  throw bad('invalid_relationship', `${where}.id must be ${ID_RANGE} (got ${JSON.stringify(value)})`, `${where}.id`);
 }
 
 /** A resource identifier `{type, id}` of the expected type. */
 export function identifier(value: unknown, expectedType: string, where: string): number {
   if (!isObject(value) || typeof value.type !== 'string')
-    throw bad('invalid_relationship', `${where} must be a resource identifier {"type": "${expectedType}", "id": ...}`);
+    throw bad(
+      'invalid_relationship',
+      `${where} must be a resource identifier {"type": "${expectedType}", "id": ...}`,
+      where,
+    );
   if (value.type !== expectedType)
-    throw mismatch(`${where}.type must be ${expectedType} (got ${JSON.stringify(value.type)})`);
+    throw mismatch(`${where}.type must be ${expectedType} (got ${JSON.stringify(value.type)})`, `${where}.type`);
   return identifierId(value.id, where);
 }
 
@@ -75,7 +81,11 @@ export function identifier(value: unknown, expectedType: string, where: string):
  */
 export function identifiers(document: Record<string, unknown>, expectedType: string, where = ''): number[] {
   if (!Array.isArray(document.data))
-    throw bad('invalid_relationship', `${where}data must be an array of {"type": "${expectedType}", "id": ...}`);
+    throw bad(
+      'invalid_relationship',
+      `${where}data must be an array of {"type": "${expectedType}", "id": ...}`,
+      `${where}data`,
+    );
   return document.data.map((value, i) => identifier(value, expectedType, `${where}data[${i}]`));
 }
 
@@ -92,15 +102,21 @@ export function toOneIdentifier(document: Record<string, unknown>, expectedType:
  */
 export function writeInput(value: unknown, type: string, where: string, pathId?: number): WriteInput {
   if (!isObject(value))
-    throw bad('invalid_json', `${where} must be a resource object {"type": "${type}", "attributes": {...}}`);
-  if (value.type !== type) throw mismatch(`${where}.type must be ${type} (got ${JSON.stringify(value.type ?? null)})`);
+    throw bad('invalid_json', `${where} must be a resource object {"type": "${type}", "attributes": {...}}`, where);
+  if (value.type !== type)
+    throw mismatch(`${where}.type must be ${type} (got ${JSON.stringify(value.type ?? null)})`, `${where}.type`);
   if (pathId !== undefined && value.id !== undefined && value.id !== null && String(value.id) !== String(pathId)) {
-    throw mismatch(`${where}.id ${JSON.stringify(value.id)} does not match the id in the path (${pathId})`);
+    throw mismatch(
+      `${where}.id ${JSON.stringify(value.id)} does not match the id in the path (${pathId})`,
+      `${where}.id`,
+    );
   }
   const attributes = value.attributes ?? {};
-  if (!isObject(attributes)) throw bad('invalid_attribute', `${where}.attributes must be an object`);
+  if (!isObject(attributes))
+    throw bad('invalid_attribute', `${where}.attributes must be an object`, `${where}.attributes`);
   const relationships = value.relationships ?? {};
-  if (!isObject(relationships)) throw bad('invalid_relationship', `${where}.relationships must be an object`);
+  if (!isObject(relationships))
+    throw bad('invalid_relationship', `${where}.relationships must be an object`, `${where}.relationships`);
 
   const resource = resourceByType(type)!;
   for (const [name, given] of Object.entries(attributes)) {
@@ -109,14 +125,19 @@ export function writeInput(value: unknown, type: string, where: string, pathId?:
       throw bad(
         'invalid_attribute',
         `${where}.attributes.${name}${field} must be a JSON number (got the string ${JSON.stringify(field ? (given as Record<string, unknown>)[field.slice(1)] : given)})`,
+        `${where}.attributes.${name}${field}`,
       );
   }
   const input: Required<WriteInput> = { attributes: { ...attributes }, relationships: {} };
   for (const [name, member] of Object.entries(relationships)) {
     const rel = resource.relationships[name];
-    if (!rel) throw bad('unknown_field', `${name} is not a relationship of ${type}`);
+    if (!rel) throw bad('unknown_field', `${name} is not a relationship of ${type}`, `${where}.relationships.${name}`);
     if (!isObject(member) || !('data' in member))
-      throw bad('invalid_relationship', `${where}.relationships.${name} must be {"data": ...}`);
+      throw bad(
+        'invalid_relationship',
+        `${where}.relationships.${name} must be {"data": ...}`,
+        `${where}.relationships.${name}`,
+      );
     const path = `${where}.relationships.${name}.`;
     if (rel.cardinality === 'to-one') {
       input.relationships[name] = toOneIdentifier(member, rel.target, path);
@@ -141,6 +162,7 @@ function numericTextIn(type: AttributeType | undefined, given: unknown): string 
 
 /** Full item objects (`{data: [item, ...]}`), as adding or replacing a structure's items takes them. */
 export function itemInputs(list: unknown, where: string): ItemInput[] {
-  if (!Array.isArray(list)) throw bad('invalid_json', `${where} must be an array of product_structure_items objects`);
+  if (!Array.isArray(list))
+    throw bad('invalid_json', `${where} must be an array of product_structure_items objects`, where);
   return list.map((item, i) => writeInput(item, 'product_structure_items', `${where}[${i}]`));
 }

@@ -2,11 +2,12 @@
  * `POST /operations` (../atomic.ts) in the API reference: JSON:API Atomic Operations, several
  * writes of the interface as one.
  */
-import type { PathItemObject, SchemaObject, TagObject } from 'openapi3-ts/oas31';
+import type { PathItemObject, ResponseObject, SchemaObject, TagObject } from 'openapi3-ts/oas31';
 import { MAX_BULK_ROWS } from '../../data/bulk-writes.ts';
+import { MAX_LISTED_ERRORS } from '../../data/error-list.ts';
 import { resources } from '../../resources/registry.ts';
 import { ATOMIC_MEDIA_TYPE } from '../atomic.ts';
-import { responseRef } from './common.ts';
+import { JSON_MEDIA, responseRef, schemaRef } from './common.ts';
 
 export const ATOMIC_TAG: TagObject = {
   name: 'operations',
@@ -48,6 +49,37 @@ function operationSchema(): SchemaObject {
   };
 }
 
+/** The answer that refuses an atomic request (../atomic-errors.ts); `bearer`: or the bearer's own (a token without the scope). */
+function refusal(description: string, bearer = false): ResponseObject {
+  const object = (properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', properties });
+  const document: SchemaObject = {
+    type: 'object',
+    required: ['errors', 'error'],
+    properties: {
+      errors: {
+        type: 'array',
+        maxItems: MAX_LISTED_ERRORS,
+        items: {
+          ...object({
+            status: { type: 'string' },
+            code: { type: 'string' },
+            title: { type: 'string' },
+            detail: { type: 'string' },
+            source: object({ pointer: { type: 'string' } }),
+          }),
+          required: ['status', 'code', 'title', 'detail'],
+        },
+      },
+      meta: object({ omitted_errors: { type: 'integer', minimum: 1 } }),
+      error: object({ code: { type: 'string' }, http_code: { type: 'integer' }, message: { type: 'string' } }),
+    },
+  };
+  return {
+    description,
+    content: { [JSON_MEDIA]: { schema: bearer ? { oneOf: [document, schemaRef('BearerError')] } : document } },
+  };
+}
+
 export function atomicPath(): PathItemObject {
   return {
     post: {
@@ -57,7 +89,8 @@ export function atomicPath(): PathItemObject {
       description: [
         'Scope: `write`.',
         `Up to ${MAX_BULK_ROWS} operations, each one the interface has on its own path: an ADD (\`add\` with data), an UPDATE (\`update\` with data, by \`ref\` or by the data's id or lid), and a relationship's set, add, replace or remove (\`ref.relationship\`: \`update\` sets a to-one or replaces a to-many, \`add\` and \`remove\` change a to-many; a structure's \`items\` take full item objects). The interface removes no resource: a \`remove\` without a relationship is 405.`,
-        "One transaction: when an operation is refused, nothing is written, and the error (shape A or B, as the same write on its own path would answer) starts its message with the operation's pointer, `/atomic:operations/<n>: ...`.",
+        'One transaction: when operations are refused, nothing is written, and the answer names every one: a JSON:API error document, one error object per refused operation (`status` and `code` as the same write on its own path would answer; `source.pointer` at the operation and, where the fault is one member, at it: `/atomic:operations/1/data/attributes/gtin`), at most ' +
+          `${MAX_LISTED_ERRORS} (\`meta.omitted_errors\` counts the rest), and \`error\`: the first of them in shape B, its message led by the operation's pointer. The status is the first error's. An operation naming by \`lid\` a resource whose add was refused is not listed.`,
         'Each resource changed gets one change-log entry. `Idempotency-Key` applies to the whole request.',
       ].join(' '),
       requestBody: {
@@ -88,14 +121,25 @@ export function atomicPath(): PathItemObject {
             },
           },
         },
-        '400': responseRef('BadRequestBody'),
+        ...Object.fromEntries(
+          [
+            ['400', 'A bad operation or body.'],
+            [
+              '403',
+              'An operation the role or the interface refuses (or a token without the `write` scope: the bearer error).',
+            ],
+            ['404', 'An operation on, or linking to, a resource that does not exist.'],
+            ['405', 'An operation the interface does not have (a resource removed).'],
+            ['409', 'A unique value taken, a bill-of-material cycle, a type mismatch.'],
+            ['412', "An operation whose `meta.version` is not the resource's."],
+            ['413', 'A body over the limit.'],
+            ['415', "Another media type than the extension's."],
+          ].map(([status, said]) => [
+            status,
+            refusal(`${said} The first error's status; every refused operation is listed.`, status === '403'),
+          ]),
+        ),
         '401': responseRef('Unauthorized'),
-        '403': responseRef('Forbidden'),
-        '404': responseRef('NotFound'),
-        '409': responseRef('StructureConflict'),
-        '412': responseRef('PreconditionFailed'),
-        '413': responseRef('PayloadTooLarge'),
-        '415': responseRef('UnsupportedMediaType'),
         '422': responseRef('IdempotencyKeyReused'),
         '503': responseRef('ServiceUnavailable'),
       },

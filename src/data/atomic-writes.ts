@@ -1,0 +1,45 @@
+/**
+ * The writes of the REST layer, whose atomic requests (src/rest/atomic.ts) run many writes as one
+ * (Writer.atomically): those of ./bom-writes.ts, and a trial run that finds every write of such a
+ * request that would be refused, once one was. The operations of a request build on each other
+ * (a resource added, then linked to by its lid), so each is tried on what the ones before it did,
+ * under a savepoint: one that fails is undone alone, and the trial goes on. Everything is rolled
+ * back at the end. A request that meets no error never runs the trial: it costs nothing more.
+ */
+import { Sql } from '../db/sql.ts';
+import { BomWriter } from './bom-writes.ts';
+
+/** What ends a trial run: its transaction is rolled back whatever happened. */
+const TRIED = new Error('the trial run is rolled back');
+
+export class AtomicWriter extends BomWriter {
+  /**
+   * Runs `count` steps in order in one transaction that is rolled back, each under a savepoint:
+   * the error of each step that failed, by its index. An error of the database itself (a savepoint
+   * it cannot roll back to, an outage) ends the trial and is thrown.
+   */
+  async failuresOfEach(count: number, step: (index: number) => Promise<unknown>): Promise<Map<number, unknown>> {
+    const failures = new Map<number, unknown>();
+    try {
+      await this.atomically(async () => {
+        // The transaction of atomically(), as a write made inside it joins it.
+        const tx = await this.transaction('operations', async (joined) => joined);
+        const run = (statement: string) => tx.execute(new Sql(tx.provider).text(statement));
+        for (let index = 0; index < count; index++) {
+          await run('SAVEPOINT "step"');
+          try {
+            await step(index);
+          } catch (error) {
+            failures.set(index, error);
+            await run('ROLLBACK TO SAVEPOINT "step"');
+          }
+          await run('RELEASE SAVEPOINT "step"');
+        }
+        throw TRIED;
+      });
+    } catch (error) {
+      if (error !== TRIED) throw error;
+    }
+    return failures;
+  }
+}
