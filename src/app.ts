@@ -6,7 +6,7 @@ import { RoleBook } from './permissions/book.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Hono, type Context } from 'hono';
-import { requireBearer } from './auth/bearer.ts';
+import { BearerRefusal, requireBearer } from './auth/bearer.ts';
 import { FailureThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './auth/throttle.ts';
 import { demoTokens, isLocalBrowser } from './auth/demo.ts';
 import { tokenEndpoints } from './auth/token-endpoint.ts';
@@ -153,6 +153,10 @@ export function createApp(options: AppOptions): App {
     tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }),
   );
   const demoToken = demoTokens(db.prisma, tokens, clock);
+  // The pages that call the API (GraphiQL, the API reference) open with the demo client's token
+  // for a browser on this machine (./auth/demo.ts).
+  const pageToken = (c: Context) =>
+    config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined);
   const changeFeed = changeFeedOf(db, config, logger);
   const { max: perReplica, perClient } = config.subscriptions;
   const subscriptions = new SubscriptionLimits({ perReplica, perClient });
@@ -173,13 +177,12 @@ export function createApp(options: AppOptions): App {
     localeChain: config.localeFallback,
     introspection: config.graphqlIntrospection,
     maxBodyBytes: config.maxBodyBytes,
-    graphiqlToken: (c) =>
-      config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined),
+    graphiqlToken: pageToken,
   });
   app.route('/', graphql.routes);
   const { basePath, maxBodyBytes, trustProxy } = config;
   app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy }));
-  app.route('/', apiDocs({ basePath: config.basePath }));
+  app.route('/', apiDocs({ basePath: config.basePath, pageToken }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
   answerErrors(app, logger, graphql.answerError);
@@ -292,13 +295,14 @@ function operationalRoutes(
 }
 
 /**
- * Where every error becomes a response: shape A for 404, shape B for the rest, never internals;
- * on /graphql a 4xx as GraphQL errors with a code (`answerGraphql`).
+ * Where every error becomes a response: shape A for 404, shape B for the rest, RFC 6750's body for
+ * a bearer refusal, never internals; on /graphql every one as GraphQL errors with a code
+ * (`answerGraphql`).
  */
 function answerErrors(
   app: Hono,
   logger: Logger,
-  answerGraphql: (c: Context, error: unknown) => Response | undefined,
+  answerGraphql: (c: Context, error: HttpError | BearerRefusal) => Response | undefined,
 ): void {
   // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
   // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
@@ -312,22 +316,22 @@ function answerErrors(
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 
   app.onError((error, c) => {
-    const graphqlAnswer = answerGraphql(c, error);
-    if (graphqlAnswer) return graphqlAnswer;
     if (error instanceof DomainError) error = fromDomainError(error);
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: (error as Error).message?.split('\n').at(-1) }, 'database unavailable');
       error = serviceUnavailable();
     }
-    if (error instanceof HttpError) {
-      const body =
-        error.code === 'not_found'
-          ? shapeA(error.status, error.message)
-          : shapeB(error.status, error.code, error.message);
-      return errorBody(c, body, error.status, error.headers);
+    if (!(error instanceof HttpError) && !(error instanceof BearerRefusal)) {
+      // Anything else is a bug: log it whole, answer without internals.
+      logger.error({ err: error }, 'unhandled error');
+      error = new HttpError(500, 'internal_error', 'the server could not complete the request');
     }
-    // Anything else is a bug: log it whole, answer without internals.
-    logger.error({ err: error }, 'unhandled error');
-    return errorBody(c, shapeB(500, 'internal_error', 'the server could not complete the request'), 500);
+    const answered = error as HttpError | BearerRefusal;
+    const graphqlAnswer = answerGraphql(c, answered);
+    if (graphqlAnswer) return graphqlAnswer;
+    if (answered instanceof BearerRefusal) return answered.answer(c);
+    const { status, code, message, headers } = answered;
+    const body = code === 'not_found' ? shapeA(status, message) : shapeB(status, code, message);
+    return errorBody(c, body, status, headers);
   });
 }

@@ -83,34 +83,59 @@ declare module 'hono' {
 }
 
 /**
- * An RFC 6750 §3 answer: the same error in the body and in the challenge. A request that sent
- * no credentials at all gets the bare challenge (no error attribute, §3.1), with auth.md's body.
+ * A request refused by bearer protection (RFC 6750 §3), thrown so that each surface answers it
+ * in its own shape (app.ts): REST and the other routes with RFC 6750's body, /graphql with
+ * GraphQL errors; both with this status and challenge. `error` is undefined for a request that
+ * sent no credentials at all: the bare challenge (no error attribute, §3.1), and auth.md's body.
  */
-function challenge(c: Context, status: 400 | 401 | 403, error: string, description: string, attributes = '') {
-  return c.body(JSON.stringify({ error, error_description: description }), status, {
-    ...JSON_TYPE,
-    'WWW-Authenticate': `${REALM}, error="${error}", error_description="${description}"${attributes}`,
-  });
-}
+export class BearerRefusal extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403,
+    readonly error: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | undefined,
+    readonly description: string,
+    /** The scope that was missing (insufficient_scope). */
+    readonly scope?: string,
+  ) {
+    super(description);
+  }
 
-function noCredentials(c: Context) {
-  return c.body(
-    JSON.stringify({
-      error: 'invalid_request',
-      error_description: 'an access token is required: Authorization: Bearer <token>',
-    }),
-    401,
-    {
-      ...JSON_TYPE,
-      'WWW-Authenticate': REALM,
-    },
-  );
+  /** The `WWW-Authenticate` value: the same error as in the body. */
+  get challenge(): string {
+    if (!this.error) return REALM;
+    const scope = this.scope ? `, scope="${this.scope}"` : '';
+    return `${REALM}, error="${this.error}", error_description="${this.description}"${scope}`;
+  }
+
+  /** RFC 6750's answer, as every route but /graphql gives it. */
+  answer(c: Context): Response {
+    return c.body(
+      JSON.stringify({ error: this.error ?? 'invalid_request', error_description: this.description }),
+      this.status,
+      { ...JSON_TYPE, 'WWW-Authenticate': this.challenge },
+    );
+  }
 }
 
 /** The token of an `Authorization: Bearer <token>` value ('' for the scheme alone), or undefined for another scheme or none. */
 export function bearerToken(authorization: string): string | undefined {
   const scheme = /^Bearer(?:\s+|$)/i.exec(authorization);
   return scheme ? authorization.slice(scheme[0].length).trim() : undefined;
+}
+
+/**
+ * The client an `Authorization` value's bearer token stands for; undefined when it names no
+ * bearer token (no header, another scheme). A token that is empty, malformed or not valid is refused.
+ */
+export async function bearerAuth(tokens: TokenService, authorization: string): Promise<BearerAuth | undefined> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return undefined;
+  // RFC 6750 §3.1: a request missing a required parameter is invalid_request, 400.
+  if (token === '')
+    throw new BearerRefusal(400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) throw new BearerRefusal(401, 'invalid_token', 'malformed bearer token');
+  const check = await tokens.checkAccessToken(token);
+  if (!check.ok) throw new BearerRefusal(401, 'invalid_token', check.reason);
+  return check.auth;
 }
 
 export function requireBearer(
@@ -122,19 +147,13 @@ export function requireBearer(
   return async (c, next) => {
     const path = basePath && c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
     if (isOpenRoute(open, c, path)) return next();
-    const token = bearerToken(c.req.header('authorization') ?? '');
-    if (token === undefined) return noCredentials(c);
-    // RFC 6750 §3.1: a request missing a required parameter is invalid_request, 400.
-    if (token === '')
-      return challenge(c, 400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>');
-    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return challenge(c, 401, 'invalid_token', 'malformed bearer token');
-    const check = await tokens.checkAccessToken(token);
-    if (!check.ok) return challenge(c, 401, 'invalid_token', check.reason);
+    const auth = await bearerAuth(tokens, c.req.header('authorization') ?? '');
+    if (auth === undefined)
+      throw new BearerRefusal(401, undefined, 'an access token is required: Authorization: Bearer <token>');
     const scope = requiredScope(c.req.method, path);
-    if (!check.auth.scopes.includes(scope)) {
-      return challenge(c, 403, 'insufficient_scope', `this operation needs the ${scope} scope`, `, scope="${scope}"`);
-    }
-    c.set('auth', check.auth);
+    if (!auth.scopes.includes(scope))
+      throw new BearerRefusal(403, 'insufficient_scope', `this operation needs the ${scope} scope`, scope);
+    c.set('auth', auth);
     return next();
   };
 }

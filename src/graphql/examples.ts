@@ -1,5 +1,6 @@
 /** The operations GraphiQL opens with: what a newcomer needs to see the graph at work. */
-export const GRAPHIQL_EXAMPLE = `# Welcome. The Authorization header below carries an access token (see Headers).
+export const GRAPHIQL_EXAMPLE = `# Welcome. Operations need an access token: the one in Headers below or, where there
+# is none, the one the form at the bottom right gets from an API client's id and secret.
 # Run an operation with the play button; Ctrl-Space completes fields.
 
 # Products with their bill of material, the items' products and units: one round trip.

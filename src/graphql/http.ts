@@ -17,19 +17,20 @@ import {
   type Response as HandlerResponse,
 } from 'graphql-http';
 import { Hono, type Context } from 'hono';
-import { bearerToken, isGraphiQLPageRequest } from '../auth/bearer.ts';
+import { BearerRefusal, bearerAuth, isGraphiQLPageRequest } from '../auth/bearer.ts';
 import type { BearerAuth, TokenService } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { readBody } from '../http/body.ts';
-import { HttpError, JSON_CONTENT_TYPE, serviceUnavailable } from '../http/errors.ts';
+import { type HttpError, JSON_CONTENT_TYPE, serviceUnavailable } from '../http/errors.ts';
 import { decodeUtf8 } from '../http/input.ts';
 import { jsonBody } from '../http/json-body.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Locale } from '../resources/types.ts';
+import { errorBody, successMediaType } from './answers.ts';
 import { SERVICE_UNAVAILABLE } from './errors.ts';
-import { GRAPHIQL_EXAMPLE } from './examples.ts';
+import { GRAPHIQL_PAGE_HEADERS, graphiqlHtml } from './graphiql.ts';
 import { type OperationOptions, type OperationPipeline, operationPipeline, type RequestContext } from './operation.ts';
 import { NOT_BY_TRANSPORT } from './streaming.ts';
 import { schemaFor, sdlOf } from './role-schema.ts';
@@ -53,20 +54,6 @@ export interface GraphQLRoutesOptions {
   graphiqlToken?: (c: Context) => Promise<string | undefined>;
 }
 
-/**
- * The GraphiQL page may carry a live token (the embedded default's demo client) and runs
- * operations at a click: no other site may frame it (clickjacking), keep it, or learn its URL.
- * Its renderer is one inline script that starts web workers from blobs: a script policy is left
- * to the default, the policy sets what does not depend on it.
- */
-const GRAPHIQL_PAGE_HEADERS = {
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
-
 /** Operation names become metric labels: bounded, so that clients cannot grow the label set without end. */
 const MAX_OPERATION_LABELS = 200;
 
@@ -76,11 +63,13 @@ export interface GraphQLTransports {
   /** GraphQL over WebSocket (graphql-ws), on the same path. */
   websocket: GraphQLWebSocket;
   /**
-   * The answer to an HttpError thrown on the way to /graphql (by this route or by the middleware
-   * before it: a body over the limit, an Idempotency-Key refused, a malformed URL), as GraphQL
-   * errors with a code; undefined for another path, a 5xx, or another error.
+   * The answer to an error thrown on the way to /graphql (by this route or by the middleware
+   * before it: no token or a bad one, a body over the limit, an Idempotency-Key refused, a
+   * malformed URL, a database outage), as GraphQL errors with a code, with the status and the
+   * headers (`WWW-Authenticate`, `Retry-After`) it has on every route; undefined for another path.
+   * app.ts hands over an HttpError or a BearerRefusal only (anything else is a 500 by then).
    */
-  answerError(c: Context, error: unknown): Response | undefined;
+  answerError(c: Context, error: HttpError | BearerRefusal): Response | undefined;
 }
 
 /** graphql-http's handler over the pipeline, with the operations' metrics. */
@@ -163,14 +152,14 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
   // schema), its role's with one (./role-schema.ts).
   app.get('/graphql/schema.graphql', async (c) => {
     const reader = await sdlReader(c, options.tokens);
-    if (reader instanceof Response) return reader;
     return c.body(sdlOf(schemaFor(reader?.access)), 200, { 'Content-Type': 'text/plain; charset=utf-8' });
   });
 
   app.on(['GET', 'HEAD', 'POST'], '/graphql', async (c) => {
     if (c.req.method !== 'POST' && isGraphiQLPageRequest(c)) {
       const token = await options.graphiqlToken?.(c);
-      if (!graphiqlPage || graphiqlPage.token !== token) graphiqlPage = { html: await graphiqlHtml(c, token), token };
+      if (!graphiqlPage || graphiqlPage.token !== token)
+        graphiqlPage = { html: await graphiqlHtml(new URL(c.req.url).pathname, token), token };
       return c.html(graphiqlPage.html, 200, GRAPHIQL_PAGE_HEADERS);
     }
     // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
@@ -202,7 +191,11 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
     routes: app,
     websocket: graphqlWebSocket(operations, options.tokens, graphqlPath, options.maxBodyBytes),
     answerError: (c, error) => {
-      if (c.req.path !== graphqlPath || !(error instanceof HttpError) || error.status >= 500) return undefined;
+      if (c.req.path !== graphqlPath) return undefined;
+      if (error instanceof BearerRefusal)
+        return refuse(c, error.status, BEARER_CODES[error.status], error.description, {
+          'www-authenticate': error.challenge,
+        });
       return refuse(
         c,
         error.status,
@@ -222,20 +215,8 @@ type Handler = ReturnType<typeof httpHandler>;
  * token. A token that is not valid is refused as on every protected route (RFC 6750), not taken
  * for none: its client would read a schema that is not its own.
  */
-async function sdlReader(c: Context, tokens: TokenService): Promise<BearerAuth | undefined | Response> {
-  const checked = c.get('auth');
-  if (checked) return checked;
-  const token = bearerToken(c.req.header('authorization') ?? '');
-  if (token === undefined) return undefined;
-  const check = token === '' ? undefined : await tokens.checkAccessToken(token);
-  if (check?.ok) return check.auth;
-  const [status, error, description] = check
-    ? ([401, 'invalid_token', check.reason] as const)
-    : ([400, 'invalid_request', 'the Bearer scheme needs a token: Authorization: Bearer <token>'] as const);
-  return c.body(JSON.stringify({ error, error_description: description }), status, {
-    'Content-Type': JSON_CONTENT_TYPE,
-    'WWW-Authenticate': `Bearer realm="master-data", error="${error}", error_description="${description}"`,
-  });
+async function sdlReader(c: Context, tokens: TokenService): Promise<BearerAuth | undefined> {
+  return c.get('auth') ?? bearerAuth(tokens, c.req.header('authorization') ?? '');
 }
 
 /** A query or mutation over plain HTTP, through graphql-http; what it refuses before any operation, with a code. */
@@ -303,11 +284,7 @@ async function streamedRequest(c: Context, text: string | null): Promise<Request
     return refuse(c, params[1].status, code, message, params[1].headers as Record<string, string> | undefined);
   }
   const { query, operationName } = params as { query: string; operationName?: string };
-  if (
-    /application\/(json|graphql-response\+json|\*)|\*\/\*/.test(c.req.header('accept') ?? '') &&
-    isMutation(query, operationName)
-  )
-    return undefined;
+  if (TAKES_JSON.test(c.req.header('accept') ?? '') && isMutation(query, operationName)) return undefined;
   return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: text });
 }
 
@@ -373,47 +350,44 @@ function transportProblem(status: number, method: string): [code: string, messag
 const HTTP_ERROR_CODES: Partial<Record<string, string>> = {
   invalid_json: 'BAD_REQUEST',
   invalid_parameter: 'BAD_REQUEST',
+  internal_error: 'INTERNAL_SERVER_ERROR',
 };
 
-function errorBody(code: string, message: string): string {
-  return JSON.stringify({ errors: [{ message, extensions: { code } }] });
-}
+/**
+ * The GraphQL codes of bearer refusals: no usable token (401: get one, or refresh it), a token
+ * without the scope (403), `Authorization: Bearer` without a token (400).
+ */
+const BEARER_CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN' } as const;
 
 /** The media type of an error answer: graphql-http's for the Accept header, JSON for a 406 (nothing else would do). */
 function errorMediaType(c: Context, status: number): string {
   return status === 406 ? JSON_CONTENT_TYPE : successMediaType(c.req.header('accept') ?? null);
 }
 
-/**
- * A refusal before any operation runs: GraphQL errors with a code, in the media type the Accept
- * header negotiates, with the headers its status needs (Allow, Connection, Retry-After). Error
- * answers may quote the request: nosniff, as REST's.
- */
-function refuse(c: Context, status: number, code: string, message: string, headers: Record<string, string> = {}) {
-  return c.body(errorBody(code, message), status as 400, {
-    ...headers,
-    'content-type': errorMediaType(c, status),
-    'x-content-type-options': 'nosniff',
-  });
+/** An Accept header that names a JSON media type (or any). */
+const TAKES_JSON = /application\/(json|graphql-response\+json|\*)|\*\/\*/;
+
+/** Whether the client takes an event stream and no JSON (a GraphQL over SSE client). */
+function streamOnly(accept: string | undefined): boolean {
+  return accept?.includes('text/event-stream') === true && !TAKES_JSON.test(accept);
 }
 
 /**
- * The media type graphql-http gives a successful answer for an Accept header it took (it refuses
- * the others with 406 before any operation runs): its rule, the first entry it can serve wins.
+ * A refusal before any operation runs: GraphQL errors with a code, in the media type the Accept
+ * header negotiates (for a client that takes only an event stream, the errors as the stream's one
+ * result: a `next` event, then `complete`, as Yoga answers errors over SSE), with the headers its
+ * status needs (Allow, Connection, Retry-After, WWW-Authenticate). Error answers may quote the
+ * request: nosniff, as REST's.
  */
-function successMediaType(accept: string | null): string {
-  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
-    const [type, ...params] = entry.split(';');
-    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
-    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8')
-      return 'application/graphql-response+json; charset=utf-8';
-    if (
-      (type === 'application/json' || type === 'application/*' || type === '*/*') &&
-      (charset === 'charset=utf-8' || charset === 'charset=utf8')
-    )
-      break;
-  }
-  return JSON_CONTENT_TYPE;
+function refuse(c: Context, status: number, code: string, message: string, headers: Record<string, string> = {}) {
+  const common = { ...headers, 'x-content-type-options': 'nosniff' };
+  if (status !== 406 && streamOnly(c.req.header('accept')))
+    return c.body(`event: next\ndata: ${errorBody(code, message)}\n\nevent: complete\ndata:\n\n`, status as 400, {
+      ...common,
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+    });
+  return c.body(errorBody(code, message), status as 400, { ...common, 'content-type': errorMediaType(c, status) });
 }
 
 /** The body as strict UTF-8 text (graphql-http parses the JSON); undefined when it is not UTF-8. */
@@ -445,24 +419,4 @@ function clarifyRequestErrors(answer: string): string {
     e.extensions?.code ? e : { message: REQUEST_ERRORS[e.message] ?? e.message, extensions: { code: 'BAD_REQUEST' } },
   );
   return JSON.stringify({ ...parsed, errors });
-}
-
-/**
- * GraphiQL's page. Its renderer (a 9 MB bundle) is loaded on the first page asked for, not at
- * start: measured, importing it costs a server 80 MB of memory that one never browsed keeps for nothing.
- */
-async function graphiqlHtml(c: Context, token: string | undefined): Promise<string> {
-  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-  const endpoint = new URL(c.req.url).pathname;
-  return renderGraphiQL({
-    title: 'Master data GraphQL',
-    endpoint,
-    defaultQuery: GRAPHIQL_EXAMPLE,
-    headers: JSON.stringify(
-      { Authorization: `Bearer ${token ?? '<access token from POST /oauth/token.php>'}` },
-      null,
-      2,
-    ),
-    shouldPersistHeaders: false,
-  } as Parameters<typeof renderGraphiQL>[0]);
 }

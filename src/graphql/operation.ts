@@ -34,15 +34,16 @@ import {
 import { getVariableValues } from 'graphql/execution/values.js';
 import type { HandlerOptions, OperationArgs } from 'graphql-http';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import { BearerRefusal } from '../auth/bearer.ts';
 import type { BearerAuth } from '../auth/tokens.ts';
 import type { Clock } from '../clock.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import type { Database } from '../db/client.ts';
 import { unstorableText } from '../db/text.ts';
-import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { traced, tracedSync } from '../observability/tracing.ts';
 import type { Locale } from '../resources/types.ts';
+import { errorBody, successMediaType } from './answers.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput, listed, maskError } from './errors.ts';
 import { variableProblems, withInputProblems } from './input-problems.ts';
@@ -280,7 +281,8 @@ export function operationPipeline(options: OperationOptions): OperationPipeline 
     if (oversized) return [badInput(oversized)];
     const refused = checkedVariables(prepared, operation, params.variables ?? undefined, options.introspection);
     if (refused) return refused;
-    if (operation.operation === 'mutation' && !auth.scopes.includes('write')) return insufficientScope();
+    if (operation.operation === 'mutation' && !auth.scopes.includes('write'))
+      return insufficientScope(req.context.accept);
     const contextValue = requestContext(options, auth, prepared, operation, req.context.beforeCommit);
     const args: ExecutionArgs = {
       schema,
@@ -358,18 +360,20 @@ function validationErrors(
   );
 }
 
-/** The refusal of a mutation whose token lacks the write scope: an HTTP answer of its own (403). */
-function insufficientScope(): [string, { status: 403; statusText: string; headers: Record<string, string> }] {
+/**
+ * The refusal of a mutation whose token lacks the write scope: an HTTP answer of its own (403,
+ * with the bearer challenge, as on every route), GraphQL errors in the negotiated media type.
+ */
+function insufficientScope(
+  accept: string | null,
+): [string, { status: 403; statusText: string; headers: Record<string, string> }] {
+  const refusal = new BearerRefusal(403, 'insufficient_scope', 'mutations need the write scope', 'write');
   return [
-    JSON.stringify({ error: 'insufficient_scope', error_description: 'mutations need the write scope' }),
+    errorBody('FORBIDDEN', refusal.description),
     {
       status: 403,
       statusText: 'Forbidden',
-      headers: {
-        'content-type': JSON_CONTENT_TYPE,
-        'www-authenticate':
-          'Bearer realm="master-data", error="insufficient_scope", error_description="mutations need the write scope", scope="write"',
-      },
+      headers: { 'content-type': successMediaType(accept), 'www-authenticate': refusal.challenge },
     },
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * Bearer protection, deny by default (auth.md "Protected resources"): every route but the
- * declared open ones needs a valid token; writes need the write scope.
+ * declared open ones needs a valid token; writes need the write scope. Each refusal has RFC
+ * 6750's status and challenge; its body is RFC 6750's, but on /graphql GraphQL errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, revokeClient } from '../../src/auth/clients.ts';
@@ -8,6 +9,9 @@ import { VALIDATION_CACHE_MS } from '../../src/auth/tokens.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 import { migratedDatabase, providers, type MigratedDatabase } from '../support/databases.ts';
 import { TestClock, basic, bearer, getTokens, postForm, tokenRequest, type Client } from '../support/oauth.ts';
+
+/** How /graphql says a refusal: GraphQL errors with a code (its other refusals: test/graphql/http-errors.test.ts). */
+const graphqlError = (code: string, message: string) => ({ errors: [{ message, extensions: { code } }] });
 
 describe.each(providers)('bearer protection on %s', (provider) => {
   let database: MigratedDatabase;
@@ -44,10 +48,12 @@ describe.each(providers)('bearer protection on %s', (provider) => {
       const res = await t.request(path, { method });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="master-data"');
-      expect(await res.json()).toEqual({
-        error: 'invalid_request',
-        error_description: expect.stringContaining('Bearer'),
-      });
+      const description = 'an access token is required: Authorization: Bearer <token>';
+      expect(await res.json()).toEqual(
+        path.startsWith('/graphql')
+          ? graphqlError('UNAUTHENTICATED', description)
+          : { error: 'invalid_request', error_description: description },
+      );
     },
   );
 
@@ -59,7 +65,11 @@ describe.each(providers)('bearer protection on %s', (provider) => {
       expect(res.headers.get('www-authenticate')).toBe(
         'Bearer realm="master-data", error="invalid_token", error_description="unknown access token"',
       );
-      expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'unknown access token' });
+      expect(await res.json()).toEqual(
+        path.startsWith('/graphql')
+          ? graphqlError('UNAUTHENTICATED', 'unknown access token')
+          : { error: 'invalid_token', error_description: 'unknown access token' },
+      );
     },
   );
 

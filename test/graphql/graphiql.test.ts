@@ -2,7 +2,9 @@
  * GraphiQL at GET /graphql, as a newcomer meets it: the page is open, self-contained (no CDN),
  * and on the machine that runs the embedded default it carries a working token of the demo
  * client. Then the real thing in headless Chromium: the page renders, runs the example
- * operation and shows the database's data.
+ * operation and shows the database's data. Opened by a name that is not loopback's (as from
+ * another machine) it carries no token: the example answers UNAUTHENTICATED, and the page's
+ * form gets a token from a client id and secret, with which the example answers data.
  *
  * The browser part needs Debian's Chromium at /usr/bin/chromium. Without it the test is skipped
  * with a warning; under CI (CI=true) it fails instead, so CI never passes without it.
@@ -68,6 +70,8 @@ describe('GraphiQL at GET /graphql', () => {
 
     const token = prefilledToken(html);
     expect(token, 'the page carries no mda_ token').toBeDefined();
+    // With a token there is nothing to get: no token form.
+    expect(html).not.toContain('id="token-panel"');
     const answer = await graphql(service.baseUrl, token!, { query: '{ product(id: 1) { id reference } }' });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ data: { product: { id: 1, reference: expect.any(String) } } });
@@ -109,7 +113,9 @@ describe('GraphiQL at GET /graphql', () => {
       const html = await res.text();
       expect(html).toContain('query ProductsWithStructure');
       expect(html).not.toContain('mda_');
-      expect(html).toContain('access token from POST /oauth/token.php');
+      // In its place, a form that gets one from a client id and secret at the token endpoint.
+      expect(html).toContain('id="token-panel"');
+      expect(html).toContain("new URL('oauth/token.php', endpoint)");
       expect(production.output()).not.toContain('client_secret');
     } finally {
       expect((await production.stop()).code).toBe(0);
@@ -172,6 +178,85 @@ describe('GraphiQL at GET /graphql', () => {
         expect(requests.filter((url) => !url.startsWith(`${service.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual(
           [],
         );
+      } finally {
+        await browser?.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(skipWithoutBrowser('the GraphiQL token form test'))(
+    "opened by a name that is not loopback's: the example answers UNAUTHENTICATED, then a token from the form makes it answer data",
+    async () => {
+      const printed = service.output();
+      const clientId = printed.match(/client_id: +(\S+)/)![1]!;
+      const clientSecret = printed.match(/client_secret: +(\S+)/)![1]!;
+      // Chromium reaches the service on loopback under another name, as a browser on another
+      // machine would by the server's name: the Host is not a loopback name, so no token is given.
+      const port = new URL(service.baseUrl).port;
+      const remoteUrl = `http://gateway.test:${port}`;
+      let browser: Browser | undefined;
+      try {
+        browser = await launchChromium(['--host-resolver-rules=MAP gateway.test 127.0.0.1']);
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const pageErrors: string[] = [];
+        page.on('pageerror', (error) => pageErrors.push(error.message));
+        await page.goto(`${remoteUrl}/graphql`, { timeout: 20_000 });
+        expect(await page.content()).not.toContain('mda_');
+        await page.getByRole('button', { name: /^Execute query/ }).waitFor({ timeout: 20_000 });
+
+        const run = async () => {
+          await page.getByRole('button', { name: /^Execute query/ }).click();
+          const choice = page.getByRole('menuitem', { name: 'ProductsWithStructure', exact: true });
+          await choice.waitFor({ timeout: 10_000 });
+          const sent = page.waitForRequest(
+            (r: BrowserRequest) =>
+              r.method() === 'POST' && (r.postData() ?? '').includes('"operationName":"ProductsWithStructure"'),
+            { timeout: 10_000 },
+          );
+          await choice.click();
+          const request = await sent;
+          return { request, response: (await request.response())! };
+        };
+
+        const refused = await run();
+        expect(refused.request.headers().authorization).toBeUndefined();
+        expect(refused.response.status()).toBe(401);
+        expect(refused.response.headers()['www-authenticate']).toBe('Bearer realm="master-data"');
+        expect(await refused.response.json()).toEqual({
+          errors: [
+            {
+              message: 'an access token is required: Authorization: Bearer <token>',
+              extensions: { code: 'UNAUTHENTICATED' },
+            },
+          ],
+        });
+        const pane = page.locator('.graphiql-response');
+        await pane.getByText('"code": "UNAUTHENTICATED"').first().waitFor({ timeout: 10_000 });
+
+        // A wrong secret is said in the form, and gets nothing.
+        const form = page.locator('#token-panel');
+        await form.getByLabel('Client id').fill(clientId);
+        await form.getByLabel('Client secret').fill('not-the-secret');
+        await form.getByRole('button', { name: 'Get a token' }).click();
+        await form.getByText(/^No token: /).waitFor({ timeout: 10_000 });
+
+        await form.getByLabel('Client secret').fill(clientSecret);
+        const granted = page.waitForResponse((r) => r.url() === `${remoteUrl}/oauth/token.php`, { timeout: 10_000 });
+        await form.getByRole('button', { name: 'Get a token' }).click();
+        expect((await granted).status()).toBe(200);
+        await form.getByText(/^Access token: read write, until /).waitFor({ timeout: 10_000 });
+        // The secret is not left in the page.
+        expect(await form.getByLabel('Client secret').inputValue()).toBe('');
+
+        const answered = await run();
+        expect(answered.request.headers().authorization).toMatch(/^Bearer mda_/);
+        expect(answered.response.status()).toBe(200);
+        const body = (await answered.response.json()) as { data: { products: { nodes: { reference: string }[] } } };
+        const first = body.data.products.nodes[0]!.reference;
+        await pane.getByText(`"reference": "${first}"`).first().waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: '/tmp/graphiql-token-form.png' });
+        expect(pageErrors).toEqual([]);
       } finally {
         await browser?.close();
       }

@@ -208,7 +208,7 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       const viaPost = await post({ query: '{ __typename }' }, {}, null);
       expect(viaPost.status).toBe(401);
       expect(viaPost.headers.get('www-authenticate')).toBe('Bearer realm="master-data"');
-      expect(viaPost.json).toMatchObject({ error: 'invalid_request' });
+      expect(viaPost.json).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
 
       const viaGet = await fetch(`${url}?query=${encodeURIComponent('{ __typename }')}`).then(answer);
       expect(viaGet.status).toBe(401);
@@ -219,7 +219,7 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       const res = await post({ query: '{ __typename }' }, {}, 'mda_not-a-real-token');
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="master-data", error="invalid_token"/);
-      expect(res.json).toMatchObject({ error: 'invalid_token' });
+      expect(res.json).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
     });
 
     it('lets a read-only token query, and answers its mutation with 403 insufficient_scope', async () => {
@@ -234,7 +234,7 @@ describe('GraphQL over HTTP on a listening server (SQLite, embedded default)', (
       );
       expect(mutation.status, mutation.text).toBe(403);
       expect(mutation.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-      expect(mutation.json).toMatchObject({ error: 'insufficient_scope' });
+      expect(mutation.json).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN' } }] });
     });
 
     it('runs the operation named in a document of several, whichever of them ran before', async () => {

@@ -93,7 +93,9 @@ describe.each(providers)('GraphQL mutations on %s', (provider) => {
       });
       expect(res.status).toBe(403);
       expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-      expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: expect.any(String) });
+      expect(await res.json()).toEqual({
+        errors: [{ message: expect.any(String), extensions: { code: 'FORBIDDEN' } }],
+      });
       expect(await prisma().unit.count({ where: { reference } })).toBe(0);
     });
 

@@ -499,7 +499,7 @@ describe.each(providers)('GraphQL reads on %s', (provider) => {
         { token: env.readToken },
       );
       expect(status).toBe(403);
-      expect(body).toMatchObject({ error: 'insufficient_scope' });
+      expect(body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN' } }] });
       expect(await prisma().brand.count({ where: { reference: 'NOPE' } })).toBe(0);
     });
 

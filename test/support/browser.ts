@@ -21,6 +21,7 @@ export function skipWithoutBrowser(what: string): boolean {
   return skipWithout(what, CHROMIUM);
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM.path, args: CHROMIUM_ARGS, timeout: 20_000 });
+/** `args`: more of Chromium's switches, e.g. `--host-resolver-rules` to reach loopback under another name. */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM.path, args: [...CHROMIUM_ARGS, ...args], timeout: 20_000 });
 }

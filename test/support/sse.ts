@@ -178,7 +178,10 @@ export const sse: Transport = {
       await stream.close();
       return 'admitted';
     }
-    const body = JSON.parse(await stream.text()) as { error: string; error_description: string };
-    return { code: stream.status, reason: `${body.error}: ${body.error_description}` };
+    // The body is GraphQL errors; the OAuth error and its words are the challenge's (RFC 6750).
+    await stream.text();
+    const challenge = stream.response.headers.get('www-authenticate') ?? '';
+    const [, error, description] = /error="([^"]*)", error_description="([^"]*)"/.exec(challenge) ?? [];
+    return { code: stream.status, reason: `${error}: ${description}` };
   },
 };
