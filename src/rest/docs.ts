@@ -19,6 +19,11 @@ import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 export interface ApiDocsOptions {
   /** BASE_PATH (Config.basePath): the document's `servers` entry, so that "Try it out" reaches the routes. */
   basePath: string;
+  /**
+   * A working access token to open the page authorized with, when there is one to give (the demo
+   * client's, for a browser on this machine: app.ts, as GraphiQL's).
+   */
+  pageToken?: (c: Context) => Promise<string | undefined>;
 }
 
 interface Asset {
@@ -44,9 +49,12 @@ const PACKAGE_FILES: Record<string, string> = {
 /**
  * The page's own script (a file, not inline, so a strict Content-Security-Policy holds).
  * `openapi.json` is relative to the page (`<base>/docs`): `<base>/openapi.json`. The token given
- * to "Authorize" stays in the page's memory (persistAuthorization off): never in storage.
+ * to "Authorize", or got there from a client id and secret, stays in the page's memory
+ * (persistAuthorization off): never in storage. A token the page carries (its `access-token`
+ * meta) is applied to the bearer scheme once the document is loaded.
  */
 const INIT_SCRIPT = `window.addEventListener('load', function () {
+  var given = document.querySelector('meta[name="access-token"]');
   window.ui = SwaggerUIBundle({
     url: 'openapi.json',
     dom_id: '#swagger-ui',
@@ -58,6 +66,15 @@ const INIT_SCRIPT = `window.addEventListener('load', function () {
     persistAuthorization: false,
     validatorUrl: null,
     defaultModelsExpandDepth: 0,
+    onComplete: function () {
+      if (given) window.ui.preauthorizeApiKey('bearerAuth', given.content);
+    },
+    // No credentials of the browser's own to the token endpoint: a refusal's Basic challenge
+    // would make it ask the user for some, and the request would wait for them.
+    requestInterceptor: function (request) {
+      if (/\\/oauth\\/token\\.php$/.test(new URL(request.url, location.href).pathname)) request.credentials = 'omit';
+      return request;
+    },
   });
 });
 `;
@@ -67,7 +84,8 @@ const STYLE = `html { box-sizing: border-box; overflow-y: scroll; }
 body { margin: 0; background: #fafafa; }
 `;
 
-const PAGE = `<!DOCTYPE html>
+/** The page; `head` is added to its head (the token it carries). */
+const pageHtml = (head = '') => `<!DOCTYPE html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
@@ -75,7 +93,7 @@ const PAGE = `<!DOCTYPE html>
     <title>${API_TITLE}</title>
     <link rel="stylesheet" href="docs/swagger-ui.css">
     <link rel="stylesheet" href="docs/docs.css">
-    <link rel="icon" type="image/png" href="docs/favicon-32x32.png" sizes="32x32">
+    <link rel="icon" type="image/png" href="docs/favicon-32x32.png" sizes="32x32">${head}
   </head>
   <body>
     <noscript>This API reference needs JavaScript. The OpenAPI document itself is at <a href="openapi.json">openapi.json</a>.</noscript>
@@ -96,6 +114,15 @@ const PAGE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
+
+/**
+ * The page with an access token in it, for the page's script to authorize with. Never kept by a
+ * cache, as GraphiQL's page with its token (src/graphql/http.ts); framing is refused already.
+ */
+function pageWithToken(c: Context, token: string): Response {
+  const html = pageHtml(`\n    <meta name="access-token" content="${token}">`);
+  return c.html(html, 200, { ...PAGE_HEADERS, 'Cache-Control': 'no-store' });
+}
 
 /** The page's files, read once on first use (Swagger UI's bundle is 1.7 MB: not read by apps that never serve it). */
 let assets: Promise<Map<string, Asset>> | undefined;
@@ -130,16 +157,19 @@ function send(c: Context, file: Asset, headers: Record<string, string> = {}): Re
   return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': file.type, ...common });
 }
 
-export function apiDocs({ basePath }: ApiDocsOptions): Hono {
+export function apiDocs({ basePath, pageToken }: ApiDocsOptions): Hono {
   const app = new Hono();
   let document: Asset | undefined;
-  const page = asset(PAGE, 'text/html; charset=utf-8');
+  const page = asset(pageHtml(), 'text/html; charset=utf-8');
 
   app.get('/openapi.json', (c) => {
     document ??= asset(JSON.stringify(openApiDocument(basePath)), JSON_CONTENT_TYPE);
     return send(c, document, { 'Access-Control-Allow-Origin': '*' });
   });
-  app.get('/docs', (c) => send(c, page, PAGE_HEADERS));
+  app.get('/docs', async (c) => {
+    const token = await pageToken?.(c);
+    return token ? pageWithToken(c, token) : send(c, page, PAGE_HEADERS);
+  });
   // The relative URLs in the page need it at `<base>/docs`, not `<base>/docs/`.
   app.get('/docs/', (c) => c.redirect('../docs', 301));
   for (const name of [...Object.keys(PACKAGE_FILES), 'docs.js', 'docs.css']) {

@@ -25,7 +25,7 @@ import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
 import { ERROR_RESPONSES, errorSchemas, RESPONSE_HEADERS } from './openapi/responses.ts';
 import { resourceSchemas, valueSchemas } from './openapi/schemas.ts';
-import { SECURITY, SECURITY_SCHEMES } from './openapi/security.ts';
+import { SECURITY, securitySchemes } from './openapi/security.ts';
 import { REST_ROUTES } from './routes.ts';
 import { projectPath } from '../project.ts';
 
@@ -49,7 +49,7 @@ Every operation needs an OAuth 2.0 access token: \`Authorization: Bearer <access
 
     curl -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials <base URL>/oauth/token.php
 
-and refresh it with \`grant_type=refresh_token&refresh_token=...\` when an operation answers 401 \`invalid_token\`. Tokens with the \`read\` scope may read (GET); every other method needs \`write\` (else 403 \`insufficient_scope\`). Here, **Authorize** takes the access token.
+and refresh it with \`grant_type=refresh_token&refresh_token=...\` when an operation answers 401 \`invalid_token\`. Tokens with the \`read\` scope may read (GET); every other method needs \`write\` (else 403 \`insufficient_scope\`). Here, **Authorize** takes an access token (\`bearerAuth\`), or gets one from a client id and secret (\`oauth2\`, the client credentials grant).
 
 ## Documents
 
@@ -77,14 +77,17 @@ Every LIST and GET answer carries \`meta.changes_cursor\`: the position of the c
 
 Shape A for 404: \`{"errors": {"status": 404, "detail": "customers 42 not found"}}\`. Shape B for every other 4xx and for 5xx: \`{"error": {"code": "invalid_attribute", "http_code": 400, "message": "..."}}\`. A method a path does not take is 405 \`method_not_allowed\` with \`Allow\` (not listed per operation). Authentication errors are RFC 6750's \`{"error": "invalid_token", "error_description": "..."}\` with \`WWW-Authenticate\`.`;
 
-function build(): OpenAPIObject {
+function build(basePath: string): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
     info: { title: API_TITLE, version: version(), description: DESCRIPTION },
+    // `servers` names the base path the routes are under (`BASE_PATH`), so that the API
+    // reference's "Try it out" reaches them.
+    servers: [{ url: basePath || '/', description: 'this service' }],
     security: SECURITY,
     paths: {},
   });
-  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurityScheme(name, scheme);
+  for (const [name, scheme] of Object.entries(securitySchemes(basePath))) builder.addSecurityScheme(name, scheme);
   for (const [name, parameter] of Object.entries(PARAMETERS)) builder.addParameter(name, parameter);
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) builder.addHeader(name, header);
   for (const [name, schema] of Object.entries({
@@ -94,13 +97,14 @@ function build(): OpenAPIObject {
     ...webhookSchemas(),
   }))
     builder.addSchema(name, schema);
+  // How to get a token comes first: every operation after it needs one.
+  builder.addTag(OAUTH_TAG);
   for (const resource of resources) {
     builder.addTag({ name: resource.type, description: `${title(resource.type)} (type \`${resource.type}\`)` });
     for (const [name, schema] of Object.entries(resourceSchemas(resource))) builder.addSchema(name, schema);
   }
   for (const [name, response] of Object.entries(ERROR_RESPONSES)) builder.addResponse(name, response);
 
-  builder.addTag(OAUTH_TAG);
   for (const [path, item] of Object.entries(oauthPaths(responseRef))) builder.addPath(path, item);
   for (const route of REST_ROUTES) {
     const path = openApiPath(route.path);
@@ -117,13 +121,12 @@ function build(): OpenAPIObject {
   return builder.getSpec();
 }
 
-let built: OpenAPIObject | undefined;
+/** Per base path (a service has one; tests build a few), built once: nothing in it changes at run time. */
+const built = new Map<string, OpenAPIObject>();
 
-/**
- * The document, with `servers` naming the base path the routes are under (`BASE_PATH`), so that
- * the API reference's "Try it out" reaches them. The rest is built once and shared.
- */
+/** The document of the routes under `basePath` (`BASE_PATH`). */
 export function openApiDocument(basePath = ''): OpenAPIObject {
-  built ??= build();
-  return { ...built, servers: [{ url: basePath || '/', description: 'this service' }] };
+  let document = built.get(basePath);
+  if (!document) built.set(basePath, (document = build(basePath)));
+  return document;
 }

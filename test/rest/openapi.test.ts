@@ -12,11 +12,15 @@
  *   and bodies it refuses as unknown or missing fields do not. The token endpoints likewise:
  *   tokens, refresh, each error code and revocation.
  * - /openapi.json and /docs answer without a token, and every file the page references loads from
- *   this service (no external URL), under BASE_PATH too.
- * - In headless Chromium the page renders the title, "Authorize" takes a bearer token and "Try it
- *   out" calls the API under the base path with it. Needs Debian's Chromium at /usr/bin/chromium:
- *   without it that test is skipped with a warning; under CI (CI=true) it fails instead.
+ *   this service (no external URL), under BASE_PATH too. On loopback, with demo data on, the page
+ *   carries the demo client's token; elsewhere none. The token endpoint takes what Swagger UI sends.
+ * - In headless Chromium the page renders the title, opens authorized with the demo token,
+ *   "Authorize" takes a bearer token or gets one with the client credentials flow, and "Try it
+ *   out" calls the API under the base path with each. Needs Debian's Chromium at
+ *   /usr/bin/chromium: without it that test is skipped with a warning; under CI (CI=true) it
+ *   fails instead.
  */
+import { Readable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -29,9 +33,9 @@ import type {
   ResponseObject,
   SchemaObject,
 } from 'openapi3-ts/oas31';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient, DEMO_CLIENT_NAME } from '../../src/auth/clients.ts';
 import { DEFAULT_THROTTLE, FailureThrottle } from '../../src/auth/throttle.ts';
 import { tokenEndpoints } from '../../src/auth/token-endpoint.ts';
 import { TokenService } from '../../src/auth/tokens.ts';
@@ -40,7 +44,6 @@ import { webhookRoutes } from '../../src/rest/webhooks.ts';
 import { Endpoints } from '../../src/webhooks/endpoints.ts';
 import { Targets } from '../../src/webhooks/targets.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createDatabase } from '../../src/db/client.ts';
 import { restApi } from '../../src/rest/api.ts';
 import { CHANGES_PATH, MAX_CHANGES_PER_PAGE } from '../../src/rest/changes.ts';
 import { API_TITLE, openApiDocument, openApiPath } from '../../src/rest/openapi.ts';
@@ -49,13 +52,7 @@ import { REST_ROUTES } from '../../src/rest/routes.ts';
 import { resourceByType, resources } from '../../src/resources/registry.ts';
 import type { Filter } from '../../src/resources/types.ts';
 import { testApp, type TestApp } from '../support/app.ts';
-import {
-  emptyDatabase,
-  migratedDatabase,
-  providers,
-  type MigratedDatabase,
-  type TestDatabase,
-} from '../support/databases.ts';
+import { migratedDatabase, providers, type MigratedDatabase } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { launchChromium, skipWithoutBrowser } from '../support/browser.ts';
 import { basic } from '../support/oauth.ts';
@@ -176,12 +173,43 @@ describe('the OpenAPI document', () => {
       ].sort(),
     );
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    // A token given as it is, or got by "Authorize" from a client id and secret.
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { oauth2: [] }]);
     for (const { operation } of rest) {
       expect(operation.security).toBeUndefined();
       expect(Object.keys(operation.responses ?? {})).toContain('401');
       expect(Object.keys(operation.responses ?? {})).toContain('403');
     }
+  });
+
+  it('lists how to get a token first: the oauth tag before the resource types', () => {
+    expect(doc.tags!.map((t) => t.name)).toEqual([
+      'oauth',
+      ...resources.map((r) => r.type),
+      'changes',
+      'operations',
+      'webhooks',
+    ]);
+    expect(resources).toHaveLength(21);
+  });
+
+  it('offers the client credentials flow at the token endpoint beside the bearer scheme, under the base path', () => {
+    const oauth2 = (basePath: string) => openApiDocument(basePath).components!.securitySchemes!.oauth2;
+    expect(oauth2('')).toEqual({
+      type: 'oauth2',
+      description: expect.stringContaining('client credentials'),
+      flows: {
+        clientCredentials: {
+          tokenUrl: '/oauth/token.php',
+          scopes: { read: expect.any(String), write: expect.any(String) },
+        },
+      },
+    });
+    // Swagger UI takes the token URL from the host: it carries the base path.
+    expect(oauth2('/masterdata')).toMatchObject({
+      flows: { clientCredentials: { tokenUrl: '/masterdata/oauth/token.php' } },
+    });
+    expect(Object.keys(doc.components!.securitySchemes!).sort()).toEqual(['bearerAuth', 'clientBasic', 'oauth2']);
   });
 
   it('lists the token endpoints, with client authentication (HTTP Basic or the form) instead of a bearer token', () => {
@@ -407,6 +435,62 @@ describe('GET /openapi.json and GET /docs, open', () => {
     );
     // Not a file server: anything else under /docs needs a token like every other unknown path.
     expect((await t.request(`${basePath}/docs/package.json`)).status).toBe(401);
+  });
+
+  /** GET /docs as a browser on `host` asks for it, over a socket from `address`. */
+  const docsPage = (t: TestApp, address: string, host = 'localhost', headers: Record<string, string> = {}) =>
+    t.app.fetch(new Request(`http://${host}/docs`, { headers }), {
+      incoming: Object.assign(Readable.from([]), { socket: { remoteAddress: address } }),
+    });
+  const pageToken = (html: string) => /<meta name="access-token" content="(mda_[\w-]+)">/.exec(html)?.[1];
+
+  it("on loopback, with demo data on, the page carries the demo client's token, which works; anywhere else it carries none", async () => {
+    await createClient(database.db.prisma, DEMO_CLIENT_NAME, ['read', 'write']);
+    const t = testApp(database, { seedDemoData: true });
+    const local = await docsPage(t, '127.0.0.1');
+    expect(local.status).toBe(200);
+    // A page with a token in it is kept by no cache, and framed by no other site.
+    expect(local.headers.get('cache-control')).toBe('no-store');
+    expect(local.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const token = pageToken(await local.text());
+    expect(token, 'no token in the page').toBeDefined();
+    expect((await t.request('/units', { headers: bearer(token!) })).status).toBe(200);
+    // The page's script applies it to the bearer scheme once the document is loaded.
+    const script = await (await t.request('/docs/docs.js')).text();
+    expect(script).toContain("preauthorizeApiKey('bearerAuth', given.content)");
+
+    for (const [address, host, headers] of [
+      ['203.0.113.7', 'localhost', {}],
+      ['127.0.0.1', 'gateway.example', {}],
+      ['127.0.0.1', 'localhost', { 'X-Forwarded-For': '203.0.113.7' }],
+    ] as const) {
+      const page = await docsPage(t, address, host, headers);
+      expect(page.status).toBe(200);
+      expect(pageToken(await page.text()), `${address} ${host}`).toBeUndefined();
+    }
+    const production = testApp(database, { seedDemoData: false });
+    expect(pageToken(await (await docsPage(production, '127.0.0.1')).text())).toBeUndefined();
+  });
+
+  it("the token endpoint takes what Swagger UI's client credentials flow sends", async () => {
+    const client = await createClient(database.db.prisma, 'swagger-ui', ['read', 'write']);
+    const t = testApp(database);
+    // swagger-ui 5's authorizeApplication: Basic with btoa(id:secret), the scopes chosen joined by
+    // spaces (form-encoded as +), its own Accept and X-Requested-With.
+    const res = await t.request('/oauth/token.php', {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
+        Accept: 'application/json, text/plain, */*',
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Requested-With': 'XMLHttpRequest',
+      },
+      body: 'grant_type=client_credentials&scope=read+write',
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { access_token: string; scope: string };
+    expect(body.scope).toBe('read write');
+    expect((await t.request('/units', { headers: bearer(body.access_token) })).status).toBe(200);
   });
 });
 
@@ -992,95 +1076,125 @@ describe.each(providers)('the document tells the truth on %s', (provider) => {
   });
 });
 
-describe('the API reference in a browser', () => {
-  let database: TestDatabase | undefined;
+describe.skipIf(skipWithoutBrowser('the API reference browser tests'))('the API reference in a browser', () => {
+  let database: MigratedDatabase | undefined;
   let service: RunningService | undefined;
+  let browser: Browser | undefined;
+  /** A client of our own, for the tokens the tests get. */
+  let client: { client_id: string; client_secret: string };
+
+  beforeAll(async () => {
+    // The embedded default (demo data on) over a database that holds master data already: no
+    // seeding at start; the demo client is there as a first start leaves it.
+    database = await migratedDatabase('sqlite');
+    await database.db.prisma.unit.create({ data: { reference: 'KG' } });
+    await createClient(database.db.prisma, DEMO_CLIENT_NAME, ['read', 'write']);
+    client = await createClient(database.db.prisma, 'docs', ['read']);
+    service = await startService({ DATABASE_URL: database.target.url, BASE_PATH: '/masterdata' });
+    expect(service.baseUrl).toMatch(/\/masterdata$/);
+    browser = await launchChromium();
+  }, 60_000);
   afterAll(async () => {
     try {
+      await browser?.close();
       if (service) expect((await service.stop()).code).toBe(0);
     } finally {
-      await database?.drop();
+      await database?.cleanup();
     }
   });
 
-  it.skipIf(skipWithoutBrowser('the API reference browser test'))(
-    'under BASE_PATH renders the title, takes a bearer token in Authorize and calls the API with it',
-    async () => {
-      database = await emptyDatabase('sqlite');
-      service = await startService({
-        DATABASE_URL: database.target.url,
-        SEED_DEMO_DATA: 'false',
-        BASE_PATH: '/masterdata',
-      });
-      expect(service.baseUrl).toMatch(/\/masterdata$/);
+  /** The page at `base`/docs, rendered; what it did wrong and what it asked for, collected. */
+  async function openDocs(base: string) {
+    const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${base}/docs`, { timeout: 30_000 });
+    await page.locator('.info .title').getByText(API_TITLE).waitFor({ timeout: 45_000 });
+    expect(await page.title()).toBe(API_TITLE);
+    return { page, problems, requests };
+  }
 
-      // A client of our own, written beside the running service, and a token from its endpoint.
-      const db = await createDatabase(database.target);
-      const client = await createClient(db.prisma, 'docs', ['read']).finally(() => db.close());
-      const tokenResponse = await fetch(`${service.baseUrl}/oauth/token.php`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
-        },
-        body: new URLSearchParams({ grant_type: 'client_credentials' }),
-      });
-      expect(tokenResponse.status).toBe(200);
-      const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+  /** Opens listUnits and its "Try it out". */
+  async function tryListUnits(page: Page) {
+    await page.locator('#operations-tag-units').click();
+    await page.locator('#operations-units-listUnits .opblock-summary').click();
+    await page.getByRole('button', { name: 'Try it out' }).click();
+  }
 
-      let browser: Browser | undefined;
-      try {
-        browser = await launchChromium();
-        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-        const pageErrors: string[] = [];
-        const consoleErrors: string[] = [];
-        const requests: string[] = [];
-        page.on('pageerror', (error) => pageErrors.push(error.message));
-        page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-        page.on('request', (request) => requests.push(request.url()));
+  /** Executes the operation tried out: the Authorization it sent and its answer's status. */
+  async function execute(page: Page) {
+    const sent = page.waitForRequest((r) => new URL(r.url()).pathname === '/masterdata/units', { timeout: 15_000 });
+    await page.getByRole('button', { name: 'Execute' }).click();
+    const request = await sent;
+    const status = (await request.response())?.status();
+    await page
+      .locator('.live-responses-table .response-col_status')
+      .getByText(String(status))
+      .first()
+      .waitFor({ timeout: 15_000 });
+    return { authorization: request.headers().authorization, status };
+  }
 
-        await page.goto(`${service.baseUrl}/docs`, { timeout: 30_000 });
-        await page.locator('.info .title').getByText(API_TITLE).waitFor({ timeout: 45_000 });
-        expect(await page.title()).toBe(API_TITLE);
+  /** The Authorize dialog's section of a scheme, by the text of its heading. */
+  const scheme = (page: Page, heading: string) => page.locator('.auth-container').filter({ hasText: heading });
 
-        await page
-          .getByRole('button', { name: /Authorize/ })
-          .first()
-          .click();
-        await page.locator('#auth-bearer-value').fill(token);
-        // The dialog has the token endpoints' Basic scheme too: apply the bearer one.
-        await page
-          .locator('.auth-container')
-          .filter({ has: page.locator('#auth-bearer-value') })
-          .getByRole('button', { name: 'Apply credentials' })
-          .click();
-        await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
+  it('opens authorized with the demo token on loopback; Authorize takes another bearer token, or gets one with the client credentials flow; "Try it out" calls the API under the base path with each', async () => {
+    const tokenResponse = await fetch(`${service!.baseUrl}/oauth/token.php`, {
+      method: 'POST',
+      headers: { Authorization: basic(client.client_id, client.client_secret) },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    });
+    expect(tokenResponse.status).toBe(200);
+    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
 
-        await page.locator('#operations-tag-units').click();
-        await page.locator('#operations-units-listUnits .opblock-summary').click();
-        await page.getByRole('button', { name: 'Try it out' }).click();
-        const sent = page.waitForRequest((r) => new URL(r.url()).pathname === '/masterdata/units', { timeout: 15_000 });
-        await page.getByRole('button', { name: 'Execute' }).click();
-        const request = await sent;
-        expect(request.headers().authorization).toBe(`Bearer ${token}`);
-        expect((await request.response())?.status()).toBe(200);
-        await page
-          .locator('.live-responses-table .response-col_status')
-          .getByText('200')
-          .first()
-          .waitFor({ timeout: 15_000 });
+    const { page, problems, requests } = await openDocs(service!.baseUrl);
+    // How to get a token comes first.
+    expect(await page.locator('.opblock-tag-section h3').first().getAttribute('data-tag')).toBe('oauth');
+    // The page carries the demo client's token (a browser on this machine), and applies it.
+    const given = await page.locator('meta[name="access-token"]').getAttribute('content');
+    expect(given).toMatch(/^mda_/);
+    await tryListUnits(page);
+    expect(await execute(page)).toEqual({ authorization: `Bearer ${given}`, status: 200 });
 
-        await page.screenshot({ path: '/tmp/openapi-docs.png' });
-        expect(pageErrors).toEqual([]);
-        expect(consoleErrors).toEqual([]);
-        // Everything came from the service itself: no CDN.
-        expect(requests.filter((url) => !url.startsWith(`${service!.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual(
-          [],
-        );
-        expect(requests).toContain(`${service.baseUrl}/openapi.json`);
-      } finally {
-        await browser?.close();
-      }
-    },
-    120_000,
-  );
+    const authorize = () =>
+      page
+        .locator('.auth-wrapper')
+        .getByRole('button', { name: /Authorize/ })
+        .click();
+    const close = () => page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
+    // The dialog has the token endpoints' Basic scheme and the client credentials flow too: the bearer one.
+    await authorize();
+    const bearerScheme = scheme(page, 'bearerAuth');
+    await bearerScheme.getByRole('button', { name: 'Remove authorization' }).click();
+    await bearerScheme.locator('#auth-bearer-value').fill(token);
+    await bearerScheme.getByRole('button', { name: 'Apply credentials' }).click();
+    await close();
+    expect(await execute(page)).toEqual({ authorization: `Bearer ${token}`, status: 200 });
+
+    // Then without it, a token from a client id and secret, at the token endpoint under the base path.
+    await authorize();
+    await bearerScheme.getByRole('button', { name: 'Remove authorization' }).click();
+    const flow = scheme(page, 'OAuth2, clientCredentials');
+    await flow.locator('#client_id_clientCredentials').fill(client.client_id);
+    await flow.locator('#client_secret_clientCredentials').fill(client.client_secret);
+    const granted = page.waitForResponse((r) => new URL(r.url()).pathname === '/masterdata/oauth/token.php', {
+      timeout: 15_000,
+    });
+    await flow.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
+    const grant = await granted;
+    expect(grant.status()).toBe(200);
+    const { access_token } = (await grant.json()) as { access_token: string };
+    await flow.getByRole('button', { name: 'Remove authorization' }).waitFor({ timeout: 10_000 });
+    await close();
+    expect(await execute(page)).toEqual({ authorization: `Bearer ${access_token}`, status: 200 });
+
+    await page.screenshot({ path: '/tmp/openapi-docs.png' });
+    expect(problems).toEqual([]);
+    // Everything came from the service itself: no CDN.
+    expect(requests.filter((url) => !url.startsWith(`${service!.baseUrl}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+    expect(requests).toContain(`${service!.baseUrl}/openapi.json`);
+  }, 120_000);
 });
