@@ -172,6 +172,17 @@ describe.each(providers)('export and import files on %s', (provider) => {
         'units.ndjson is missing: the manifest declares 2 rows in it',
       ],
       [
+        'a file of one row the manifest names, missing (the count in the singular)',
+        'ndjson',
+        (copy) => {
+          rmSync(join(copy, 'units.ndjson'));
+          const manifest = JSON.parse(read(join(copy, 'manifest.json')));
+          manifest.types.units.rows = 1;
+          writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest));
+        },
+        'units.ndjson is missing: the manifest declares 1 row in it',
+      ],
+      [
         'a file the manifest does not name',
         'ndjson',
         (copy) => writeFileSync(join(copy, 'brands.ndjson'), '{"id":1,"reference":"X"}\n'),

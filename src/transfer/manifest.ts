@@ -19,6 +19,7 @@ import { resourceByType } from '../resources/registry.ts';
 import { csvColumns } from './csv-cells.ts';
 import { recordShape } from './records.ts';
 import { UsageError } from './types.ts';
+import { count } from '../words.ts';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -107,7 +108,7 @@ export async function verifyDirectory(dir: string, manifest: Manifest, types: re
     if (entry.file !== expected)
       problems.push(`the manifest names ${JSON.stringify(entry.file)} for ${type}: an export writes ${expected}`);
     else if (!existsSync(join(dir, entry.file)) || !statSync(join(dir, entry.file)).isFile())
-      problems.push(`${join(dir, entry.file)} is missing: the manifest declares ${entry.rows} rows in it`);
+      problems.push(`${join(dir, entry.file)} is missing: the manifest declares ${count(entry.rows, 'row')} in it`);
     else if (types.includes(type)) problems.push(...(await verifyFile(dir, manifest.format, type, entry)));
   }
   for (const file of readdirSync(dir).filter((name) => /\.(ndjson|csv)$/i.test(name) && !named.has(name)))
@@ -133,7 +134,7 @@ async function verifyFile(dir: string, format: ExportFormat, type: string, entry
     problem: readProblem(path, error),
   }));
   if (problem) return [problem];
-  if (rows !== entry.rows) return [`${path} holds ${rows} rows, the manifest declares ${entry.rows}`];
+  if (rows !== entry.rows) return [`${path} holds ${count(rows!, 'row')}, the manifest declares ${entry.rows}`];
   const digest = hash.digest('hex');
   if (entry.sha256 !== undefined && digest !== entry.sha256)
     return [`${path} has SHA-256 ${digest}, the manifest declares ${entry.sha256}: it changed after the export`];
