@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runCommand } from '../command.ts';
+import { count } from '../words.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
@@ -68,7 +69,7 @@ async function main(): Promise<number> {
       else
         for (const role of roles)
           console.log(
-            `${role.name.padEnd(20)} ${String(role.clients).padStart(3)} client(s)  ${Object.entries(role.types)
+            `${role.name.padEnd(20)} ${count(role.clients, 'client').padStart(11)}  ${Object.entries(role.types)
               .map(([type, ops]) => `${type}: ${ops.join(' ')}`)
               .join('; ')}`,
           );
