@@ -2,9 +2,9 @@
  * `npm run export` as an operator runs it, on both databases: one file per type with every row,
  * by the spec's names, relationships as ids; CSV with one column per language; a manifest with
  * the row counts and the change-log cursor of the snapshot, from which `/changes` brings exactly
- * the writes made after it.
+ * the writes made after it; an earlier export in the same directory replaced.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -116,6 +116,15 @@ describe.each(providers)('export on %s', (provider) => {
     const [after] = await writer.createMany('brands', [{ attributes: { reference: `after-${provider}` } }]);
     const page = await changesAfter(database.db.primary, Number(manifest.changes_cursor), { limit: 100 });
     expect(page.entries.map((e) => [e.type, e.id])).toEqual([['brands', after]]);
+  });
+
+  it('replaces an earlier export in the same directory, and leaves other files alone', async () => {
+    const out = join(dir, 'cursor'); // the brands of the test above
+    writeFileSync(join(out, 'notes.txt'), 'kept');
+    const run = await exportTo(out, '--types', 'units', '--format', 'csv');
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['manifest.json', 'notes.txt', 'units.csv']);
+    expect(Object.keys(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).types)).toEqual(['units']);
   });
 
   it('refuses an unknown type or format, and a missing --out, with exit code 2', async () => {

@@ -11,7 +11,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { formatCursor, logPosition } from '../data/changes.ts';
@@ -20,7 +20,8 @@ import type { Database } from '../db/client.ts';
 import { countValue, id, Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { type CsvColumn, csvColumns, neutralised } from './csv-cells.ts';
-import type { ExportFormat, Manifest, ManifestEntry } from './manifest.ts';
+import { EXPORT_FORMATS, type ExportFormat, type Manifest, type ManifestEntry } from './manifest.ts';
+import { resources } from '../resources/registry.ts';
 import type { Progress } from './progress.ts';
 import { recordShape } from './records.ts';
 
@@ -90,6 +91,18 @@ async function exportType(
 }
 
 /**
+ * An earlier export in `dir` is replaced, not mixed with this one (an import refuses a directory
+ * holding files its manifest does not name): its manifest first, so that a directory left
+ * without one by a failed export is not taken for a complete one, then its data files. Files of
+ * other names are left alone.
+ */
+function removeEarlierExport(dir: string): void {
+  rmSync(join(dir, 'manifest.json'), { force: true });
+  for (const { type } of resources)
+    for (const format of EXPORT_FORMATS) rmSync(join(dir, `${type}.${format}`), { force: true });
+}
+
+/**
  * Writes `types` into `dir` from one snapshot (PostgreSQL: a repeatable-read, read-only
  * transaction; SQLite: its one writer's transaction, which holds other writers back while it
  * runs), and the manifest last, so that a directory with a manifest is complete.
@@ -109,6 +122,7 @@ export async function exportData(
   },
 ): Promise<Manifest> {
   mkdirSync(dir, { recursive: true });
+  removeEarlierExport(dir);
   const manifest = await db.transaction(async (tx) => {
     if (tx.provider === 'postgresql') {
       await tx.execute(new Sql(tx.provider).text('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'));

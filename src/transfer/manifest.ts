@@ -21,7 +21,8 @@ import { recordShape } from './records.ts';
 import { UsageError } from './types.ts';
 import { count } from '../words.ts';
 
-export type ExportFormat = 'ndjson' | 'csv';
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ManifestEntry {
   /** The file's name in the directory: `<type>.<format>`. */
