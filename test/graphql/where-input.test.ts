@@ -61,7 +61,11 @@ const CASES: [string, Case][] = [
     'a word as a DateTime',
     { where: { modifiedDate: { gt: 'yesterday' } }, path: 'where.modifiedDate.gt', coercion: true },
   ],
-  ['a decimal of 17 digits', { where: { nlc: { gt: 1.2345678901234567 } }, path: 'where.nlc.gt', coercion: true }],
+  // Text is exact (a number would be the double it stands for, read at 15 digits).
+  [
+    'a decimal of 17 digits as text',
+    { where: { nlc: { gt: '1.2345678901234567' } }, path: 'where.nlc.gt', coercion: true },
+  ],
   ['a string as a boolean', { where: { isActive: { equals: 'yes' } }, path: 'where.isActive.equals', coercion: true }],
   ['a list where an object goes', { where: { name: [1] }, path: 'where.name', coercion: true }],
   ['an unknown field', { where: { colour: { equals: 'red' } }, path: 'where.colour', coercion: true }],
