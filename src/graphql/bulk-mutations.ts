@@ -3,10 +3,12 @@
  * `create<Types>(inputs)`, `update<Types>(updates: [{id, expectedVersion, input}])` and, where
  * the type has a business key (`reference`, `username`, the ISO codes), `upsert<Types>(inputs)`.
  * Each is one transaction in the data layer (src/data/bulk-writes.ts): one bad row and nothing
- * is written, and the error names it (`inputs[17].unitId`). Answers list the rows in input order.
+ * is written, and every bad row is named, one error each (`inputs[17].unitId`: ./errors.ts).
+ * Answers list the rows in input order.
  */
 import { builder } from './builder.ts';
 import { businessKey, MAX_BULK_ROWS, type UpsertOutcome } from '../data/bulk-writes.ts';
+import { MAX_LISTED_ERRORS } from '../data/error-list.ts';
 import { resources } from '../resources/registry.ts';
 import { attributeField, pascal, typeName } from '../resources/names.ts';
 import {
@@ -57,7 +59,7 @@ async function bulkWrite<T>(
   });
 }
 
-const ALL_OR_NOTHING = `One transaction: when any row is refused, nothing is written and the error names the row. At most ${MAX_BULK_ROWS} rows.`;
+const ALL_OR_NOTHING = `One transaction: when rows are refused, nothing is written, and each refused row is named by an error of its own (its field in \`extensions.field\`), at most ${MAX_LISTED_ERRORS}, then one ERRORS_OMITTED error with the count left out (\`extensions.omitted\`). At most ${MAX_BULK_ROWS} rows.`;
 
 for (const resource of resources) {
   const inputs = resourceInputs.get(resource.type);
