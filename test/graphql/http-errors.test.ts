@@ -34,13 +34,6 @@ const DOCUMENTED = (() => {
   const section = doc.slice(doc.indexOf('\n## Errors'), doc.indexOf('\n## ', doc.indexOf('\n## Errors') + 1));
   return new Set([...section.matchAll(/`([A-Z][A-Z_]+)`/g)].map((m) => m[1]!));
 })();
-/**
- * Codes /graphql answers with that docs/reference/graphql.md "Errors" is still to list (the text
- * for it comes with the change that made the token's refusals and outages GraphQL errors): not
- * checked there until it does.
- */
-const NOT_YET_DOCUMENTED = new Set(['UNAUTHENTICATED', 'SERVICE_UNAVAILABLE']);
-
 interface Sent {
   method?: string;
   /** Appended to /graphql (a query string). */
@@ -347,10 +340,9 @@ function expectGraphQLErrors(res: { status: number; contentType: string; text: s
   for (const error of body.errors) {
     expect(typeof error.message === 'string' && error.message.length > 10, res.text).toBe(true);
     expect(error.extensions.code, res.text).toMatch(/^[A-Z]+(_[A-Z]+)*$/);
-    if (!NOT_YET_DOCUMENTED.has(error.extensions.code))
-      expect(DOCUMENTED, `${error.extensions.code} is not in docs/reference/graphql.md "Errors"`).toContain(
-        error.extensions.code,
-      );
+    expect(DOCUMENTED, `${error.extensions.code} is not in docs/reference/graphql.md "Errors"`).toContain(
+      error.extensions.code,
+    );
   }
   expect(body.errors[0]!.extensions.code, res.text).toBe(code);
 }
