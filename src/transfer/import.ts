@@ -26,7 +26,7 @@ import type { Database } from '../db/client.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import type { Progress } from './progress.ts';
-import { asDecimals, isId, missingOfNew } from './record-checks.ts';
+import { isId, missingOfNew } from './record-checks.ts';
 import { importOrder, type TransferRecord } from './records.ts';
 import type { ImportSource, SourcePage } from './sources.ts';
 
@@ -206,7 +206,7 @@ class Importer {
         continue;
       }
       try {
-        const parsed = parseAttribute(attribute, asDecimals(attribute, value), name);
+        const parsed = parseAttribute(attribute, value, name);
         const rule = ruleProblem(attribute, parsed);
         if (rule) problem(name, `${name} ${rule}`, this.options.acceptInvalid ? checked.accepted : checked.problems);
         checked.row.values[name] = parsed;

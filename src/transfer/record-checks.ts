@@ -1,8 +1,9 @@
 /**
- * The checks of an import (./import.ts) that need the record alone: what an id is, a decimal as
- * a source that keeps doubles gives it, and what a new resource must have.
+ * The checks of an import (./import.ts) that need the record alone: what an id is, and what a
+ * new resource must have. (A decimal a source gives as a JSON number is read as every write path
+ * reads one: src/db/decimal.ts.)
  */
-import type { Attribute, ResourceDefinition } from '../resources/types.ts';
+import type { ResourceDefinition } from '../resources/types.ts';
 import { INT32_MAX } from '../db/integers.ts';
 import type { TransferRecord } from './records.ts';
 
@@ -21,19 +22,4 @@ export function missingOfNew(resource: ResourceDefinition, record: TransferRecor
 
 export function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= INT32_MAX;
-}
-
-/**
- * A decimal the source gave as a JSON number, at the 15 significant digits a double holds
- * exactly: a service that keeps decimals as doubles writes 3.3 as 3.3000000000000003, which is
- * the same number to it and not a value of more digits (the API refuses more than 15).
- */
-export function asDecimals(attribute: Attribute, value: unknown): unknown {
-  const round = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(15)) : v);
-  if (attribute.type === 'decimal') return round(value);
-  if (typeof attribute.type === 'object' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const parts = attribute.type.object;
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, parts[key] === 'decimal' ? round(v) : v]));
-  }
-  return value;
 }
