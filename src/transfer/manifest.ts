@@ -114,7 +114,7 @@ export async function verifyDirectory(dir: string, manifest: Manifest, types: re
   }
   for (const file of readdirSync(dir).filter((name) => /\.(ndjson|csv)$/i.test(name) && !named.has(name)))
     problems.push(
-      `${join(dir, file)} is not in the manifest: a file of another export? Export into an empty directory`,
+      `${join(dir, file)} is not in the manifest: it was put there after the export; move it out of the directory`,
     );
   if (problems.length > 0)
     throw new UsageError(
