@@ -19,6 +19,8 @@ import {
   GraphQLObjectType,
   GraphQLScalarType,
   isLeafType,
+  buildSchema,
+  type GraphQLSchema,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
@@ -39,6 +41,8 @@ import {
   withDuplicateKey,
 } from './arbitraries.ts';
 import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+import { type Asked, HiddenValues, randomRole } from './roles.ts';
+import { testApp, type TestApp } from '../support/app.ts';
 
 interface GraphQLCase {
   operation: 'query' | 'mutation';
@@ -464,6 +468,169 @@ const rootCases = new Map(roots.map(([kind, field]) => [field, casesFor(kind, fi
 
 const graphqlCase: fc.Arbitrary<GraphQLCase> = fc.constantFrom(...roots).chain(([, field]) => rootCases.get(field)!);
 
+// Reads under random roles -------------------------------------------------------------------------
+
+/** Values that mean something in the fuzz data: ids that exist, small numbers, words it holds (or holds only where hidden). */
+function sensibleValue(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
+  if (type instanceof GraphQLNonNull) return sensibleValue(type.ofType, depth);
+  if (type instanceof GraphQLList)
+    return fc.array(sensibleValue(type.ofType, depth + 1), { minLength: 1, maxLength: 2 });
+  if (type instanceof GraphQLEnumType) return fc.constantFrom(...type.getValues().map((v) => v.name));
+  if (type instanceof GraphQLInputObjectType) {
+    // One field at a time, a relationship's or a combinator's nested two deep at most.
+    const nestsRows = (f: { type: GraphQLInputType }) =>
+      RESOURCE_TYPES.has(getNamedType(f.type).name.replace(/(List)?Where$/, ''));
+    const fields = Object.values(type.getFields()).filter((f) => depth < 2 || !nestsRows(f));
+    if (fields.length === 0) return fc.constant({});
+    // Links first: a condition on a to-one's id (`productGroupTypeId`) or through a relationship
+    // is where a row the role cannot see could show through.
+    const links = fields.filter((f) => nestsRows(f) || /Id$/.test(f.name));
+    const field = fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom(...fields) },
+      ...(links.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...links) }] : []),
+    );
+    return field.chain((f) => sensibleValue(f.type, depth + 1).map((value) => ({ [f.name]: value })));
+  }
+  const scalars: Record<string, fc.Arbitrary<unknown>> = {
+    // The ids of the fixture's rows and their copies (./roles.ts), and numbers around them.
+    Int: fc.integer({ min: 0, max: 7 }),
+    Float: fc.constantFrom(0, 1, 2.5),
+    Decimal: fc.constantFrom(0, 1, 2.5, 100_000),
+    String: fc.constantFrom('zebra', 'quartz', 'hidden', 'reference', '1', '-2', 'e', ''),
+    Boolean: fc.boolean(),
+    DateTime: fc.constantFrom('2000-01-01T00:00:00Z', '2030-01-01T00:00:00Z'),
+    ID: fc.constantFrom('1', '2'),
+  };
+  return scalars[(type as GraphQLScalarType).name] ?? fc.constant(null);
+}
+
+/** A few of a type's values (`id` always), and at most one link with a few of its own. */
+function roleSelection(type: GraphQLObjectType, depth: number): fc.Arbitrary<Part> {
+  const others = valueSelections(type).filter((v) => v !== 'id');
+  const values = fc.subarray(others, { maxLength: Math.min(4, others.length) });
+  const links = depth < 1 ? linksOf(type).flatMap((l) => (l.kind === 'lines' ? [] : [l])) : [];
+  const link: fc.Arbitrary<Part | undefined> =
+    links.length === 0
+      ? fc.constant(undefined)
+      : fc.option(
+          fc.constantFrom(...links).chain((l) => {
+            const inner = roleSelection(l.type, depth + 1);
+            const args = l.field.args.filter((a) => a.name === 'where' || a.name === 'first');
+            return fc
+              .tuple(inner, fc.tuple(...args.map((a) => fc.option(sensibleValue(a.type), { nil: undefined }))))
+              .map(
+                ([sel, given]): Part =>
+                  (declare) => {
+                    const named = args.flatMap((a, i) =>
+                      given[i] === undefined ? [] : [`${a.name}: ${declare(a.type, given[i])}`],
+                    );
+                    const call = named.length > 0 ? `${l.field.name}(${named.join(', ')})` : l.field.name;
+                    return l.kind === 'connection'
+                      ? `${call} { totalCount nodes ${sel(declare)} }`
+                      : `${call} ${sel(declare)}`;
+                  },
+              );
+          }),
+          { nil: undefined },
+        );
+  return fc.tuple(values, link).map(
+    ([chosen, part]) =>
+      (declare) =>
+        `{ id ${chosen.join(' ')} ${part?.(declare) ?? ''} }`,
+  );
+}
+
+/**
+ * A read of a role's schema: a list with its filter, where, orderBy and search drawn from the
+ * role's own input types (every spelling it offers: a field, its column's name, `<link>Id`),
+ * a count and aggregates, some fields and a link; or a lookup by id.
+ */
+function roleRead(roleSchema: GraphQLSchema): fc.Arbitrary<{ query: string; variables: Record<string, unknown> }> {
+  const roots = Object.values(roleSchema.getQueryType()!.getFields()).flatMap((field) => {
+    const link = linkOf({ ...field, args: [] });
+    return link && link.kind !== 'lines' ? [{ field, link }] : [];
+  });
+  const lists = roots.filter((r) => r.link.kind === 'connection');
+  const root = fc.oneof(
+    { weight: 1, arbitrary: fc.constantFrom(...roots) },
+    ...(lists.length > 0 ? [{ weight: 3, arbitrary: fc.constantFrom(...lists) }] : []),
+  );
+  return root.chain(({ field, link }) => {
+    const args = field.args.filter((a) => a.name !== 'after' && a.name !== 'before' && a.name !== 'last');
+    const given = fc.tuple(
+      ...args.map((a) =>
+        a.type instanceof GraphQLNonNull
+          ? sensibleValue(a.type)
+          : fc.option(a.name === 'first' ? fc.integer({ min: 1, max: 5 }) : sensibleValue(a.type), {
+              nil: undefined,
+              freq: 2,
+            }),
+      ),
+    );
+    const extras =
+      link.kind === 'connection'
+        ? fc.subarray([
+            'totalCount',
+            ...(link.connection.getFields().aggregate ? [aggregates(link.connection.getFields().aggregate)] : []),
+          ])
+        : fc.constant([] as string[]);
+    return fc.tuple(given, roleSelection(link.type, 0), extras).map(([values, sel, more]) => {
+      const variables: Record<string, unknown> = {};
+      const definitions: string[] = [];
+      const declare = (type: GraphQLInputType, value: unknown) => {
+        const name = `v${definitions.length}`;
+        definitions.push(`$${name}: ${String(type)}`);
+        variables[name] = value;
+        return `$${name}`;
+      };
+      const named = args.flatMap((a, i) =>
+        values[i] === undefined ? [] : [`${a.name}: ${declare(a.type, values[i])}`],
+      );
+      const call = named.length > 0 ? `${field.name}(${named.join(', ')})` : field.name;
+      const body = link.kind === 'connection' ? `{ ${more.join(' ')} nodes ${sel(declare)} }` : sel(declare);
+      const query = `query Role${definitions.length > 0 ? `(${definitions.join(', ')})` : ''} { ${call} ${body} }`;
+      return { query, variables };
+    });
+  });
+}
+
+/**
+ * Every list of a role's schema once per link condition it offers: its filter's `<link>Id` and
+ * its where's relationships, on an id drawn from `seed` (a row the role may or may not see).
+ */
+function linkReads(roleSchema: GraphQLSchema, seed: number): { query: string; variables: Record<string, unknown> }[] {
+  const reads: { query: string; variables: Record<string, unknown> }[] = [];
+  for (const field of Object.values(roleSchema.getQueryType()!.getFields())) {
+    if (linkOf({ ...field, args: [] })?.kind !== 'connection') continue;
+    for (const arg of field.args) {
+      const input = getNamedType(arg.type);
+      if (!(input instanceof GraphQLInputObjectType)) continue;
+      for (const f of Object.values(input.getFields())) {
+        const id = 1 + (Math.abs(seed + reads.length) % 7);
+        const value =
+          arg.name === 'filter' && /Id$/.test(f.name)
+            ? id
+            : arg.name === 'where' && RESOURCE_TYPES.has(getNamedType(f.type).name.replace(/Where$/, ''))
+              ? { id: { equals: id } }
+              : undefined;
+        if (value !== undefined)
+          reads.push({
+            query: `query Link($v: ${input.name}) { ${field.name}(${arg.name}: $v) { totalCount nodes { id } } }`,
+            variables: { v: { [f.name]: value } },
+          });
+      }
+    }
+  }
+  return reads;
+}
+
+/** Roles per provider: one for every 500 cases, 4 in CI. */
+const ROLES = Math.max(1, Math.round(RUNS / 500));
+/** Reads per role, each sent before and after its hidden values change. */
+const READS_PER_ROLE = 25;
+/** Reads per role of a where on one link alone (linkReads), of the 50 or so a role offers. */
+const LINK_READS_PER_ROLE = 10;
+
 // Properties -------------------------------------------------------------------------------------
 
 describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
@@ -531,5 +698,84 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
         .map(([k, n]) => `${k} x${n}`)
         .join(', ')}`,
     );
+  });
+
+  it(`${ROLES} random roles x ${READS_PER_ROLE} reads (seed ${SEED}): no answer depends on a value the role cannot see`, {
+    timeout: 60_000 + ROLES * 20_000,
+  }, async () => {
+    const world = new HiddenValues(env.database, () => testApp(env.database));
+    try {
+      await world.spread(SEED);
+      const outcomes = new Map<string, number>();
+      await fc.assert(
+        fc.asyncProperty(randomRole, fc.integer(), fc.gen(), async (role, seed, g) => {
+          let reads: { query: string; variables: Record<string, unknown> }[] | undefined;
+          const ask = async (t: TestApp, token: string): Promise<Asked[]> => {
+            const send = (body: unknown) =>
+              t.request('/graphql', {
+                method: 'POST',
+                headers: {
+                  Authorization: `Bearer ${token}`,
+                  'Content-Type': 'application/json',
+                  Accept: 'application/graphql-response+json',
+                },
+                body: JSON.stringify(body),
+              });
+            if (!reads) {
+              // The role's own schema: what it may name, under every spelling it offers. A read
+              // in eight is drawn from the full schema: names the role may not use, refused alike.
+              const sdl = await (
+                await t.request('/graphql/schema.graphql', { headers: { Authorization: `Bearer ${token}` } })
+              ).text();
+              const own = buildSchema(sdl);
+              reads = [
+                ...g(() =>
+                  fc.array(
+                    fc.oneof({ weight: 7, arbitrary: roleRead(own) }, { weight: 1, arbitrary: roleRead(schema) }),
+                    { minLength: READS_PER_ROLE, maxLength: READS_PER_ROLE },
+                  ),
+                ),
+                // Every foreign key's filter (`productGroupTypeId`), some of the where's links.
+                ...linkReads(own, seed).filter((r) => r.query.includes('(filter:')),
+                ...g(() => {
+                  const links = linkReads(own, seed).filter((r) => r.query.includes('(where:'));
+                  const n = Math.min(LINK_READS_PER_ROLE, links.length);
+                  return fc.shuffledSubarray(links, { minLength: n, maxLength: n });
+                }),
+              ];
+            }
+            const asked: Asked[] = [];
+            for (const read of reads) {
+              const res = await send(read);
+              asked.push({ request: JSON.stringify(read), answer: `${res.status} ${await res.text()}` });
+            }
+            return asked;
+          };
+          const { before, after, role: file, changed } = await world.compare(role, seed, ask);
+          for (const [i, { request, answer }] of before.entries()) {
+            const key = answer.startsWith('200 {"data"')
+              ? 'ok'
+              : (/"code":"(\w+)"/.exec(answer)?.[1] ?? answer.slice(0, 3));
+            outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+            expect(answer, `role ${file}\n${request}`).not.toMatch(/^5|INTERNAL_SERVER_ERROR/);
+            expect(
+              after[i]!.answer,
+              `role ${file}\n(seed ${seed}, ${changed} rows changed where the role cannot see)\n${request}\nbefore: ${answer.slice(0, 1500)}\nafter: ${after[i]!.answer.slice(0, 1500)}`,
+            ).toBe(answer);
+          }
+        }),
+        { numRuns: ROLES, seed: SEED, endOnFailure: true },
+      );
+      console.log(
+        `[fuzz] GraphQL roles on ${provider}: ${world.roles} roles, ${world.requests} reads sent twice, ${world.rowsChanged} rows changed, seed ${SEED}: ${[
+          ...outcomes,
+        ]
+          .sort()
+          .map(([k, n]) => `${k} x${n}`)
+          .join(', ')}`,
+      );
+    } finally {
+      await world.close();
+    }
   });
 });

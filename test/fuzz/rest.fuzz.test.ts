@@ -2,11 +2,14 @@
  * Property-based fuzzing of every REST operation (every route of REST_ROUTES): its body, its path
  * id and its query parameters, on both providers. For every case: never a 5xx; a 4xx in the
  * contract's shapes whose message names the field or parameter at fault where the case broke a
- * known one; and after every refused write, the database byte for byte as it was.
+ * known one; and after every refused write, the database byte for byte as it was. Then, under
+ * random roles (./roles.ts): reads with filters and includes under every spelling of a field (its
+ * document name, its column's, a link's `<name>_id`) answer the same before and after every value
+ * the role cannot see changes; a filter on a field the role sees is taken, one on a field it does
+ * not see refused; and a webhook's `where` (POST /webhooks) names what the role sees, and only that.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourceByType } from '../../src/resources/registry.ts';
 import { includeValues } from '../../src/rest/query.ts';
 import { REST_ROUTES, type RestRoute } from '../../src/rest/routes.ts';
 import { providers } from '../support/databases.ts';
@@ -22,6 +25,12 @@ import {
   withDuplicateKey,
 } from './arbitraries.ts';
 import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+import { type Asked, HiddenValues, randomRole } from './roles.ts';
+import { testApp, type TestApp } from '../support/app.ts';
+import { type RandomRole, sees, seesAttribute } from '../support/roles.ts';
+import { testWebhooks } from '../webhooks/support.ts';
+import { resourceByType, resources } from '../../src/resources/registry.ts';
+import type { ResourceDefinition } from '../../src/resources/types.ts';
 
 interface RestCase {
   route: RestRoute;
@@ -367,6 +376,174 @@ const changesQuery: fc.Arbitrary<{ query: [string, string][]; names?: string }> 
     .map(([name, value]) => ({ query: [[name, value]] as [string, string][], names: name })),
 );
 
+// Reads under random roles --------------------------------------------------------------------
+
+/** What a field spelling names: an attribute or a relationship of the type, or nothing. */
+type Named = { attribute: string } | { relationship: string; through?: string } | undefined;
+
+/**
+ * Every spelling of every field of a type, as a query parameter or a webhook's where may give it:
+ * the type's own filters (`product_group_type_id`, `filter[reference]`), an attribute's document
+ * name and its column's, a relationship's name, `<name>_id` and its foreign key's column.
+ */
+function spellings(resource: ResourceDefinition): Map<string, Named> {
+  const found = new Map<string, Named>();
+  const byColumn = (column: string): Named => {
+    const attribute = Object.entries(resource.attributes).find(([, a]) => a.column === column)?.[0];
+    if (attribute) return { attribute };
+    const relationship = Object.entries(resource.relationships).find(
+      ([, r]) => r.storage.kind === 'foreignKey' && r.storage.column === column,
+    )?.[0];
+    return relationship ? { relationship } : undefined;
+  };
+  // A related reference reads the relationship and the reference of the row it leads to.
+  for (const [name, filter] of Object.entries(resource.filters))
+    found.set(
+      name,
+      'column' in filter ? byColumn(filter.column) : { relationship: filter.relationship, through: 'reference' },
+    );
+  for (const [name, attribute] of Object.entries(resource.attributes))
+    for (const spelling of [name, attribute.column, `filter[${name}]`, `filter[${attribute.column}]`])
+      if (!found.has(spelling)) found.set(spelling, { attribute: name });
+  for (const [name, rel] of Object.entries(resource.relationships)) {
+    if (rel.storage.kind !== 'foreignKey') continue;
+    for (const spelling of [name, `${name}_id`, rel.storage.column, `filter[${name}]`])
+      if (!found.has(spelling)) found.set(spelling, { relationship: name });
+  }
+  return found;
+}
+
+const SPELLINGS = new Map(resources.map((r) => [r.type, spellings(r)]));
+
+/** Whether the role sees what a spelling names (a relationship: named, and to a type it reads). */
+function seesNamed(role: RandomRole, type: string, named: Named): boolean {
+  if (!named) return false;
+  if ('attribute' in named) return seesAttribute(role, type, named.attribute);
+  const target = resourceByType(type)!.relationships[named.relationship]!.target;
+  return sees(role, type, named.relationship) && (!named.through || seesAttribute(role, target, named.through));
+}
+
+const FILTER_VALUES = ['1', '2', '3', '4', '5', '6', 'true', 'false', 'zebra', '2000-01-01T00:00:00Z'];
+
+/** A read under a role: a list with filters under any spelling, a resource, a relationship, with includes. */
+interface RoleRead {
+  path: string;
+  /** The one filter it gives, on a list: what the answer must make of it. */
+  filter?: { type: string; name: string; named: Named };
+}
+
+const GET_ROUTES = REST_ROUTES.filter((r) => r.method === 'GET' && !r.refused);
+
+/** A read under `role`: mostly of the types it reads; filters mostly on links, under any spelling. */
+function roleRead(role: RandomRole): fc.Arbitrary<RoleRead> {
+  const readable = GET_ROUTES.filter((r) => role.rules.has(r.type));
+  const route = fc.oneof(
+    { weight: 1, arbitrary: fc.constantFrom(...GET_ROUTES) },
+    ...(readable.length > 0 ? [{ weight: 7, arbitrary: fc.constantFrom(...readable) }] : []),
+  );
+  return route.chain((route) => {
+    const id = fc.integer({ min: 1, max: FIXTURE_ROWS + 3 }).map(String);
+    const includes = [...includeValues(route).keys()];
+    const include =
+      includes.length > 0
+        ? fc.option(fc.subarray(includes, { minLength: 1, maxLength: Math.min(2, includes.length) }), {
+            nil: undefined,
+          })
+        : fc.constant(undefined);
+    const spelled = [...SPELLINGS.get(route.type)!];
+    const links = spelled.filter(([, named]) => named && 'relationship' in named);
+    const spelling = fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom(...spelled) },
+      ...(links.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...links) }] : []),
+    );
+    const filters =
+      route.operation === 'list'
+        ? fc.array(
+            fc.tuple(spelling, fc.constantFrom(...FILTER_VALUES)).map(([[name, named], v]) => ({ name, named, v })),
+            { maxLength: 2 },
+          )
+        : fc.constant([]);
+    return fc.tuple(id, include, filters).map(([n, inc, given]) => {
+      const query = [
+        ...given.map(({ name, v }) => `${percentEncode(name)}=${v}`),
+        ...(inc ? [`include=${inc.join(',')}`] : []),
+      ];
+      const only = given.length === 1 && !inc ? given[0] : undefined;
+      return {
+        path: `${pathOf(route, n)}${query.length > 0 ? `?${query.join('&')}` : ''}`,
+        filter: only && { type: route.type, name: only.name, named: only.named },
+      };
+    });
+  });
+}
+
+/** Each list's filters, alone, with a value that fits (an id for a link, from `seed`). */
+function everyFilter(seed: number): RoleRead[] {
+  return GET_ROUTES.filter((r) => r.operation === 'list').flatMap((route) =>
+    Object.keys(resourceByType(route.type)!.filters).map((name, i) => {
+      const named = SPELLINGS.get(route.type)!.get(name);
+      const value = FILTER_VALUES[Math.abs(seed + i) % FILTER_VALUES.length]!;
+      return { path: `${route.path}?${percentEncode(name)}=${value}`, filter: { type: route.type, name, named } };
+    }),
+  );
+}
+
+/**
+ * The spellings a webhook's where may try: an attribute's document name and its column's, a
+ * relationship's name, `<name>_id` and its foreign key's column; the names that are not the
+ * field's document name apart (where a check may miss one).
+ */
+function whereSpellings(resource: ResourceDefinition): { plain: [string, Named][]; other: [string, Named][] } {
+  const plain: [string, Named][] = [];
+  const other: [string, Named][] = [];
+  for (const [name, attribute] of Object.entries(resource.attributes)) {
+    plain.push([name, { attribute: name }]);
+    if (attribute.column !== name) other.push([attribute.column, { attribute: name }]);
+  }
+  for (const [name, rel] of Object.entries(resource.relationships)) {
+    if (rel.storage.kind !== 'foreignKey') continue;
+    plain.push([name, { relationship: name }]);
+    for (const spelling of new Set([`${name}_id`, rel.storage.column]))
+      if (!(spelling in resource.attributes)) other.push([spelling, { relationship: name }]);
+  }
+  return { plain, other };
+}
+
+const WHERE_SPELLINGS = new Map(resources.map((r) => [r.type, whereSpellings(r)]));
+
+/** Every (type, spelling) a webhook's where may try, in three pools: columns named otherwise than their attribute, links' other spellings, document names. */
+const WHERE_POOLS = (['column', 'link', 'plain'] as const).map((pool) =>
+  resources.flatMap((r) => {
+    const { plain, other } = WHERE_SPELLINGS.get(r.type)!;
+    const chosen =
+      pool === 'plain' ? plain : other.filter(([, named]) => (pool === 'column') === (!!named && 'attribute' in named));
+    return chosen.map(([spelling, named]) => [r.type, spelling, named] as const);
+  }),
+);
+
+/** A webhook's where on one field under one spelling, with a condition that fits what it names. */
+const webhookWhere = fc
+  .oneof(...WHERE_POOLS.filter((p) => p.length > 0).map((pool) => fc.constantFrom(...pool)))
+  .map(([type, spelling, named]) => {
+    const attribute = named && 'attribute' in named ? resourceByType(type)!.attributes[named.attribute] : undefined;
+    const condition =
+      named && 'relationship' in named && spelling === named.relationship
+        ? { id: { equals: 1 } }
+        : attribute?.type === 'boolean'
+          ? { equals: true }
+          : attribute?.type === 'string'
+            ? { equals: 'zebra' }
+            : attribute?.type === 'localized'
+              ? { any: { equals: 'zebra' } }
+              : { equals: 1 };
+    return { type, spelling, named, where: { [spelling]: condition } };
+  });
+
+/** Roles per provider: one for every 500 cases, 4 in CI. */
+const ROLES = Math.max(1, Math.round(RUNS / 500));
+const READS_PER_ROLE = 25;
+const WEBHOOKS_PER_ROLE = 6;
+
 describe.each(providers)('REST fuzzing on %s', (provider) => {
   let env: FuzzEnv;
   let dump: string;
@@ -430,5 +607,96 @@ describe.each(providers)('REST fuzzing on %s', (provider) => {
         .map(([k, n]) => `${k} x${n}`)
         .join(', ')}`,
     );
+  });
+
+  it(`${ROLES} random roles x ${READS_PER_ROLE} reads and ${WEBHOOKS_PER_ROLE} webhook filters (seed ${SEED}): no answer depends on a value the role cannot see; a field is named as far as it is seen`, {
+    timeout: 60_000 + ROLES * 20_000,
+  }, async () => {
+    const world = new HiddenValues(env.database, () => testApp(env.database, { webhooks: testWebhooks() }));
+    /** Admin's status for each webhook body: what a role that sees everything it names must get too. */
+    const admin = new Map<string, number>();
+    const statuses = new Map<string, number>();
+    const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    /** POST /webhooks, and the endpoint removed again when made: its status. */
+    const hook = async (t: TestApp, token: string, body: string) => {
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const res = await t.request('/webhooks', { method: 'POST', headers, body });
+      const text = await res.text();
+      if (res.status === 201) await t.request(`/webhooks/${JSON.parse(text).data.id}`, { method: 'DELETE', headers });
+      return { status: res.status, text };
+    };
+    try {
+      await world.spread(SEED);
+      await fc.assert(
+        fc.asyncProperty(
+          randomRole.chain((role) =>
+            fc.tuple(
+              fc.constant(role),
+              fc.array(roleRead(role), { minLength: READS_PER_ROLE, maxLength: READS_PER_ROLE }),
+            ),
+          ),
+          fc.integer(),
+          fc.array(webhookWhere, { minLength: WEBHOOKS_PER_ROLE, maxLength: WEBHOOKS_PER_ROLE }),
+          async ([role, drawn], seed, wheres) => {
+            // Besides the reads drawn: every filter a list offers, alone, on a link's id or a value.
+            const reads = [...drawn, ...everyFilter(seed)];
+            const ask = async (t: TestApp, token: string): Promise<Asked[]> => {
+              const asked: Asked[] = [];
+              for (const { path } of reads) {
+                const res = await t.request(path, { headers: { Authorization: `Bearer ${token}` } });
+                asked.push({ request: `GET ${path}`, answer: `${res.status} ${await res.text()}` });
+              }
+              return asked;
+            };
+            const { before, after, role: file, changed, token, t } = await world.compare(role, seed, ask);
+            const context = `role ${file}\n(seed ${seed}, ${changed} rows changed where the role cannot see)`;
+            for (const [i, { request, answer }] of before.entries()) {
+              count(`GET ${answer.slice(0, 3)}`);
+              expect(answer, `${context}\n${request}`).not.toMatch(/^5/);
+              expect(
+                after[i]!.answer,
+                `${context}\n${request}\nbefore: ${answer.slice(0, 1500)}\nafter: ${after[i]!.answer.slice(0, 1500)}`,
+              ).toBe(answer);
+              // One filter alone: taken where the role sees what it names and the type offers it, else refused.
+              const filter = reads[i]!.filter;
+              if (!filter) continue;
+              const what = `${context}\n${request} (names ${JSON.stringify(filter.named)}) -> ${answer.slice(0, 600)}`;
+              const status = Number(answer.slice(0, 3));
+              if (!role.rules.has(filter.type)) expect(status, what).toBe(403);
+              else if (!seesNamed(role, filter.type, filter.named)) expect(status, what).toBe(400);
+              else if (filter.name in resourceByType(filter.type)!.filters)
+                expect(answer, `${what}: a filter on what the role sees`).not.toMatch(/^400 .*unknown query parameter/);
+              count(`filter ${status}`);
+            }
+            for (const { type, spelling, named, where } of wheres) {
+              const body = JSON.stringify({
+                data: {
+                  type: 'webhooks',
+                  attributes: { url: 'http://127.0.0.1:9/fuzz', types: [type], where: { [type]: where } },
+                },
+              });
+              if (!admin.has(body)) admin.set(body, (await hook(t, env.token, body)).status);
+              const { status, text } = await hook(t, token, body);
+              const what = `${context}\nPOST /webhooks ${body} (${spelling} names ${JSON.stringify(named)}; admin: ${admin.get(body)}) -> ${status} ${text.slice(0, 600)}`;
+              expect(status, what).toBeLessThan(500);
+              const seen = role.rules.has(type) && seesNamed(role, type, named);
+              expect(status === 201, what).toBe(admin.get(body) === 201 && seen);
+              count(`webhook ${status}`);
+            }
+          },
+        ),
+        { numRuns: ROLES, seed: SEED, endOnFailure: true },
+      );
+      console.log(
+        `[fuzz] REST roles on ${provider}: ${world.roles} roles, ${world.requests} reads sent twice, ${world.rowsChanged} rows changed, seed ${SEED}: ${[
+          ...statuses,
+        ]
+          .sort()
+          .map(([k, n]) => `${k} x${n}`)
+          .join(', ')}`,
+      );
+    } finally {
+      await world.close();
+    }
   });
 });

@@ -11,19 +11,22 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/registry.ts';
 import { providers } from '../support/databases.ts';
-import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
+import {
+  applyTestRoles,
+  combined,
+  type Condition,
+  type RandomRole,
+  roleFile,
+  sees,
+  seesAttribute,
+  tokenWithRole,
+} from '../support/roles.ts';
 import { type Rest, restSuite } from '../rest/support.ts';
 import { SseStream } from '../support/sse.ts';
 import { attributeField } from '../../src/resources/names.ts';
 
 const RUNS = Number(process.env.ROLE_RUNS ?? 25);
 const SEED = process.env.ROLE_SEED === undefined ? undefined : Number(process.env.ROLE_SEED);
-
-/** A role's where in the spec's spelling, and the same condition as a function of a Prisma row. */
-interface Condition {
-  where: Record<string, unknown>;
-  holds(row: Record<string, any>): boolean;
-}
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const text = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : null);
@@ -63,23 +66,7 @@ const SCALARS: Record<string, fc.Arbitrary<Condition>[]> = {
   ],
 };
 
-function condition(type: string, depth = 0): fc.Arbitrary<Condition> {
-  const leaf = fc.oneof(...SCALARS[type]!);
-  if (depth >= 2) return leaf;
-  const inner = condition(type, depth + 1);
-  return fc.oneof(
-    { weight: 3, arbitrary: leaf },
-    fc.array(inner, { minLength: 1, maxLength: 3 }).map((items) => ({
-      where: { AND: items.map((c) => c.where) },
-      holds: (r: Record<string, any>) => items.every((c) => c.holds(r)),
-    })),
-    fc.array(inner, { minLength: 1, maxLength: 3 }).map((items) => ({
-      where: { OR: items.map((c) => c.where) },
-      holds: (r: Record<string, any>) => items.some((c) => c.holds(r)),
-    })),
-    inner.map((c) => ({ where: { NOT: c.where }, holds: (r: Record<string, any>) => !c.holds(r) })),
-  );
-}
+const condition = (type: string) => combined(fc.oneof(...SCALARS[type]!));
 
 /** The types a random role may name; the others it never reads. */
 const TYPES = ['products', 'suppliers', 'product_groups', 'product_structure_items', 'units', 'brands'] as const;
@@ -87,11 +74,6 @@ const fieldsOf = (type: string) => {
   const r = resources.find((x) => x.type === type)!;
   return [...Object.keys(r.attributes), ...Object.keys(r.relationships)];
 };
-
-interface RandomRole {
-  /** By type: undefined fields = all; undefined condition = every row. */
-  rules: Map<string, { fields?: string[]; condition?: Condition }>;
-}
 
 const randomRole: fc.Arbitrary<RandomRole> = fc
   .tuple(
@@ -110,20 +92,6 @@ const randomRole: fc.Arbitrary<RandomRole> = fc
       ),
     ),
   }));
-
-function roleFile(role: RandomRole) {
-  return Object.fromEntries(
-    [...role.rules].map(([type, rule]) => [
-      type,
-      {
-        read: {
-          ...(rule.fields ? { fields: rule.fields } : {}),
-          ...(rule.condition ? { where: rule.condition.where } : {}),
-        },
-      },
-    ]),
-  );
-}
 
 /** A read a client might send: path and query. */
 const request = fc.oneof(
@@ -192,19 +160,6 @@ function visibleRow(role: RandomRole, rows: Map<string, Map<number, any>>, type:
   if (!row) return !TYPES.includes(type as any);
   return !rule.condition || rule.condition.holds(row);
 }
-
-/** Whether the role sees the attribute `field` of `type` (a name may be an attribute and a relationship: a supplier's currency). */
-const seesAttribute = (role: RandomRole, type: string, field: string) => {
-  const rule = role.rules.get(type);
-  return !!rule && (!rule.fields || rule.fields.includes(field));
-};
-
-/** Whether the role sees the relationship `field` of `type`: named, and to a type it reads. */
-const sees = (role: RandomRole, type: string, field: string) => {
-  const rel = resources.find((r) => r.type === type)!.relationships[field];
-  if (!rel) return seesAttribute(role, type, field);
-  return seesAttribute(role, type, field) && role.rules.has(rel.target);
-};
 
 function checkAnswer(
   role: RandomRole,
