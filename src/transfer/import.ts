@@ -23,10 +23,11 @@ import { valuesWhere } from '../data/rows.ts';
 import { parseAttribute, ruleProblem } from '../data/validate.ts';
 import type { WriteInput } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
+import { isId } from '../db/integers.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import type { Progress } from './progress.ts';
-import { isId, missingOfNew } from './record-checks.ts';
+import { missingOfNew } from './record-checks.ts';
 import { importOrder, type TransferRecord } from './records.ts';
 import type { ImportSource, SourcePage } from './sources.ts';
 

@@ -1,10 +1,9 @@
 /**
- * The checks of an import (./import.ts) that need the record alone: what an id is, and what a
- * new resource must have. (A decimal a source gives as a JSON number is read as every write path
- * reads one: src/db/decimal.ts.)
+ * The checks of an import (./import.ts) that need the record alone: what a new resource must
+ * have. (An id is what src/db/integers.ts isId says; a decimal a source gives as a JSON number is
+ * read as every write path reads one: src/db/decimal.ts.)
  */
 import type { ResourceDefinition } from '../resources/types.ts';
-import { INT32_MAX } from '../db/integers.ts';
 import type { TransferRecord } from './records.ts';
 
 /** What a new resource lacks of what it must have (required attributes and to-one links), as [field, message]. */
@@ -18,8 +17,4 @@ export function missingOfNew(resource: ResourceDefinition, record: TransferRecor
     if (relationship.storage.kind === 'foreignKey' && relationship.required && (given[name] ?? null) === null)
       missing.push([`${name}_id`, `${name}_id is required`]);
   return missing;
-}
-
-export function isId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= INT32_MAX;
 }
