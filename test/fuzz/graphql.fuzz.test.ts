@@ -41,7 +41,10 @@ import {
   withDuplicateKey,
 } from './arbitraries.ts';
 import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
-import { type Asked, HiddenValues, randomRole } from './roles.ts';
+import { type Asked, HiddenValues, randomRole, readRows, rowVisible, type Rows } from './roles.ts';
+import type { RandomRole } from '../support/roles.ts';
+import { resourceByType } from '../../src/resources/registry.ts';
+import { camel } from '../../src/resources/names.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 
 interface GraphQLCase {
@@ -594,30 +597,55 @@ function roleRead(roleSchema: GraphQLSchema): fc.Arbitrary<{ query: string; vari
   });
 }
 
+/** By GraphQL type and field of its filter or where: the foreign key column a link condition compares. */
+function linkColumns(type: string): Map<string, string> {
+  const resource = resourceByType(RESOURCE_TYPES.get(type)!)!;
+  const columns = new Map<string, string>();
+  for (const [name, rel] of Object.entries(resource.relationships))
+    if (rel.storage.kind === 'foreignKey') {
+      columns.set(`${camel(name)}Id`, rel.storage.column);
+      columns.set(camel(name), rel.storage.column);
+    }
+  for (const [name, filter] of Object.entries(resource.filters))
+    if ('column' in filter && /_id$/.test(filter.column)) columns.set(camel(name), filter.column);
+  return columns;
+}
+
 /**
- * Every list of a role's schema once per link condition it offers: its filter's `<link>Id` and
- * its where's relationships, on an id drawn from `seed` (a row the role may or may not see).
+ * Every list of a role's schema once per link condition it offers: its filter's foreign keys
+ * (`productGroupTypeId`) and its where's to-one relationships, each on an id its rows link to,
+ * a row the role cannot see where there is one (what such a condition must find nothing through).
  */
-function linkReads(roleSchema: GraphQLSchema, seed: number): { query: string; variables: Record<string, unknown> }[] {
+function linkReads(
+  roleSchema: GraphQLSchema,
+  role: RandomRole,
+  rows: Rows,
+  seed: number,
+): { query: string; variables: Record<string, unknown> }[] {
   const reads: { query: string; variables: Record<string, unknown> }[] = [];
   for (const field of Object.values(roleSchema.getQueryType()!.getFields())) {
-    if (linkOf({ ...field, args: [] })?.kind !== 'connection') continue;
-    for (const arg of field.args) {
-      const input = getNamedType(arg.type);
-      if (!(input instanceof GraphQLInputObjectType)) continue;
+    const link = linkOf({ ...field, args: [] });
+    if (link?.kind !== 'connection') continue;
+    const resource = resourceByType(RESOURCE_TYPES.get(link.type.name)!)!;
+    const columns = linkColumns(link.type.name);
+    for (const arg of field.args.filter((a) => a.name === 'filter' || a.name === 'where')) {
+      const input = getNamedType(arg.type) as GraphQLInputObjectType;
       for (const f of Object.values(input.getFields())) {
-        const id = 1 + (Math.abs(seed + reads.length) % 7);
-        const value =
-          arg.name === 'filter' && /Id$/.test(f.name)
-            ? id
-            : arg.name === 'where' && RESOURCE_TYPES.has(getNamedType(f.type).name.replace(/Where$/, ''))
-              ? { id: { equals: id } }
-              : undefined;
-        if (value !== undefined)
-          reads.push({
-            query: `query Link($v: ${input.name}) { ${field.name}(${arg.name}: $v) { totalCount nodes { id } } }`,
-            variables: { v: { [f.name]: value } },
-          });
+        const column = columns.get(f.name);
+        const isId = arg.name === 'filter' ? /Id$/.test(f.name) : !/Id$/.test(f.name);
+        if (!column || !isId) continue;
+        const rel = Object.values(resource.relationships).find(
+          (r) => r.storage.kind === 'foreignKey' && r.storage.column === column,
+        )!;
+        const linked = [...new Set([...rows.get(resource.type)!.values()].map((r) => r[column] as number | null))];
+        const ids = linked.filter((id): id is number => id !== null);
+        const hidden = ids.filter((id) => !rowVisible(role, rel.target, rows.get(rel.target)!.get(id)));
+        const pool = hidden.length > 0 ? hidden : ids.length > 0 ? ids : [1];
+        const id = pool[Math.abs(seed + reads.length) % pool.length]!;
+        reads.push({
+          query: `query Link($v: ${input.name}) { ${field.name}(${arg.name}: $v) { totalCount nodes { id } } }`,
+          variables: { v: { [f.name]: arg.name === 'filter' ? id : { id: { equals: id } } } },
+        });
       }
     }
   }
@@ -728,6 +756,7 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
                 await t.request('/graphql/schema.graphql', { headers: { Authorization: `Bearer ${token}` } })
               ).text();
               const own = buildSchema(sdl);
+              const links = linkReads(own, role, await readRows(env.database.db), seed);
               reads = [
                 ...g(() =>
                   fc.array(
@@ -736,11 +765,11 @@ describe.each(providers)('GraphQL fuzzing on %s', (provider) => {
                   ),
                 ),
                 // Every foreign key's filter (`productGroupTypeId`), some of the where's links.
-                ...linkReads(own, seed).filter((r) => r.query.includes('(filter:')),
+                ...links.filter((r) => r.query.includes('(filter:')),
                 ...g(() => {
-                  const links = linkReads(own, seed).filter((r) => r.query.includes('(where:'));
-                  const n = Math.min(LINK_READS_PER_ROLE, links.length);
-                  return fc.shuffledSubarray(links, { minLength: n, maxLength: n });
+                  const wheres = links.filter((r) => r.query.includes('(where:'));
+                  const n = Math.min(LINK_READS_PER_ROLE, wheres.length);
+                  return fc.shuffledSubarray(wheres, { minLength: n, maxLength: n });
                 }),
               ];
             }
