@@ -7,7 +7,7 @@
  * ./role-schema.ts makes a role's schema from these answers.
  */
 import type { Access } from '../permissions/access.ts';
-import { keyOfColumn } from '../query/fields.ts';
+import { type FieldMeaning, keyOfColumn } from '../query/fields.ts';
 import { searchedColumns } from '../query/search.ts';
 import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
@@ -19,7 +19,8 @@ import { type FilterField, filterFields } from './queries.ts';
 /** What a field of a resource's object type, where input or aggregate shows. */
 export type Shows =
   | { kind: 'always' }
-  | { kind: 'attribute' | 'relationship' | 'owner' | 'reverse'; name: string }
+  /** What a where field of the same name reads (src/query/fields.ts), asked of the role alike. */
+  | Exclude<FieldMeaning, { kind: 'own' }>
   /** `Product.bom` and `Product.whereUsed`. */
   | { kind: 'bom' };
 

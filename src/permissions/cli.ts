@@ -14,7 +14,7 @@ import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
 import { actor } from './actor.ts';
-import { parseRoleFile, RoleFileError, unusedRelationships } from './roles.ts';
+import { RoleFileError } from './roles.ts';
 import { applyRoles, listRoles, RoleInputError, showRole } from './store.ts';
 
 const USAGE = `usage: npm run roles -- apply FILE [--json]
@@ -58,11 +58,11 @@ async function main(): Promise<number> {
   try {
     if (command === 'apply') {
       const applied = await applyRoles(db.prisma, db.provider, file, actor());
-      for (const warning of unusedRelationships(parseRoleFile(file))) console.error(`roles: warning: ${warning}`);
+      for (const warning of applied.warnings) console.error(`roles: warning: ${warning}`);
       if (values.json) console.log(JSON.stringify(applied));
       else
         for (const [what, names] of Object.entries(applied))
-          if (names.length > 0) console.log(`${what}: ${names.join(', ')}`);
+          if (names.length > 0 && what !== 'warnings') console.log(`${what}: ${names.join(', ')}`);
     } else if (command === 'list') {
       const roles = await listRoles(db.prisma);
       if (values.json) console.log(JSON.stringify(roles));

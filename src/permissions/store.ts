@@ -5,7 +5,7 @@
  */
 import type { PrismaDb, PrismaTx } from '../db/client.ts';
 import type { Provider } from '../db/url.ts';
-import { ADMIN, parseRoleFile, type Role } from './roles.ts';
+import { ADMIN, parseRoleFile, type Role, unusedRelationships } from './roles.ts';
 
 export const ROLES_CHANNEL = 'mdg_roles';
 /** The channel on which replicas forget the tokens they trust (src/auth/tokens.ts, which this layer may not import). */
@@ -19,6 +19,8 @@ export interface AppliedRoles {
   changed: string[];
   removed: string[];
   unchanged: string[];
+  /** What the file names that its roles will never use, by path (unusedRelationships). */
+  warnings: string[];
 }
 
 /** A role's rules as stored and shown: the file's JSON for that role, keys in the file's order. */
@@ -37,7 +39,13 @@ export async function applyRoles(
   actor: string,
 ): Promise<AppliedRoles> {
   const roles = parseRoleFile(file);
-  const applied: AppliedRoles = { created: [], changed: [], removed: [], unchanged: [] };
+  const applied: AppliedRoles = {
+    created: [],
+    changed: [],
+    removed: [],
+    unchanged: [],
+    warnings: unusedRelationships(roles),
+  };
   await prisma.$transaction(async (tx) => {
     const existing = new Map((await tx.role.findMany()).map((r) => [r.name, r.rules]));
     const wanted = new Map(roles.map((r) => [r.name, rulesText(r)]));

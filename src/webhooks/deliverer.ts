@@ -32,7 +32,11 @@ import type { Pacer } from './pacer.ts';
 import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
 import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
 import type { Targets } from './targets.ts';
-import { type EndpointWhere, endpointWhere, meetingAsSeen } from './where.ts';
+import { endpointWhere, meetingAsSeen } from './where.ts';
+import type { WhereNode } from '../query/where.ts';
+/** An endpoint's where names what its owner's role no longer sees: it cannot tell which entries to send. */
+class UnseenWhere extends Error {}
+
 /** Entries read per statement. */
 const PAGE = 500;
 /**
@@ -129,7 +133,7 @@ export class Deliverer implements Recorded {
   private readonly abort = new AbortController();
   private readonly agents: Agents;
   /** The endpoint's where, as read for the owner's role (an Access; undefined for admin). */
-  private where: { access: Access | undefined; where: EndpointWhere } | undefined;
+  private where: { access: Access | undefined; where: ReadonlyMap<string, WhereNode> } | undefined;
   private readonly url: URL;
   private inFlight = 0;
   /** A call waits for the pacer's next free permit. */
@@ -240,6 +244,14 @@ export class Deliverer implements Recorded {
    * enabling it again starts it from the log's end (webhooks/endpoints.ts).
    */
   private pullFailed(error: Error): void {
+    if (error instanceof UnseenWhere) {
+      // Before the frontier moved past what it could not judge: enabled again once its where (or
+      // the role) is mended, it goes on from there, skipping nothing.
+      this.disabled = true;
+      this.parts.recorder.soon();
+      this.hooks.error(error, `webhook ${this.id}: disabled, ${error.message}`);
+      return;
+    }
     if (error instanceof DomainError && error.kind === 'cursor_expired') {
       this.disabled = true;
       this.parts.recorder.soon();
@@ -272,16 +284,19 @@ export class Deliverer implements Recorded {
     return shown.filter((entry) => !wheres.has(entry.type) || kept.has(entry));
   }
 
-  /** The endpoint's where as its owner's role may name it now (worked out again when the role is read again). */
-  private whereFor(access: Access | undefined): EndpointWhere {
+  /**
+   * The endpoint's where as its owner's role may name it now (worked out again when the role is
+   * read again); UnseenWhere when it names a field the role no longer sees.
+   */
+  private whereFor(access: Access | undefined): ReadonlyMap<string, WhereNode> {
     if (!this.where || this.where.access !== access) {
-      const where = endpointWhere(viewOf(this.endpoint).where, access);
-      const lost = [...where].filter(([, node]) => node === null).map(([type]) => type);
+      const where = new Map<string, WhereNode>();
+      const lost: string[] = [];
+      for (const [type, node] of endpointWhere(viewOf(this.endpoint).where, access))
+        if (node) where.set(type, node);
+        else lost.push(type);
       if (lost.length > 0)
-        this.hooks.error(
-          new Error(`its where on ${lost.join(', ')} names what the owner's role no longer sees`),
-          `webhook ${this.id}: nothing of ${lost.join(', ')} is sent`,
-        );
+        throw new UnseenWhere(`its where on ${lost.join(', ')} names a field its owner's role no longer sees`);
       this.where = { access, where };
     }
     return this.where.where;

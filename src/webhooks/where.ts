@@ -12,13 +12,13 @@ import { parseWhere, type WhereNode, WhereInputError } from '../query/where.ts';
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** An endpoint's filters, per type; null for a type whose filter names what the role no longer sees. */
-export type EndpointWhere = ReadonlyMap<string, WhereNode | null>;
+/** An endpoint's filters, per type; null for a type whose filter names what the role no longer sees (the endpoint is then disabled). */
+type EndpointWhere = ReadonlyMap<string, WhereNode | null>;
 
 /**
  * The filters of an endpoint's `where`, per type, read as the role `access` may write them
  * (admin: undefined). A filter that names a field the role cannot see (its role changed since it
- * was written) is null: it matches no row, so that it tells nothing.
+ * was written) is null.
  */
 export function endpointWhere(where: Record<string, unknown> | null, access: Access | undefined): EndpointWhere {
   return new Map(
@@ -67,10 +67,9 @@ function linksOf(node: WhereNode, found = new Map<string, string>()): Map<string
 export async function meetingAsSeen(
   source: DataSource,
   access: Access | undefined,
-  where: WhereNode | null,
+  where: WhereNode,
   rows: readonly (Row | null | undefined)[],
 ): Promise<boolean[]> {
-  if (where === null) return rows.map(() => false);
   const hidden = new Map<string, Set<number>>();
   if (access) {
     for (const [column, target] of linksOf(where)) {

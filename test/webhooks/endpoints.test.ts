@@ -176,7 +176,7 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
     expect(fields).toEqual([...EXAMPLE_ROLES.web_shop.products.read.fields].sort());
     await hub.call('DELETE', `/webhooks/${id}`, undefined, shop);
   });
-  it('reads a where as the role sees rows: a hidden field by any spelling is refused, a link to a hidden row is empty', async () => {
+  it('reads a where as the role sees rows: a hidden field by any spelling is refused, a link to a hidden row is empty, a field the role stops seeing disables the endpoint', async () => {
     await applyTestRoles(hub.database.db, {
       ...EXAMPLE_ROLES,
       group_watch: {
@@ -259,5 +259,55 @@ describe.each(providers)('webhook endpoints (%s)', (provider) => {
         1,
       ),
     ).toEqual([inNone]);
+    // The role stops seeing a field the where names: the endpoint is disabled before it skips
+    // anything, and once its where is mended and it is enabled again, nothing is missed.
+    receiver.calls.length = 0;
+    const { id } = await createEndpoint(
+      hub,
+      { url: receiver.url, types: ['products'], where: { products: { name: { en: { isNull: false } } } } },
+      watcher,
+    );
+    await applyTestRoles(hub.database.db, {
+      ...EXAMPLE_ROLES,
+      group_watch: { products: { read: { fields: ['reference', 'product_group'] } } },
+      supplier_watch: { suppliers: { read: {} } },
+    });
+    // The service reads a role change within moments (SQLite: 5 s): until the role's reads show it.
+    const showsName = async () =>
+      'name' in (await hub.call('GET', `/products/${inNone}`, undefined, watcher)).body.data.attributes;
+    for (const deadline = Date.now() + 10_000; (await showsName()) && Date.now() < deadline; ) await sleep(200);
+    const renamed = `PW-renamed-${provider}`;
+    const rename = await hub.call('PATCH', `/products/${inNone}`, {
+      data: { type: 'products', id: inNone, attributes: { reference: renamed } },
+    });
+    expect(rename.status).toBe(200);
+    const endpoint = async () => (await hub.call('GET', `/webhooks/${id}`, undefined, watcher)).body.data.attributes;
+    let seen = await endpoint();
+    for (const deadline = Date.now() + 10_000; seen.status !== 'disabled' && Date.now() < deadline; await sleep(100))
+      seen = await endpoint();
+    expect(seen).toMatchObject({ status: 'disabled', is_active: false });
+    expect(receiver.calls).toEqual([]);
+    const mended = await hub.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      {
+        data: {
+          type: 'webhooks',
+          id,
+          attributes: { where: { products: { reference: { equals: renamed } } }, is_active: true },
+        },
+      },
+      watcher,
+    );
+    expect(mended.status, JSON.stringify(mended.body)).toBe(200);
+    await waitUntil(
+      () => receiver.calls.length >= 1,
+      () => 'the rename',
+      10_000,
+    );
+    expect(receiver.calls.map((c) => [Number(c.data.attributes.resource_id), c.data.attributes.after])).toEqual([
+      [inNone, { reference: renamed }],
+    ]);
+    await hub.call('DELETE', `/webhooks/${id}`, undefined, watcher);
   });
 });
