@@ -3,8 +3,9 @@
  * runs: an export directory that is not what its manifest says (a file cut short, a row added, a
  * file missing or one the manifest does not name, other fields, a changed byte) is refused whole,
  * exit code 2, naming the file and both numbers, with nothing written; a CSV export neutralises
- * text a spreadsheet would run as a formula, and the import takes it back exactly; and
- * `--accept-invalid` lists as accepted only what it took, in every mode.
+ * text a spreadsheet would run as a formula, and the import takes it back exactly;
+ * `--accept-invalid` lists as accepted only what it took, in every mode; and every row the
+ * upsert of a CSV without ids refuses is listed at its line, however many.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BulkWriter } from '../src/data/bulk-writes.ts';
+import { withCheckDigit } from '../src/data/formats.ts';
 import { exportData } from '../src/transfer/export.ts';
 import { importData } from '../src/transfer/import.ts';
 import { csvFileSource, directorySource } from '../src/transfer/sources.ts';
@@ -366,6 +368,30 @@ describe.each(providers)('export and import files on %s', (provider) => {
         [`${keyed}:3`, 'gtin', 'gtin must be unique among products: another one already has this value'],
       ]);
       expect(await prisma(target).product.count({ where: { reference: { in: ['KEYED-2', 'KEYED-3'] } } })).toBe(0);
+    });
+
+    it('a CSV without ids: every row the upsert refuses is listed with its line and field, past the hundred an API answer lists', async () => {
+      const unit = (await prisma(target).unit.findFirst({ where: { reference: 'KG' } })).id;
+      // GTINs held by stored rows: only the write meets them (no row of the file gives one twice).
+      const gtins = Array.from({ length: 120 }, (_, i) => withCheckDigit(`871000${String(i).padStart(6, '0')}`));
+      await new BulkWriter(target.db).createMany(
+        'products',
+        gtins.map((gtin, i) => ({ attributes: { reference: `HOLDER-${i}`, gtin }, relationships: { unit } })),
+      );
+      const file = join(dir, 'taken-gtins.csv');
+      writeFileSync(
+        file,
+        `reference,unit.reference,gtin\n${gtins.map((gtin, i) => `TAKER-${i},KG,${gtin}`).join('\n')}\n`,
+      );
+      const refused = await fromCsv(file, 'products');
+      expect(refused.problems.map((p) => [p.at, p.field, p.message])).toEqual(
+        gtins.map((_, i) => [
+          `${file}:${i + 2}`,
+          'gtin',
+          'gtin must be unique among products: another one already has this value',
+        ]),
+      );
+      expect(await prisma(target).product.count({ where: { reference: { startsWith: 'TAKER-' } } })).toBe(0);
     });
 
     it('a CSV without ids, checked, lists what its import would stop on: a key missing or given twice, a new row without what it must have', async () => {

@@ -1,6 +1,7 @@
 /**
  * What a bulk write (./bulk-writes.ts) found wrong with its rows: each bad row named by its first
- * problem, every bad row in one answer (./error-list.ts), in row order, and none written. A row
+ * problem, every bad row in one answer (./error-list.ts), in row order, and none written; each
+ * error keeps its row's index (RowError), for a caller that says where the row is its own way. A row
  * refused at one step (its input, its version, its links) is left out of the steps after it, so
  * that what is said of it is what is wrong with it, not a consequence.
  *
@@ -15,7 +16,7 @@ import { id as quoted, Sql } from '../db/sql.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { DomainError, uniqueViolation } from './errors.ts';
-import { throwAll } from './error-list.ts';
+import { RowError, throwAll } from './error-list.ts';
 import type { Row } from './load.ts';
 
 /** Where a bulk write's rows are in the request, for messages: `inputs[3].` and the like. */
@@ -61,10 +62,11 @@ export class RowProblems {
     return this.found.size > 0;
   }
 
-  /** Refuses row `index` with `error`, said of the row (its first problem stays the one said). */
+  /** Refuses row `index` with `error`, said of the row (its first problem stays the one said), its index kept. */
   add(index: number, error: DomainError): void {
     if (this.found.has(index)) return;
-    this.found.set(index, ofRow(error, this.type, this.paths.row(index), this.paths.fields(index)) as DomainError);
+    const placed = ofRow(error, this.type, this.paths.row(index), this.paths.fields(index)) as DomainError;
+    this.found.set(index, new RowError(index, error, placed));
   }
 
   /**

@@ -16,7 +16,7 @@
  */
 import { businessKey } from '../data/bulk-writes.ts';
 import { definition } from '../data/columns.ts';
-import { DomainErrors } from '../data/error-list.ts';
+import { DomainErrors, RowError } from '../data/error-list.ts';
 import { DomainError } from '../data/errors.ts';
 import { type ImportRow, ImportWriter } from '../data/import-writes.ts';
 import { valuesWhere } from '../data/rows.ts';
@@ -432,6 +432,7 @@ class Importer {
       },
     }));
     try {
+      // Rows named by their place in the source: what the upsert says of a row without its index (below) reads right too.
       const results = await this.rows.upsertMany(resource.type, inputs, {
         row: (i) => checked[i]!.at,
         fields: (i) => `${checked[i]!.at}: `,
@@ -440,9 +441,9 @@ class Importer {
       return true;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      // The upsert names every row it refuses (several as DomainErrors): each is listed.
-      const errors = error instanceof DomainErrors ? error.errors : [error];
-      this.summary.problems.push(...errors.map((e) => keyedProblem(resource.type, checked, e)));
+      // The upsert names every row it refuses (several as DomainErrors): each is listed, past the hundred an answer shows too.
+      const errors = error instanceof DomainErrors ? error.all : [error];
+      this.summary.problems.push(...errors.map((e) => keyedProblem(resource, checked, e)));
       return false;
     }
   }
@@ -460,14 +461,19 @@ interface Checked {
 }
 
 /**
- * What the upsert refused, said as a record's problem: the row it names (by its place in the
- * source, given to the upsert as the row's path: `products.csv:3: gtin ...`), that field, and the
- * message without the place; a refusal of the whole batch names the batch.
+ * What the upsert refused, said as a record's problem: the row its index names, with the field and
+ * message the rules gave. An error without a row (one the database met as a row was written, not
+ * foreseen) names the batch, and says the row in its message.
  */
-function keyedProblem(type: string, checked: readonly Checked[], error: DomainError): Problem {
-  const field = error.field ?? '';
-  const row = checked.find((c) => field === c.at || field.startsWith(`${c.at}: `));
-  if (!row) return { type, at: `${checked[0]!.at} to ${checked.at(-1)!.at}`, field, message: error.message };
-  const unplaced = (text: string) => (text.startsWith(`${row.at}: `) ? text.slice(row.at.length + 2) : text);
-  return { type, at: row.at, field: field === row.at ? '' : unplaced(field), message: unplaced(error.message) };
+function keyedProblem(resource: ResourceDefinition, checked: readonly Checked[], error: DomainError): Problem {
+  if (!(error instanceof RowError))
+    return {
+      type: resource.type,
+      at: `${checked[0]!.at} to ${checked.at(-1)!.at}`,
+      field: error.field ?? '',
+      message: error.message,
+    };
+  const { record, at } = checked[error.row]!;
+  const { field = '', message } = error.unplaced;
+  return { type: resource.type, ...(record.id !== undefined && { id: record.id }), at, field, message };
 }
