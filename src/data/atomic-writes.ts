@@ -22,8 +22,7 @@ export class AtomicWriter extends BomWriter {
     const failures = new Map<number, unknown>();
     try {
       await this.atomically(async () => {
-        // The transaction of atomically(), as a write made inside it joins it.
-        const tx = await this.transaction('operations', async (joined) => joined);
+        const tx = this.joinedTx;
         const run = (statement: string) => tx.execute(new Sql(tx.provider).text(statement));
         for (let index = 0; index < count; index++) {
           await run('SAVEPOINT "step"');

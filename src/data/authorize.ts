@@ -115,21 +115,6 @@ export async function requireCheck(
     );
 }
 
-/** 404 naming the field unless every linked resource is one the role may read. */
-export async function requireVisibleTargets(
-  tx: DataSource,
-  access: Access | undefined,
-  byType: ReadonlyMap<string, ReadonlyMap<number, string>>,
-): Promise<void> {
-  if (!access) return;
-  for (const [type, fields] of byType) {
-    const ids = [...fields.keys()];
-    const found = await meeting(tx, access, type, ids, undefined);
-    const hidden = ids.find((id) => !found.has(id));
-    if (hidden !== undefined) throw notFound(type, hidden, fields.get(hidden));
-  }
-}
-
 /** Of the linked `ids` of `target`, those the role may not see (none for admin): a write keeps them as they are. */
 export async function hiddenAmong(
   tx: DataSource,

@@ -22,7 +22,6 @@ import { RequestLoaders } from './request.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
 import { insertRows, lockedRows, updateRow, valuesWhere } from './rows.ts';
 import { id as quoted, Sql } from '../db/sql.ts';
-import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { LinkTargets } from './relationship-rules.ts';
@@ -48,8 +47,6 @@ export interface BulkUpdate {
 }
 
 export type UpsertOutcome = 'created' | 'updated' | 'unchanged';
-
-export type { RowPaths } from './bulk-problems.ts';
 
 /** Rows given as a list of inputs (`inputs[3].unit`). */
 const inputsAt = (name: string): RowPaths => ({ row: (i) => `${name}[${i}]`, fields: (i) => `${name}[${i}].` });
@@ -326,33 +323,13 @@ export class BulkWriter extends BomWriter {
     for (const [i, row] of links.entries())
       if (row && !problems.has(i))
         for (const [type, fields] of row.byType) for (const [id, field] of fields) targets.add(type, id, field);
-    try {
-      await this.verify(tx, targets);
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.kind !== 'not_found') throw error;
-      // Every row that links to what does not exist, each by its first such field.
-      const missing = await this.missingTargets(tx, targets);
-      for (const [i, row] of links.entries())
-        for (const [type, fields] of row?.byType ?? [])
-          for (const [id, field] of fields)
-            if (missing.has(`${type} ${id}`)) problems.add(i, notFound(type, id, field));
-      if (!problems.any) throw error;
-    }
-    return prepared.map((data, i) => (problems.has(i) ? undefined : data));
-  }
-
-  /** Of the resources `targets` names, those verify() finds missing (for a role: those it may not read), as `type id`. */
-  private async missingTargets(tx: DataSource, targets: LinkTargets): Promise<Set<string>> {
-    const { access } = this.caller;
     const missing = new Set<string>();
-    for (const [type, fields] of targets.byType) {
-      const ids = [...fields.keys()];
-      const found = new Set(
-        access ? await rowsFor(tx, access, type, ids, 'read') : await valuesWhere(tx, type, 'id', { id: ids }),
-      );
-      for (const id of ids) if (!found.has(id)) missing.add(`${type} ${id}`);
-    }
-    return missing;
+    for await (const { type, id } of this.missingLinks(tx, targets)) missing.add(`${type} ${id}`);
+    // Every row that links to what does not exist, each by its first such field.
+    for (const [i, row] of links.entries())
+      for (const [type, fields] of row?.byType ?? [])
+        for (const [id, field] of fields) if (missing.has(`${type} ${id}`)) problems.add(i, notFound(type, id, field));
+    return prepared.map((data, i) => (problems.has(i) ? undefined : data));
   }
 
   /**

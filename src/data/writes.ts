@@ -1,9 +1,10 @@
 /**
  * Writes, one operation per thing a client can change, each in one transaction. Surfaces pass
  * values under the registry's names and get DomainErrors back (./errors.ts); the rules live
- * here once: required fields, relationship targets that must exist, relationships that cannot
- * be removed or changed, uniqueness. The bill-of-material writes (structures and their items)
- * build on these in ./bom-writes.ts.
+ * once: those of the input alone (required fields, relationships that cannot be removed or
+ * changed) in ./write-input.ts, those that ask the database here: relationship targets that must
+ * exist, uniqueness. The bill-of-material writes (structures and their items) build on these in
+ * ./bom-writes.ts.
  *
  * Versions: every resource whose document a write changes gets `version` + 1 and a new
  * `modified_date`, in the write's transaction; a write that changes nothing writes nothing. A
@@ -17,44 +18,30 @@ import type { WriteTx } from '../db/transactions.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { type Column, definition, idsKey, relationshipIds } from './columns.ts';
 import { asRead, changedColumns, withModifiedDate, withServerDates } from './row-values.ts';
-import { DomainError, missingField, notFound, uniqueViolation, unknownField } from './errors.ts';
+import { notFound, uniqueViolation } from './errors.ts';
 import { checkPreconditions, type WriteOptions } from './preconditions.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
-import {
-  appendUpdate,
-  casUpdate,
-  deleteRows,
-  insertRow,
-  insertRows,
-  lockedRows,
-  updateRow,
-  valuesWhere,
-} from './rows.ts';
-import { attributeData, checkAttribute } from './validate.ts';
+import { appendUpdate, casUpdate, deleteRows, insertRow, insertRows, lockedRows, updateRow } from './rows.ts';
+import { checkInput, type Prepared, type ToManyChange, type WriteInput } from './write-input.ts';
 import { actorName, announceWrites, ChangeRecorder, changeEntry } from './change-log.ts';
 import { type PlannedUpdate, updateBatches } from './update-batches.ts';
 import type { WriteCaller } from './write-caller.ts';
-import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor, requireVisibleTargets } from './authorize.ts';
-import { holdsAlready, isEmpty, isWritable, LinkTargets, refuseForbidden } from './relationship-rules.ts';
+import { authorizeWrite, hiddenAmong, requireCheck, requireRowFor } from './authorize.ts';
+import { LinkTargets } from './relationship-rules.ts';
+import { readingAs } from './visible.ts';
 
 export type { WriteOptions } from './preconditions.ts';
+export type { Prepared, ToManyChange, WriteInput };
 
-/** A to-many change: the whole new set, or links to add and remove. */
-export type ToManyChange = { set: readonly number[] } | { add?: readonly number[]; remove?: readonly number[] };
-
-export interface WriteInput {
-  /** Attribute values by registry name; server-maintained attributes are ignored. */
-  attributes?: Record<string, unknown>;
-  /** To-one: the target id or null; to-many: a change. By registry name. */
-  relationships?: Record<string, number | null | ToManyChange>;
+/** A resource a write links to that does not exist for its caller, with the first field that names it. */
+interface MissingLink {
+  type: string;
+  id: number;
+  field: string;
 }
 
-/** An input checked: the columns it writes and the to-many changes it makes. */
-export interface Prepared {
-  columns: Record<string, unknown>;
-  toMany: [string, ToManyChange][];
-}
+const ID_ONLY: Column[] = [{ name: 'id', type: 'integer' }];
 
 /** Writes for one caller (./write-caller.ts): made per request by the surface that took it. */
 export class Writer {
@@ -94,6 +81,12 @@ export class Writer {
 
   /** The transaction of atomically(), which the writes made meanwhile join instead of starting their own. */
   private joined: { tx: WriteTx; log: ChangeRecorder } | undefined;
+
+  /** The transaction of atomically(), for statements of a subclass's own among its writes; only inside it. */
+  protected get joinedTx(): WriteTx {
+    if (!this.joined) throw new Error('joinedTx is only inside atomically()');
+    return this.joined.tx;
+  }
 
   /**
    * Runs the writes `work` makes as one (JSON:API atomic operations): each joins one transaction,
@@ -352,7 +345,7 @@ export class Writer {
     return prepared;
   }
 
-  /** prepare() without the existence check: the targets linked to are added to `targets`. */
+  /** prepare() without the existence check: the targets linked to are added to `targets` (./write-input.ts). */
   protected check(
     resource: ResourceDefinition,
     input: WriteInput,
@@ -360,85 +353,26 @@ export class Writer {
     targets: LinkTargets,
     fieldPrefix = '',
   ): Prepared {
-    const creating = current === undefined;
-    const values: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(input.attributes ?? {})) {
-      const attribute = resource.attributes[name];
-      if (!attribute) throw unknownField(fieldPrefix + name, 'an attribute', resource.type);
-      if (attribute.write === 'server' || value === undefined) continue;
-      values[name] = checkAttribute(resource, name, value, fieldPrefix + name, current, this.caller.takeRuleBreaks);
-    }
-    if (creating) {
-      for (const [name, attribute] of Object.entries(resource.attributes)) {
-        if (attribute.required && (values[name] === undefined || values[name] === null)) {
-          throw missingField(fieldPrefix + name);
-        }
-      }
-    }
-    const columns = attributeData(resource, values, current);
-
-    const toMany: [string, ToManyChange][] = [];
-    const relationships = input.relationships ?? {};
-    for (const [name, value] of Object.entries(relationships)) {
-      const relationship = resource.relationships[name];
-      const field = fieldPrefix + name;
-      if (!relationship) throw unknownField(field, 'a relationship', resource.type);
-      if (value === undefined) continue;
-      // A document read with GET and sent back unchanged is accepted: a relationship that cannot
-      // be changed may be given as it is.
-      if (
-        !creating &&
-        (value === null || !isWritable(relationship)) &&
-        holdsAlready(relationship, name, value, current as Row)
-      )
-        continue;
-      // On creation there is nothing to change: an empty link is no link (a document copied from another resource).
-      if (creating && !isWritable(relationship) && isEmpty(value)) continue;
-      refuseForbidden(relationship, creating, field);
-      if (relationship.cardinality === 'to-one') {
-        if (relationship.storage.kind !== 'foreignKey') {
-          throw new DomainError('forbidden', `${field} cannot be set here`, field);
-        }
-        if (value === null) {
-          if (!relationship.removable || (creating && relationship.required)) {
-            throw new DomainError('bad_input', `${field} cannot be removed`, field, undefined, 'invalid_relationship');
-          }
-          columns[relationship.storage.column] = null;
-        } else {
-          targets.add(relationship.target, value as number, field);
-          columns[relationship.storage.column] = value;
-        }
-      } else {
-        if (relationship.storage.kind !== 'join')
-          throw new DomainError('forbidden', `${field} cannot be changed here`, field);
-        const change = value as ToManyChange;
-        for (const targetId of 'set' in change ? change.set : [...(change.add ?? [])])
-          targets.add(relationship.target, targetId, field);
-        toMany.push([name, change]);
-      }
-    }
-    if (creating) {
-      for (const [name, relationship] of Object.entries(resource.relationships)) {
-        if (relationship.required && (relationships[name] === undefined || relationships[name] === null)) {
-          throw missingField(fieldPrefix + name);
-        }
-      }
-    }
-    return { columns, toMany };
+    return checkInput(resource, input, current, targets, fieldPrefix, this.caller.takeRuleBreaks);
   }
 
-  /** 404 naming the first field that links to a resource that does not exist. */
+  /** 404 naming the first field that links to a resource that does not exist (for a role: that it may not read). */
   protected async verify(tx: DataSource, targets: LinkTargets): Promise<void> {
-    if (this.caller.access) {
-      // What the role may not read does not exist for it.
-      await requireVisibleTargets(tx, this.caller.access, targets.byType);
-      return;
-    }
+    for await (const { type, id, field } of this.missingLinks(tx, targets)) throw notFound(type, id, field);
+  }
+
+  /**
+   * The resources `targets` names that do not exist for the caller, each with the first field
+   * that names it: those that do not exist, and for a role those it may not read too (what it may
+   * not read does not exist for it, even where it may read every row of the type). One statement
+   * per linked type, sent as the caller goes on: verify() stops at the first one missing.
+   */
+  protected async *missingLinks(tx: DataSource, targets: LinkTargets): AsyncGenerator<MissingLink> {
+    const reader = readingAs(tx, this.caller.access);
     for (const [type, fields] of targets.byType) {
-      const ids = [...fields.keys()];
-      const found = new Set(await valuesWhere(tx, type, 'id', { id: ids }));
-      const missing = ids.find((i) => !found.has(i));
-      if (missing !== undefined) throw notFound(type, missing, fields.get(missing));
+      const rows = await rowsByIds(reader, type, [...fields.keys()], ID_ONLY);
+      const found = new Set(rows.flatMap((row) => (row ? [row.id] : [])));
+      for (const [id, field] of fields) if (!found.has(id)) yield { type, id, field };
     }
   }
 

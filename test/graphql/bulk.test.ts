@@ -296,6 +296,59 @@ describe.each(providers)('GraphQL bulk mutations on %s', (provider) => {
     expect(errors.every((e) => e.path?.[0] === 'createProducts')).toBe(true);
   });
 
+  it('a row linking to what does not exist costs the statements of any bad row: the links are asked for once', async () => {
+    /** The fewest statements of three refused runs (a run may also check the token again: one more, never fewer). */
+    const fewest = async (field: string, bad: Record<string, unknown>) => {
+      const counts = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inputs = [
+          { reference: unique('L'), unitId: 1 },
+          { reference: unique('L'), unitId: 1, ...bad },
+        ];
+        const res = await env.gql(CREATE, { inputs });
+        expect(res.body.errors?.map((e) => e.extensions?.field)).toEqual([`inputs[1].${field}`]);
+        counts.push(res.statements);
+      }
+      return Math.min(...counts);
+    };
+    const missingUnit = await fewest('unitId', { unitId: 987657 });
+    const badGtin = await fewest('gtin', { gtin: '12345' });
+    expect(missingUnit).toBe(badGtin);
+  });
+
+  it('a role that reads every unit: a link to a unit that does not exist is not found, in bulk and alone', async () => {
+    const db = env.database.db;
+    await applyRoles(db.prisma, db.provider, ROLES, 'test');
+    const client = await createClient(db.prisma, `links-${provider}`, ['read', 'write'], 'active_only');
+    const token = (await getTokens(env.t, client)).access_token;
+    const before = await counts();
+    const bulk = await env.gql(
+      CREATE,
+      {
+        inputs: [
+          { reference: unique('U'), unitId: 1, isActive: true },
+          { reference: unique('U'), unitId: 987658, isActive: true },
+          { reference: unique('U'), unitId: 987659, isActive: true },
+        ],
+      },
+      { token },
+    );
+    expect(named(bulk.body.errors ?? []), JSON.stringify(bulk.body)).toEqual([
+      ['NOT_FOUND', 'inputs[1].unitId'],
+      ['NOT_FOUND', 'inputs[2].unitId'],
+    ]);
+    const alone = await env.gql(
+      'mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }',
+      { input: { reference: unique('U'), unitId: 987658, isActive: true } },
+      { token },
+    );
+    expect(alone.body.errors?.[0]?.extensions, JSON.stringify(alone.body)).toMatchObject({
+      code: 'NOT_FOUND',
+      field: 'unitId',
+    });
+    expect(await counts()).toEqual(before);
+  });
+
   it('updateProducts and upsertProducts: every bad row in one answer', async () => {
     const rows = (await ok(CREATE, { inputs: [1, 2, 3, 4].map(() => ({ reference: unique('V'), unitId: 1 })) }))
       .createProducts as { id: number; reference: string }[];
