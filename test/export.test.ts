@@ -2,15 +2,18 @@
  * `npm run export` as an operator runs it, on both databases: one file per type with every row,
  * by the spec's names, relationships as ids; CSV with one column per language; a manifest with
  * the row counts and the change-log cursor of the snapshot, from which `/changes` brings exactly
- * the writes made after it; an earlier export in the same directory replaced.
+ * the writes made after it; an earlier export in the same directory replaced, but only once the
+ * new one is complete.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BulkWriter } from '../src/data/bulk-writes.ts';
 import { changesAfter } from '../src/data/changes.ts';
+import { importData } from '../src/transfer/import.ts';
+import { directorySource } from '../src/transfer/sources.ts';
 import { resources } from '../src/resources/registry.ts';
 import { seedDatabase } from '../src/seed/write.ts';
 import { migratedDatabase, type MigratedDatabase, providers } from './support/databases.ts';
@@ -125,6 +128,34 @@ describe.each(providers)('export on %s', (provider) => {
     expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['manifest.json', 'notes.txt', 'units.csv']);
     expect(Object.keys(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).types)).toEqual(['units']);
+  });
+
+  it('an export that fails part-way leaves the earlier export as it was, importable, and removes its own files', async () => {
+    const out = join(dir, 'kept');
+    const earlier = await exportTo(out, '--types', 'brands,units', '--format', 'csv');
+    expect(earlier.code, earlier.stderr).toBe(0);
+    const files = () =>
+      Object.fromEntries(
+        readdirSync(out, { withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => [entry.name, readFileSync(join(out, entry.name))]),
+      );
+    const before = files();
+    // What an export killed part-way leaves: its partial files, which the next export removes.
+    writeFileSync(join(out, 'brands.csv.partial'), 'id,reference\n1,');
+    writeFileSync(join(out, 'manifest.json.partial'), '{');
+    // The products are written; the units cannot be: a directory stands where their file is written first.
+    mkdirSync(join(out, 'units.csv.partial'));
+    const failed = await exportTo(out, '--types', 'products,units', '--format', 'csv');
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^export: failed: EISDIR: .*units\.csv\.partial/m);
+    // Byte for byte the earlier export: nothing of the failed one, nor of the killed one before it.
+    expect(files()).toEqual(before);
+    // Taken whole by the import, a killed export's partial files beside it.
+    writeFileSync(join(out, 'products.csv.partial'), 'id,reference\n1,');
+    const checked = await importData(database.db, await directorySource(out), { check: true });
+    expect(checked.problems).toEqual([]);
+    expect(checked.types.units!.read).toBe(await prisma().unit.count());
   });
 
   it('refuses an unknown type or format, and a missing --out, with exit code 2', async () => {

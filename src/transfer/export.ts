@@ -9,10 +9,10 @@
  * kept in a join table as `<name>_ids`. Relationships held by the other side (a product's
  * structure, a structure's items) are in the other side's file.
  */
-import { createHash, type Hash } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { formatCursor, logPosition } from '../data/changes.ts';
 import { pagesById } from '../data/load.ts';
@@ -40,18 +40,11 @@ function csvValue(record: Record<string, unknown>, column: CsvColumn): unknown {
   return value ?? '';
 }
 
-/** Writes `text` to `stream`, and into `hash` when given: the digest of the file's bytes, for the manifest. */
-async function write(stream: WriteStream, text: string, hash?: Hash): Promise<void> {
-  hash?.update(text);
-  if (!stream.write(text)) await once(stream, 'drain');
-}
-
-async function close(stream: WriteStream): Promise<void> {
-  stream.end();
-  await once(stream, 'finish');
-}
-
-/** One type's rows into its file: its entry of the manifest. */
+/**
+ * One type's rows into its file at `path`: its entry of the manifest. The file's bytes go through
+ * the digest as they are written; a write that fails (a full disk, a directory in the way) fails
+ * the export.
+ */
 async function exportType(
   tx: WriteTx,
   type: string,
@@ -65,47 +58,68 @@ async function exportType(
   );
   const total = countValue(counted);
   progress(type, 0, total);
-  const stream = createWriteStream(path);
   const hash = createHash('sha256');
   const header = format === 'csv' ? csvColumns(type, fields) : [];
-  if (format === 'csv') await write(stream, stringify([header.map((column) => column.name)], CSV), hash);
   let rows = 0;
-  try {
+  const hashed = (text: string) => {
+    hash.update(text);
+    return text;
+  };
+  async function* text(): AsyncGenerator<string> {
+    if (format === 'csv') yield hashed(stringify([header.map((column) => column.name)], CSV));
     for await (const page of pagesById(tx, type, columns, PAGE)) {
       const records = page.map(record);
-      const text =
+      yield hashed(
         format === 'ndjson'
           ? records.map((r) => `${JSON.stringify(r)}\n`).join('')
           : stringify(
               records.map((r) => header.map((column) => csvValue(r, column))),
               CSV,
-            );
-      await write(stream, text, hash);
+            ),
+      );
       rows += page.length;
       progress(type, rows, total);
     }
-  } finally {
-    await close(stream);
   }
+  await pipeline(text(), createWriteStream(path));
   return { rows, fields, sha256: hash.digest('hex') };
 }
 
 /**
- * An earlier export in `dir` is replaced, not mixed with this one (an import refuses a directory
- * holding files its manifest does not name): its manifest first, so that a directory left
- * without one by a failed export is not taken for a complete one, then its data files. Files of
- * other names are left alone.
+ * What a file is called until the whole export is written: no import takes it for an export's file
+ * (./manifest.ts knows only `<type>.<format>` and `manifest.json`), and an earlier export stays
+ * whole beside it until then.
  */
-function removeEarlierExport(dir: string): void {
-  rmSync(join(dir, 'manifest.json'), { force: true });
-  for (const { type } of resources)
-    for (const format of EXPORT_FORMATS) rmSync(join(dir, `${type}.${format}`), { force: true });
+const PARTIAL = '.partial';
+
+/** Every name an export writes in its directory, the manifest first: it goes first, so that a directory without one is not taken for a complete export. */
+function exportNames(): string[] {
+  return ['manifest.json', ...resources.flatMap(({ type }) => EXPORT_FORMATS.map((format) => `${type}.${format}`))];
+}
+
+/** Removes the file at `path`, if there is one (a directory of that name is none an export made: left alone). */
+function removeFile(path: string): void {
+  if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === false) rmSync(path);
+}
+
+/**
+ * The new export in place of an earlier one, once every file of it is complete: the earlier
+ * manifest, then the earlier data files (an import refuses a directory holding files its manifest
+ * does not name; files of other names are left alone), then the new files moved in under their
+ * names, the manifest last.
+ */
+function putInPlace(dir: string, names: readonly string[]): void {
+  for (const name of exportNames()) removeFile(join(dir, name));
+  for (const name of names) renameSync(join(dir, `${name}${PARTIAL}`), join(dir, name));
 }
 
 /**
  * Writes `types` into `dir` from one snapshot (PostgreSQL: a repeatable-read, read-only
  * transaction; SQLite: its one writer's transaction, which holds other writers back while it
- * runs), and the manifest last, so that a directory with a manifest is complete.
+ * runs). Every file is written under a `.partial` name first, and replaces an earlier export only
+ * once all are complete, the manifest last: an export that fails (the database gone, a full disk,
+ * an interruption) leaves the earlier export as it was, and removes what it wrote. Partial files
+ * a killed export left are removed first.
  */
 export async function exportData(
   db: Database,
@@ -122,8 +136,28 @@ export async function exportData(
   },
 ): Promise<Manifest> {
   mkdirSync(dir, { recursive: true });
-  removeEarlierExport(dir);
-  const manifest = await db.transaction(async (tx) => {
+  for (const name of exportNames()) removeFile(join(dir, `${name}${PARTIAL}`));
+  const names = [...types.map((type) => `${type}.${format}`), 'manifest.json'];
+  try {
+    const manifest = await snapshot(db, dir, types, format, progress);
+    writeFileSync(join(dir, `manifest.json${PARTIAL}`), `${JSON.stringify(manifest, null, 2)}\n`);
+    putInPlace(dir, names);
+    return manifest;
+  } catch (error) {
+    for (const name of names) removeFile(join(dir, `${name}${PARTIAL}`));
+    throw error;
+  }
+}
+
+/** Every type's file under its partial name, from one snapshot: the manifest of them. */
+function snapshot(
+  db: Database,
+  dir: string,
+  types: readonly string[],
+  format: ExportFormat,
+  progress: Progress,
+): Promise<Manifest> {
+  return db.transaction(async (tx) => {
     if (tx.provider === 'postgresql') {
       await tx.execute(new Sql(tx.provider).text('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
       // Between pages the transaction waits for the files: not the service's idle limit.
@@ -138,12 +172,11 @@ export async function exportData(
     };
     for (const type of types) {
       const file = `${type}.${format}`;
-      made.types[type] = { file, ...(await exportType(tx, type, format, join(dir, file), progress)) };
+      made.types[type] = {
+        file,
+        ...(await exportType(tx, type, format, join(dir, `${file}${PARTIAL}`), progress)),
+      };
     }
     return made;
   });
-  const stream = createWriteStream(join(dir, 'manifest.json'));
-  await write(stream, `${JSON.stringify(manifest, null, 2)}\n`);
-  await close(stream);
-  return manifest;
 }
