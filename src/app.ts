@@ -19,7 +19,7 @@ import { isDatabaseUnavailable } from './db/errors.ts';
 import { sessionUrl } from './db/url.ts';
 import { DomainError } from './data/errors.ts';
 import { ChangeFeed } from './data/change-feed.ts';
-import { fromDomainError, HttpError, JSON_CONTENT_TYPE, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
+import { ERROR_HEADERS, fromDomainError, HttpError, serviceUnavailable, shapeA, shapeB } from './http/errors.ts';
 import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { limitConcurrency, type RequestQueue } from './http/concurrency.ts';
@@ -181,7 +181,7 @@ export function createApp(options: AppOptions): App {
   });
   app.route('/', graphql.routes);
   const { basePath, maxBodyBytes, trustProxy } = config;
-  app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy }));
+  app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy, logger }));
   app.route('/', apiDocs({ basePath: config.basePath, pageToken }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
@@ -304,14 +304,8 @@ function answerErrors(
   logger: Logger,
   answerGraphql: (c: Context, error: HttpError | BearerRefusal) => Response | undefined,
 ): void {
-  // Error bodies in the contract's media type (rest.md "Documents"), as every REST answer. They
-  // quote what the client sent (a path, a value): nosniff, so that no browser takes one for HTML.
   const errorBody = (c: Context, body: unknown, status: number, headers: Record<string, string> = {}) =>
-    c.body(JSON.stringify(body), status as 400, {
-      'Content-Type': JSON_CONTENT_TYPE,
-      'X-Content-Type-Options': 'nosniff',
-      ...headers,
-    });
+    c.body(JSON.stringify(body), status as 400, { ...ERROR_HEADERS, ...headers });
 
   app.notFound((c) => errorBody(c, shapeA(404, `no resource at ${c.req.method} ${c.req.path}`), 404));
 

@@ -14,6 +14,7 @@ import { DomainError, type DomainErrorKind } from '../data/errors.ts';
 import { DomainErrors, MAX_LISTED_ERRORS } from '../data/error-list.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { count } from '../words.ts';
 
 const CODES: Record<DomainErrorKind, string> = {
   not_found: 'NOT_FOUND',
@@ -57,7 +58,7 @@ function domainErrors(errors: DomainErrors, at: Location): ErrorList {
   if (errors.omitted > 0)
     list.push(
       new GraphQLError(
-        `${errors.omitted} more error${errors.omitted === 1 ? ' is' : 's are'} not listed: an answer lists at most ${MAX_LISTED_ERRORS}`,
+        `${count(errors.omitted, 'more error is', 'more errors are')} not listed: an answer lists at most ${MAX_LISTED_ERRORS}`,
         { ...at, extensions: { code: 'ERRORS_OMITTED', omitted: errors.omitted } },
       ),
     );

@@ -5,6 +5,16 @@ import { count } from '../words.ts';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * The headers of every error answer of REST and the other routes (app.ts, `/operations`): JSON in
+ * the contract's media type (rest.md "Documents"), as every REST answer. Errors quote what the
+ * client sent (a path, a value): nosniff, so that no browser takes one for HTML.
+ */
+export const ERROR_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': JSON_CONTENT_TYPE,
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/**
  * Errors that carry their HTTP answer, turned into a response in one place (app.onError).
  * Body shapes are those of the REST contract (rest.md "Error bodies").
  */

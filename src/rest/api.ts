@@ -15,6 +15,7 @@ import { atom } from '../data/forms.ts';
 import { idFromText } from '../db/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
+import type { Logger } from '../observability/logger.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
@@ -32,6 +33,8 @@ export interface RestOptions {
   maxBodyBytes: number;
   /** Reverse proxies trusted for X-Forwarded-Proto (Config.trustProxy): links must use the scheme clients used. */
   trustProxy: number;
+  /** The service's log, for what goes wrong that the answer does not say (./atomic.ts). */
+  logger: Logger;
 }
 
 const JSON_TYPE = { 'Content-Type': JSON_CONTENT_TYPE };
@@ -150,6 +153,7 @@ class RestHandlers {
       writer: this.writer(c),
       access: roleOf(c),
       maxBodyBytes: this.options.maxBodyBytes,
+      logger: this.options.logger,
       request: () => this.request(c),
     });
   }

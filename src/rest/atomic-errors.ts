@@ -17,8 +17,9 @@
 import type { Context } from 'hono';
 import { DomainError } from '../data/errors.ts';
 import { MAX_LISTED_ERRORS } from '../data/error-list.ts';
-import { errorObject, fromDomainError, HttpError, JSON_CONTENT_TYPE, pointerOf } from '../http/errors.ts';
+import { ERROR_HEADERS, errorObject, fromDomainError, HttpError, pointerOf } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
+import { isObject } from './body.ts';
 
 /** An error of one operation of the request, by its index. */
 export class OperationFailure extends Error {
@@ -33,10 +34,6 @@ export class OperationFailure extends Error {
 /** The error an operation's write threw, as an OperationFailure; anything else (an outage) as it is. */
 export function failureOf(index: number, error: unknown): unknown {
   return error instanceof DomainError || error instanceof HttpError ? new OperationFailure(index, error) : error;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -103,10 +100,5 @@ export function refusalAnswer(c: Context, refusals: readonly Refusal[]): Respons
       message: first.index === undefined ? message : `/atomic:operations/${first.index}: ${message}`,
     },
   };
-  // As every error answer of the service (app.ts): JSON, never sniffed for HTML.
-  return c.body(JSON.stringify(body), status as 400, {
-    'Content-Type': JSON_CONTENT_TYPE,
-    'X-Content-Type-Options': 'nosniff',
-    ...headers,
-  });
+  return c.body(JSON.stringify(body), status as 400, { ...ERROR_HEADERS, ...headers });
 }

@@ -25,11 +25,12 @@ import {
 } from './atomic-errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { authorizeRoute } from './authorize.ts';
-import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
+import { identifiers, isObject, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import type { Documents } from './documents.ts';
 import { REST_ROUTES, type RestOperation, type RestRoute } from './routes.ts';
 import type { Access } from '../permissions/access.ts';
 import type { RequestLoaders } from '../data/request.ts';
+import type { Logger } from '../observability/logger.ts';
 
 export const ATOMIC_EXTENSION = 'https://jsonapi.org/ext/atomic';
 export const ATOMIC_MEDIA_TYPE = `application/vnd.api+json; ext="${ATOMIC_EXTENSION}"`;
@@ -39,6 +40,8 @@ export interface AtomicContext {
   writer: AtomicWriter;
   access: Access | undefined;
   maxBodyBytes: number;
+  /** Where a trial that could not be completed is said (the answer then names the first refusal only). */
+  logger: Logger;
   /** Loaders and documents for reading the answer, once the operations have committed. */
   request(): { loaders: RequestLoaders; docs: Documents };
 }
@@ -55,10 +58,6 @@ type Outcome = { type: string; id: number } | undefined;
 /** A 400; `at` is where in the operation (`ref.id`), for the error's pointer. */
 function bad(message: string, code: 'invalid_json' | 'invalid_relationship' = 'invalid_json', at?: string): HttpError {
   return new HttpError(400, code, message, {}, at);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The extension's media type, with the extension named (JSON:API 1.1 §"Extensions"). */
@@ -134,8 +133,9 @@ export async function atomicOperations(c: Context, context: AtomicContext): Prom
 /**
  * Every operation the request would have refused, `first` (the one it met) among them: the
  * operations tried again one by one, each on what those before it did, in a trial that writes
- * nothing. Just `first` when it was the last operation, or when the trial itself fails (the
- * request is refused all the same).
+ * nothing. Just `first` when it was the last operation, or when the trial itself fails: the
+ * request is refused all the same, with the refusal it met, and the log says why the others
+ * are not listed (an outage, or a bug of the trial, which must not go unseen).
  */
 async function everyRefusal(
   first: OperationFailure,
@@ -144,18 +144,25 @@ async function everyRefusal(
 ): Promise<Refusal[]> {
   const alone = [refusalOf(first, operations)];
   if (first.index === operations.length - 1) return alone;
+  const untried = (error: unknown) => {
+    context.logger.warn(
+      { err: error },
+      'POST /operations: the trial that names every refused operation failed; answered with the first',
+    );
+    return alone;
+  };
   const runner = new OperationRunner(context);
   let failures: Map<number, unknown>;
   try {
     failures = await context.writer.failuresOfEach(operations.length, (i) => runner.tried(i, operations[i]));
-  } catch {
-    return alone;
+  } catch (error) {
+    return untried(error);
   }
   const found: OperationFailure[] = [];
   for (const failure of failures.values()) {
     if (failure instanceof OperationFailure) found.push(failure);
-    // Anything but a refusal (an outage) leaves the trial's findings in doubt.
-    else if (failure !== DEPENDS_ON_REFUSED) return alone;
+    // Anything but a refusal (an outage, a bug) leaves the trial's findings in doubt.
+    else if (failure !== DEPENDS_ON_REFUSED) return untried(failure);
   }
   // The one met first is in the answer whatever the trial met (the data may have moved since).
   if (!found.some((failure) => failure.index === first.index)) found.push(first);

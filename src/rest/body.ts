@@ -51,7 +51,8 @@ export async function readDocument(c: Context, limit: number): Promise<Record<st
   return parsed;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not a list): what every member of a document that holds members must be. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

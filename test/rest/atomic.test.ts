@@ -6,7 +6,8 @@
  * `error` with the first, as the endpoint answered before); each changed resource gets one log
  * entry; the media type is the extension's; a good request costs the statements it did.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { AtomicWriter } from '../../src/data/atomic-writes.ts';
 import { providers } from '../support/databases.ts';
 import { JSON_UTF8, type RestResponse, restSuite } from './support.ts';
 
@@ -206,6 +207,24 @@ describe.each(providers)('atomic operations on %s', (provider) => {
       ['400', 'invalid_attribute', '/atomic:operations/0/data/attributes/gtin'],
       ['400', 'missing_field', '/atomic:operations/2/data/attributes/reference'],
     ]);
+  });
+
+  it('a trial that fails (a bug, an outage) answers the first refusal, and the log says why the others are not listed', async () => {
+    const trial = vi
+      .spyOn(AtomicWriter.prototype, 'failuresOfEach')
+      .mockRejectedValueOnce(new TypeError('a bug of the trial'));
+    try {
+      const res = await atomic([
+        { op: 'add', data: { type: 'brands', attributes: { reference: ' ' } } },
+        { op: 'add', data: { type: 'brands', attributes: { reference: ' ' } } },
+      ]);
+      expectRefusal(res, 400, 'invalid_attribute');
+      expect(pointed(res)).toEqual([['400', 'invalid_attribute', '/atomic:operations/0/data/attributes/reference']]);
+    } finally {
+      trial.mockRestore();
+    }
+    const [line] = api.env.t.logs().filter((l) => String(l.msg).includes('the trial'));
+    expect(line).toMatchObject({ level: 'warn', err: { message: 'a bug of the trial' } });
   });
 
   it('past 100 refused operations: 100 listed, meta.omitted_errors counts the rest', async () => {

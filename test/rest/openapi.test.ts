@@ -326,7 +326,14 @@ describe('the document lists every route the REST layer serves', () => {
   });
   afterAll(async () => database?.cleanup());
 
-  const rest = () => restApi({ db: database.db, basePath: '', maxBodyBytes: 1024 * 1024, trustProxy: 0 });
+  const rest = () =>
+    restApi({
+      db: database.db,
+      basePath: '',
+      maxBodyBytes: 1024 * 1024,
+      trustProxy: 0,
+      logger: createLogger('silent'),
+    });
   const webhooks = () =>
     webhookRoutes({
       endpoints: new Endpoints(database.db, new Targets({ allowHttp: false, allowedNetworks: [] }), systemClock),
