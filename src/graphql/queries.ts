@@ -75,13 +75,17 @@ export function filterFields(resource: ResourceDefinition): Map<string, FilterFi
   const on = (column: string, op: 'equals' | 'in' | 'gt' | 'lt') => (value: unknown, path: string) =>
     columnCondition(resource.type, column, op, value, path);
   fields.set('idIn', { type: ['Int'], condition: on('id', 'in'), reads: [] });
+  // What a filter on a plain attribute reads: the field its column is (localized text and small
+  // objects, whose parts have the columns, have no such filter).
+  const readsColumn = (column: string): NamedField[] => [[resource.type, keyOfColumn(resource.type, column)!]];
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     const column = attribute.column;
-    const reads: NamedField[] = [[resource.type, keyOfColumn(resource.type, column)!]];
     if (attribute.type === 'string' || attribute.type === 'integer' || attribute.type === 'boolean') {
       const type = attribute.type === 'string' ? 'String' : attribute.type === 'integer' ? 'Int' : 'Boolean';
+      const reads = readsColumn(column);
       fields.set(attributeField(resource, name, column), { type, condition: on(column, 'equals'), reads });
     } else if (attribute.type === 'datetime') {
+      const reads = readsColumn(column);
       const prefix = camel(name).replace(/Date$/, '');
       fields.set(`${prefix}After`, { type: 'DateTime', condition: on(column, 'gt'), reads });
       fields.set(`${prefix}Before`, { type: 'DateTime', condition: on(column, 'lt'), reads });
