@@ -17,6 +17,7 @@ import type { Provider } from '../db/url.ts';
 import { DomainError } from './errors.ts';
 import { INT32_MAX } from '../db/integers.ts';
 import { Sql } from '../db/sql.ts';
+import { quoted } from '../words.ts';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 
@@ -49,7 +50,7 @@ export function parseCursor(text: string, field: string): number {
   if (!/^\d{1,10}$/.test(text) || Number(text) > INT32_MAX)
     throw new DomainError(
       'bad_input',
-      `${field} must be a cursor from this service (a whole number as a string, e.g. "1234"; got ${JSON.stringify(text)})`,
+      `${field} must be a cursor from this service (a whole number as a string, e.g. "1234"; got ${quoted(text)})`,
       field,
       undefined,
       'invalid_parameter',

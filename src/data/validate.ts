@@ -18,6 +18,7 @@ import { DecimalInputError, parseDecimal } from '../db/decimal.ts';
 import { DomainError } from './errors.ts';
 import { formatNote, formatProblem } from './formats.ts';
 import { INT32_MAX, INT32_MIN, INT32_RANGE } from '../db/integers.ts';
+import { count, quoted } from '../words.ts';
 
 /** Longest text accepted in a string attribute (the spec gives none; this keeps master data sane). */
 export const MAX_TEXT_LENGTH = 4000;
@@ -30,7 +31,9 @@ const text = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const decimal = z.union([z.number(), z.string()]).transform((value, ctx) => {
+// Any value, so that parseDecimal words every refusal (Infinity, a JSON number past a double, is
+// out of range as over GraphQL, not "not a number").
+const decimal = z.unknown().transform((value, ctx) => {
   try {
     return parseDecimal(value);
   } catch (error) {
@@ -131,7 +134,7 @@ export function ruleProblem(attribute: Attribute, value: unknown): string | unde
     return `must not be blank${attribute.unique ? ': it identifies the resource' : ''}${attribute.nullable ? ' (null clears it)' : ''}`;
   if (attribute.format && typeof value === 'string') {
     const problem = formatProblem(attribute.format, value);
-    return problem && `${problem} (got ${describeValue(value)})`;
+    return problem && `${problem} (got ${quoted(value)})`;
   }
   const { minimum, exclusiveMinimum, maximum } = attribute;
   if (minimum === undefined && exclusiveMinimum === undefined && maximum === undefined) return undefined;
@@ -177,28 +180,18 @@ function typeAt(attribute: Attribute, path: readonly PropertyKey[]): AttributeTy
 function problemOf(attribute: Attribute, issue: z.core.$ZodIssue, value: unknown): string {
   const type = typeAt(attribute, issue.path);
   const given = issue.path.reduce<unknown>((v, key) => (v as Record<PropertyKey, unknown>)?.[key], value);
-  const got = ` (got ${describeValue(given)})`;
+  const got = ` (got ${quoted(given)})`;
   if (issue.code === 'unrecognized_keys') {
     const keys = attribute.type === 'localized' ? LOCALES : Object.keys((attribute.type as { object: object }).object);
     return `has no ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: its keys are ${keys.join(', ')}`;
   }
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && type !== undefined)
     return `must be ${article(typeof type === 'object' ? 'object' : type === 'localized' ? 'localized text' : type)}${got}`;
+  // Text too long is said by its length.
+  if (issue.code === 'too_big' && typeof given === 'string')
+    return `${issue.message} (got a string of ${count(given.length, 'character')})`;
   if (issue.code === 'too_big' || issue.code === 'too_small') return `${issue.message}${got}`;
   return issue.message;
-}
-
-/**
- * A value as a message quotes it: a number, boolean or null as JSON, a string quoted (its length
- * when long), lists and objects by what they are (never serialized: one may be nested thousands
- * deep).
- */
-function describeValue(value: unknown): string {
-  if (typeof value === 'string')
-    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
-  if (value !== null && typeof value === 'object') return 'an object';
-  return String(value);
 }
 
 function article(type: string): string {

@@ -20,6 +20,7 @@
  * provider and either API.
  */
 import { Decimal } from 'decimal.js';
+import { cut, quoted } from '../words.ts';
 
 export const MAX_SIGNIFICANT_DIGITS = 15;
 /** The columns are NUMERIC(65,30) on PostgreSQL. */
@@ -50,18 +51,18 @@ function outOfRange(got: string): DecimalInputError {
 export function parseDecimal(value: unknown): string {
   if (typeof value === 'number') return fromDouble(value, String(value));
   const text = typeof value === 'string' ? value.trim() : '';
-  if (!NUMERIC.test(text)) throw new DecimalInputError(`must be a number (got ${JSON.stringify(value)})`);
+  if (!NUMERIC.test(text)) throw new DecimalInputError(`must be a number (got ${quoted(value)})`);
   const decimal = new Decimal(text);
   if (decimal.precision(false) > MAX_SIGNIFICANT_DIGITS) {
-    throw new DecimalInputError(`may have at most ${MAX_SIGNIFICANT_DIGITS} significant digits (got ${text})`);
+    throw new DecimalInputError(`may have at most ${MAX_SIGNIFICANT_DIGITS} significant digits (got ${cut(text)})`);
   }
-  if (decimal.decimalPlaces() > MAX_SCALE || decimal.abs().gte(LIMIT)) throw outOfRange(text);
+  if (decimal.decimalPlaces() > MAX_SCALE || decimal.abs().gte(LIMIT)) throw outOfRange(cut(text));
   return decimal.toFixed();
 }
 
 /** A number written in a document (a GraphQL Int or Float literal), read as the double it stands for. */
 export function parseNumberLiteral(text: string): string {
-  return fromDouble(Number(text), text);
+  return fromDouble(Number(text), cut(text));
 }
 
 function fromDouble(value: number, got: string): string {

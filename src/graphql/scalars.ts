@@ -11,6 +11,7 @@ import {
   parseDecimal,
   parseNumberLiteral,
 } from '../db/decimal.ts';
+import { quoted } from '../words.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -25,7 +26,7 @@ function badInput(message: string): TypeError {
 function parseDateTime(value: unknown): Date {
   if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
     throw badInput(
-      `DateTime must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${JSON.stringify(value)})`,
+      `DateTime must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${quoted(value)})`,
     );
   }
   return new Date(value);

@@ -96,10 +96,39 @@ export interface ErrorObject {
   source?: { pointer: string };
 }
 
+/** The title of each code's error objects: a short summary, the same for every error of the code. */
+const TITLES: Record<HttpError['code'], string> = {
+  invalid_json: 'Invalid JSON',
+  invalid_parameter: 'Invalid parameter',
+  unknown_field: 'Unknown field',
+  missing_field: 'Missing field',
+  invalid_attribute: 'Invalid attribute',
+  invalid_relationship: 'Invalid relationship',
+  type_mismatch: 'Type mismatch',
+  conflict: 'Conflict',
+  bom_cycle: 'Bill of materials cycle',
+  precondition_failed: 'Precondition failed',
+  cursor_expired: 'Cursor expired',
+  idempotency_key_in_use: 'Idempotency key in use',
+  idempotency_key_reused: 'Idempotency key reused',
+  forbidden: 'Forbidden',
+  method_not_allowed: 'Method not allowed',
+  unsupported_media_type: 'Unsupported media type',
+  payload_too_large: 'Payload too large',
+  rate_limited: 'Rate limited',
+  service_unavailable: 'Service unavailable',
+  internal_error: 'Internal error',
+  not_found: 'Not found',
+};
+
 /** An HttpError as a JSON:API error object, `pointer` naming where in the request document it is. */
 export function errorObject(error: HttpError, pointer?: string): ErrorObject {
-  const title = error.code.charAt(0).toUpperCase() + error.code.slice(1).replaceAll('_', ' ');
-  const object: ErrorObject = { status: String(error.status), code: error.code, title, detail: error.message };
+  const object: ErrorObject = {
+    status: String(error.status),
+    code: error.code,
+    title: TITLES[error.code],
+    detail: error.message,
+  };
   if (pointer !== undefined) object.source = { pointer };
   return object;
 }
@@ -110,8 +139,13 @@ export function pointerOf(path: string): string {
     .replace(/\[(\d+)\]/g, '.$1')
     .split('.')
     .filter((part) => part !== '')
-    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .map((part) => `/${pointerToken(part)}`)
     .join('');
+}
+
+/** A member's name as one reference token of a JSON pointer (RFC 6901 §3: `~` is `~0`, `/` is `~1`). */
+export function pointerToken(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /**

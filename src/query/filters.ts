@@ -7,6 +7,7 @@
 import type { Filter } from '../resources/types.ts';
 import { keyOfColumn, type ScalarField, whereFields } from './fields.ts';
 import { type Operand, type Operator, type WhereNode, WhereInputError, operand } from './where.ts';
+import { quoted } from '../words.ts';
 
 /** The scalar field stored in `column` of `type`; a foreign key counts as a nullable integer. */
 function fieldOf(type: string, column: string): ScalarField {
@@ -95,7 +96,7 @@ export function filterWhere(type: string, filter: Filter, value: Operand, path: 
       return columnCondition(type, filter.column, 'gt', value, path);
     case 'gtin': {
       if (typeof value !== 'string' || !GTIN.test(value))
-        throw new WhereInputError(path, `must be a GTIN: 1 to 14 digits (got ${JSON.stringify(value)})`);
+        throw new WhereInputError(path, `must be a GTIN: 1 to 14 digits (got ${quoted(value)})`);
       // Stored with or without leading zeros: every spelling of the same number.
       const digits = value.replace(/^0+/, '');
       const spellings = Array.from(

@@ -16,6 +16,7 @@ import { unstorableText } from '../db/text.ts';
 import { camel } from '../resources/names.ts';
 import type { ScalarType } from '../resources/types.ts';
 import { type ScalarField, type ToManyLink, type ToOneLink, type WhereField, whereFields } from './fields.ts';
+import { quoted } from '../words.ts';
 
 export type Operator =
   | 'equals'
@@ -132,7 +133,7 @@ type Place = 'top' | 'toOne' | 'quantified';
 
 function objectAt(input: unknown, path: string, what: string): Record<string, unknown> {
   if (input === null || typeof input !== 'object' || Array.isArray(input))
-    throw new WhereInputError(path, `must be ${what} (got ${describe(input)})`);
+    throw new WhereInputError(path, `must be ${what} (got ${quoted(input)})`);
   return input as Record<string, unknown>;
 }
 
@@ -155,7 +156,7 @@ function readWhere(
     if (value === undefined) continue;
     const at = `${path}.${key}`;
     if (key === 'AND' || key === 'OR') {
-      if (!Array.isArray(value)) throw new WhereInputError(at, `must be a list of conditions (got ${describe(value)})`);
+      if (!Array.isArray(value)) throw new WhereInputError(at, `must be a list of conditions (got ${quoted(value)})`);
       if (value.length > WHERE_LIMITS.values)
         throw new WhereInputError(at, `holds ${value.length} conditions: at most ${WHERE_LIMITS.values}`);
       items.push({
@@ -235,7 +236,7 @@ function readToOne(link: ToOneLink, value: unknown, path: string, reading: Readi
   const isNull = object.isNull;
   if (isNull === undefined) return { kind: 'toOne', link, where };
   if (typeof isNull !== 'boolean')
-    throw new WhereInputError(`${path}.isNull`, `must be true or false (got ${describe(isNull)})`);
+    throw new WhereInputError(`${path}.isNull`, `must be true or false (got ${quoted(isNull)})`);
   const empty: WhereNode = { kind: 'empty', link };
   const rest = Object.entries(object).filter(([k, v]) => k !== 'isNull' && v !== undefined);
   if (isNull) {
@@ -272,7 +273,7 @@ function readScalar(field: ScalarField, input: unknown, path: string, reading: R
 function readOperator(field: ScalarField, op: string, value: unknown, path: string, reading: Reading): WhereNode {
   switch (op) {
     case 'isNull':
-      if (typeof value !== 'boolean') throw new WhereInputError(path, `must be true or false (got ${describe(value)})`);
+      if (typeof value !== 'boolean') throw new WhereInputError(path, `must be true or false (got ${quoted(value)})`);
       return value
         ? { kind: 'compare', field, op: 'isNull', value }
         : not({ kind: 'compare', field, op: 'isNull', value: true });
@@ -280,7 +281,7 @@ function readOperator(field: ScalarField, op: string, value: unknown, path: stri
       return not({ kind: 'compare', field, op: 'equals', value: operand(field.type, value, path) });
     case 'in':
     case 'notIn': {
-      if (!Array.isArray(value)) throw new WhereInputError(path, `must be a list (got ${describe(value)})`);
+      if (!Array.isArray(value)) throw new WhereInputError(path, `must be a list (got ${quoted(value)})`);
       if (value.length > WHERE_LIMITS.values)
         throw new WhereInputError(path, `holds ${value.length} values: at most ${WHERE_LIMITS.values}`);
       const values = value.map((v, i) => {
@@ -310,7 +311,7 @@ function not(item: WhereNode): WhereNode {
 export function operand(type: ScalarType, value: unknown, path: string): Operand {
   switch (type) {
     case 'string': {
-      if (typeof value !== 'string') throw new WhereInputError(path, `must be text (got ${describe(value)})`);
+      if (typeof value !== 'string') throw new WhereInputError(path, `must be text (got ${quoted(value)})`);
       if (value.length > WHERE_LIMITS.textLength)
         throw new WhereInputError(path, `is ${value.length} characters long: at most ${WHERE_LIMITS.textLength}`);
       const problem = unstorableText(value);
@@ -319,7 +320,7 @@ export function operand(type: ScalarType, value: unknown, path: string): Operand
     }
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX)
-        throw new WhereInputError(path, `must be ${INT32_RANGE} (got ${describe(value)})`);
+        throw new WhereInputError(path, `must be ${INT32_RANGE} (got ${quoted(value)})`);
       return value;
     case 'decimal':
       try {
@@ -329,7 +330,7 @@ export function operand(type: ScalarType, value: unknown, path: string): Operand
         throw error;
       }
     case 'boolean':
-      if (typeof value !== 'boolean') throw new WhereInputError(path, `must be true or false (got ${describe(value)})`);
+      if (typeof value !== 'boolean') throw new WhereInputError(path, `must be true or false (got ${quoted(value)})`);
       return value;
     case 'datetime':
       return dateOperand(value, path);
@@ -343,18 +344,8 @@ function dateOperand(value: unknown, path: string): Date {
   if (typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value);
   throw new WhereInputError(
     path,
-    `must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${describe(value)})`,
+    `must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z (got ${quoted(value)})`,
   );
-}
-
-/** A value as a message shows it: short, and never a whole list or object. */
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `a list of ${value.length}`;
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  return String(value);
 }
 
 /**

@@ -17,7 +17,7 @@
 import type { Context } from 'hono';
 import { DomainError } from '../data/errors.ts';
 import { MAX_LISTED_ERRORS } from '../data/error-list.ts';
-import { ERROR_HEADERS, errorObject, fromDomainError, HttpError, pointerOf } from '../http/errors.ts';
+import { ERROR_HEADERS, errorObject, fromDomainError, HttpError, pointerOf, pointerToken } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { isObject } from './body.ts';
 
@@ -46,19 +46,29 @@ function fieldPointer(operation: unknown, field: string | undefined): string {
   const ref = isObject(operation.ref) ? operation.ref : undefined;
   if (typeof ref?.relationship === 'string') {
     const item = /^items\[(\d+)\]\.(.+)$/s.exec(field);
-    return item ? `/data/${item[1]}${memberPointer('product_structure_items', item[2]!)}` : '/data';
+    const given = item && Array.isArray(operation.data) ? operation.data[Number(item[1])] : undefined;
+    return item ? `/data/${item[1]}${memberPointer('product_structure_items', item[2]!, given)}` : '/data';
   }
   const data = isObject(operation.data) ? operation.data : undefined;
   const type = data?.type ?? ref?.type;
-  return typeof type === 'string' ? `/data${memberPointer(type, field)}` : '';
+  return typeof type === 'string' ? `/data${memberPointer(type, field, data)}` : '';
 }
 
-/** A field of a resource object of `type` (`shelf_life.value`, `unit`) as a pointer into the object; '' for none of its members. */
-function memberPointer(type: string, field: string): string {
+/**
+ * A field of a resource object of `type` (`shelf_life.value`, `unit`) as a pointer into the
+ * object `given`; a member the type does not have (an unknown attribute, `"a/b~c"`) by its name
+ * whole, where the object gives it; '' for none of its members.
+ */
+function memberPointer(type: string, field: string, given: unknown): string {
   const resource = resourceByType(type);
+  for (const member of ['attributes', 'relationships'] as const) {
+    const members = isObject(given) ? given[member] : undefined;
+    if (!resource?.[member][field] && isObject(members) && Object.hasOwn(members, field))
+      return `/${member}/${pointerToken(field)}`;
+  }
   const name = /^[^.[]*/.exec(field)![0];
   if (resource?.attributes[name]) return `/attributes${pointerOf(field)}`;
-  if (resource?.relationships[name]) return `/relationships/${name}`;
+  if (resource?.relationships[name]) return `/relationships/${pointerToken(name)}`;
   return '';
 }
 

@@ -31,6 +31,7 @@ import { REST_ROUTES, type RestOperation, type RestRoute } from './routes.ts';
 import type { Access } from '../permissions/access.ts';
 import type { RequestLoaders } from '../data/request.ts';
 import type { Logger } from '../observability/logger.ts';
+import { quoted } from '../words.ts';
 
 export const ATOMIC_EXTENSION = 'https://jsonapi.org/ext/atomic';
 export const ATOMIC_MEDIA_TYPE = `application/vnd.api+json; ext="${ATOMIC_EXTENSION}"`;
@@ -68,7 +69,7 @@ function requireAtomicType(c: Context): void {
     throw new HttpError(
       415,
       'unsupported_media_type',
-      `POST /operations takes ${ATOMIC_MEDIA_TYPE} (got ${JSON.stringify(type || 'none')})`,
+      `POST /operations takes ${ATOMIC_MEDIA_TYPE} (got ${quoted(type || 'none')})`,
     );
 }
 
@@ -203,7 +204,7 @@ class OperationRunner {
     if (!isObject(operation)) throw bad('an operation must be an object {"op": ..., "ref"?: ..., "data"?: ...}');
     const { op } = operation;
     if (op !== 'add' && op !== 'update' && op !== 'remove')
-      throw bad(`op must be "add", "update" or "remove" (got ${JSON.stringify(op ?? null)})`, 'invalid_json', 'op');
+      throw bad(`op must be "add", "update" or "remove" (got ${quoted(op ?? null)})`, 'invalid_json', 'op');
     const options = this.conditions(operation.meta);
     if (isObject(operation.ref) && operation.ref.relationship !== undefined)
       return this.relationship(op, this.ref(operation.ref, 'ref'), this.linkage(operation.data, 'data'), options);
@@ -253,11 +254,7 @@ class OperationRunner {
       );
     const { lid, ...resource } = data;
     if (lid !== undefined && (typeof lid !== 'string' || lid === '' || this.lids.has(lid)))
-      throw bad(
-        `lid must be a string not used before in the request (got ${JSON.stringify(lid)})`,
-        'invalid_json',
-        'data.lid',
-      );
+      throw bad(`lid must be a string not used before in the request (got ${quoted(lid)})`, 'invalid_json', 'data.lid');
     const id = await this.context.writer.create(type, writeInput(resource, type, 'data'));
     if (typeof lid === 'string') this.lids.set(lid, { type, id });
     return { type, id };
@@ -306,7 +303,7 @@ class OperationRunner {
     if (meta === undefined) return {};
     const version = isObject(meta) ? meta.version : undefined;
     if (!Number.isInteger(version) || (version as number) < 1)
-      throw bad(`meta must be {"version": N}, the version read (got ${JSON.stringify(meta)})`, 'invalid_json', 'meta');
+      throw bad(`meta must be {"version": N}, the version read (got ${quoted(meta)})`, 'invalid_json', 'meta');
     return { expectedVersion: version as number };
   }
 
@@ -319,7 +316,7 @@ class OperationRunner {
     const id = typeof value.id === 'string' ? idFromText(value.id) : value.id;
     if (!isId(id))
       throw bad(
-        `${where}.id must be ${ID_RANGE}, the id of a resource of type ${value.type} (got ${JSON.stringify(value.id ?? null)})`,
+        `${where}.id must be ${ID_RANGE}, the id of a resource of type ${value.type} (got ${quoted(value.id ?? null)})`,
         'invalid_json',
         `${where}.id`,
       );
@@ -331,7 +328,7 @@ class OperationRunner {
     const found = typeof lid === 'string' ? this.lids.get(lid) : undefined;
     if (!found || found.type !== type)
       throw bad(
-        `${where}.lid ${JSON.stringify(lid)} is not the lid of a resource of type ${type} added earlier in the request`,
+        `${where}.lid ${quoted(lid)} is not the lid of a resource of type ${type} added earlier in the request`,
         'invalid_relationship',
         `${where}.lid`,
       );

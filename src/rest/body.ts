@@ -13,6 +13,7 @@ import { HttpError } from '../http/errors.ts';
 import { decodeUtf8 } from '../http/input.ts';
 import { resourceByType } from '../resources/registry.ts';
 import type { AttributeType } from '../resources/types.ts';
+import { quoted } from '../words.ts';
 
 const JSON_TYPES = /^application\/(vnd\.api\+)?json\s*(;|$)/i;
 
@@ -36,7 +37,7 @@ export async function readDocument(c: Context, limit: number): Promise<Record<st
     throw new HttpError(
       415,
       'unsupported_media_type',
-      `the body must be application/json or application/vnd.api+json (got ${JSON.stringify(type || 'none')})`,
+      `the body must be application/json or application/vnd.api+json (got ${quoted(type || 'none')})`,
     );
   }
   const text = decodeUtf8(await readBody(c, limit));
@@ -60,7 +61,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 function identifierId(value: unknown, where: string): number {
   const id = typeof value === 'string' ? idFromText(value) : value;
   if (isId(id)) return id;
-  throw bad('invalid_relationship', `${where}.id must be ${ID_RANGE} (got ${JSON.stringify(value)})`, `${where}.id`);
+  throw bad('invalid_relationship', `${where}.id must be ${ID_RANGE} (got ${quoted(value)})`, `${where}.id`);
 }
 
 /** A resource identifier `{type, id}` of the expected type. */
@@ -72,7 +73,7 @@ export function identifier(value: unknown, expectedType: string, where: string):
       where,
     );
   if (value.type !== expectedType)
-    throw mismatch(`${where}.type must be ${expectedType} (got ${JSON.stringify(value.type)})`, `${where}.type`);
+    throw mismatch(`${where}.type must be ${expectedType} (got ${quoted(value.type)})`, `${where}.type`);
   return identifierId(value.id, where);
 }
 
@@ -105,12 +106,9 @@ export function writeInput(value: unknown, type: string, where: string, pathId?:
   if (!isObject(value))
     throw bad('invalid_json', `${where} must be a resource object {"type": "${type}", "attributes": {...}}`, where);
   if (value.type !== type)
-    throw mismatch(`${where}.type must be ${type} (got ${JSON.stringify(value.type ?? null)})`, `${where}.type`);
+    throw mismatch(`${where}.type must be ${type} (got ${quoted(value.type ?? null)})`, `${where}.type`);
   if (pathId !== undefined && value.id !== undefined && value.id !== null && String(value.id) !== String(pathId)) {
-    throw mismatch(
-      `${where}.id ${JSON.stringify(value.id)} does not match the id in the path (${pathId})`,
-      `${where}.id`,
-    );
+    throw mismatch(`${where}.id ${quoted(value.id)} does not match the id in the path (${pathId})`, `${where}.id`);
   }
   const attributes = value.attributes ?? {};
   if (!isObject(attributes))
@@ -125,7 +123,7 @@ export function writeInput(value: unknown, type: string, where: string, pathId?:
     if (field !== undefined)
       throw bad(
         'invalid_attribute',
-        `${where}.attributes.${name}${field} must be a JSON number (got the string ${JSON.stringify(field ? (given as Record<string, unknown>)[field.slice(1)] : given)})`,
+        `${where}.attributes.${name}${field} must be a JSON number (got the string ${quoted(field ? (given as Record<string, unknown>)[field.slice(1)] : given)})`,
         `${where}.attributes.${name}${field}`,
       );
   }

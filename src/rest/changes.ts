@@ -21,6 +21,7 @@ import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
 import { apiBase } from './documents.ts';
+import { quoted } from '../words.ts';
 
 export const CHANGES_PATH = '/changes';
 export const DEFAULT_CHANGES_PER_PAGE = 100;
@@ -47,7 +48,7 @@ function parseChangesQuery(url: URL): ChangesQuery {
     else if (name === 'type') query.types = parseTypes(value);
     else if (name === 'per_page') {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_CHANGES_PER_PAGE)
-        throw invalid(`per_page must be an integer from 1 to ${MAX_CHANGES_PER_PAGE} (got ${JSON.stringify(value)})`);
+        throw invalid(`per_page must be an integer from 1 to ${MAX_CHANGES_PER_PAGE} (got ${quoted(value)})`);
       query.perPage = Number(value);
     } else throw invalid(`unknown query parameter ${name}; /changes takes after, type and per_page`);
   }
@@ -67,9 +68,7 @@ function parseTypes(value: string): string[] {
   if (types.length === 0) throw invalid('type must name at least one resource type');
   for (const type of types) {
     if (!resourceByType(type))
-      throw invalid(
-        `type ${JSON.stringify(type)} is not a resource type; one of: ${resources.map((r) => r.type).join(', ')}`,
-      );
+      throw invalid(`type ${quoted(type)} is not a resource type; one of: ${resources.map((r) => r.type).join(', ')}`);
   }
   return types;
 }

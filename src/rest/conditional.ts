@@ -18,6 +18,7 @@ import type { WriteOptions } from '../data/writes.ts';
 import { definition } from '../data/columns.ts';
 import { resources } from '../resources/registry.ts';
 import type { Access } from '../permissions/access.ts';
+import { quoted } from '../words.ts';
 
 /**
  * The document format, for what the registry does not show (links, meta). Raise it whenever
@@ -50,7 +51,7 @@ function parseTags(header: string, name: string): '*' | EntityTag[] {
       throw new HttpError(
         400,
         'invalid_parameter',
-        `the ${name} header must be * or a list of entity tags such as "3-5d41402a" (got ${JSON.stringify(header)})`,
+        `the ${name} header must be * or a list of entity tags such as "3-5d41402a" (got ${quoted(header)})`,
       );
     tags.push({ weak: match[1] !== undefined, opaque: match[2]! });
     rest = rest.slice(match[0].length);

@@ -12,6 +12,7 @@ import type { Filter } from '../resources/types.ts';
 import type { RestRoute } from './routes.ts';
 import { mayFilter } from './authorize.ts';
 import type { Access } from '../permissions/access.ts';
+import { quoted } from '../words.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 50;
@@ -63,18 +64,16 @@ function filterValue(name: string, filter: Filter, value: string): string | numb
   switch (filter.kind) {
     case 'integer': {
       const integer = int32FromText(value);
-      if (integer === undefined) throw invalid(`${name} must be ${INT32_RANGE} (got ${JSON.stringify(value)})`);
+      if (integer === undefined) throw invalid(`${name} must be ${INT32_RANGE} (got ${quoted(value)})`);
       return integer;
     }
     case 'flag':
-      if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${JSON.stringify(value)})`);
+      if (value !== '0' && value !== '1') throw invalid(`${name} must be 0 or 1 (got ${quoted(value)})`);
       return value === '1';
     case 'after': {
       const date = atomDate(value);
       if (!date)
-        throw invalid(
-          `${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${JSON.stringify(value)})`,
-        );
+        throw invalid(`${name} must be an ATOM date-time such as 2026-01-31T12:00:00+00:00 (got ${quoted(value)})`);
       return date;
     }
     case 'equals':
@@ -172,17 +171,17 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
         const relationship = includes.get(spelling);
         if (!relationship)
           throw invalid(
-            `include ${JSON.stringify(spelling)} is not allowed here; ${includes.size > 0 ? `allowed: ${[...includes.keys()].join(', ')}` : 'nothing can be included here'}`,
+            `include ${quoted(spelling)} is not allowed here; ${includes.size > 0 ? `allowed: ${[...includes.keys()].join(', ')}` : 'nothing can be included here'}`,
           );
         if (!query.include.includes(relationship)) query.include.push(relationship);
       }
     } else if (route.operation === 'list' && name === 'page') {
       const page = idFromText(value);
-      if (page === undefined) throw invalid(`page must be ${ID_RANGE} (got ${JSON.stringify(value)})`);
+      if (page === undefined) throw invalid(`page must be ${ID_RANGE} (got ${quoted(value)})`);
       query.page = page;
     } else if (route.operation === 'list' && name === 'per_page') {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE) {
-        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${JSON.stringify(value)})`);
+        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${quoted(value)})`);
       }
       query.perPage = Number(value);
     } else if (

@@ -18,6 +18,7 @@ import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { type EndpointView, type Endpoints, messageId } from '../webhooks/endpoints.ts';
 import { readDocument } from './body.ts';
 import { apiBase } from './documents.ts';
+import { quoted } from '../words.ts';
 
 export const WEBHOOKS_PATH = '/webhooks';
 const DEFAULT_PER_PAGE = 25;
@@ -33,11 +34,11 @@ function pageOf(url: URL): { page: number; perPage: number } {
   for (const [name, value] of url.searchParams) {
     if (name === 'page') {
       const n = idFromText(value);
-      if (n === undefined) throw invalid(`page must be a whole number >= 1 (got ${JSON.stringify(value)})`);
+      if (n === undefined) throw invalid(`page must be a whole number >= 1 (got ${quoted(value)})`);
       page = n;
     } else if (name === 'per_page') {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE)
-        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${JSON.stringify(value)})`);
+        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${quoted(value)})`);
       perPage = Number(value);
     } else throw invalid(`unknown query parameter ${name}; this takes page and per_page`);
   }
@@ -77,7 +78,7 @@ async function attributesIn(c: Context, limit: number): Promise<unknown> {
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new HttpError(400, 'invalid_json', 'the body must be {"data": {"type": "webhooks", "attributes": {...}}}');
   if (data.type !== 'webhooks')
-    throw new HttpError(409, 'type_mismatch', `data.type must be "webhooks" (got ${JSON.stringify(data.type)})`);
+    throw new HttpError(409, 'type_mismatch', `data.type must be "webhooks" (got ${quoted(data.type)})`);
   const unknown = Object.keys(data).find((k) => !['type', 'id', 'attributes'].includes(k));
   if (unknown) throw new HttpError(400, 'unknown_field', `data.${unknown} is not a member of a webhook document`);
   return data.attributes ?? {};

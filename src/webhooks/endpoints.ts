@@ -19,6 +19,7 @@ import { ownRowOnly, WhereInputError } from '../query/where.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
 import type { Targets } from './targets.ts';
 import { typeWhere } from './where.ts';
+import { quoted } from '../words.ts';
 
 export const OPS = ['created', 'updated', 'deleted'] as const;
 export type Op = (typeof OPS)[number];
@@ -91,9 +92,9 @@ export function viewOf(row: Row): EndpointView {
 
 function stringList(value: unknown, field: string, allowed: readonly string[], what: string): string[] {
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
-    throw bad(field, `must be an array of ${what} (got ${JSON.stringify(value)})`);
+    throw bad(field, `must be an array of ${what} (got ${quoted(value)})`);
   const unknown = (value as string[]).find((v) => !allowed.includes(v));
-  if (unknown !== undefined) throw bad(field, `names ${JSON.stringify(unknown)}, not one of ${allowed.join(', ')}`);
+  if (unknown !== undefined) throw bad(field, `names ${quoted(unknown)}, not one of ${allowed.join(', ')}`);
   return [...new Set(value as string[])];
 }
 

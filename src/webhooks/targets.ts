@@ -15,6 +15,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { quoted } from '../words.ts';
 
 /** How names are resolved: node:dns's lookup with `all: true` (tests hand in their own to rebind a name). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -192,7 +193,7 @@ export class Targets {
     try {
       url = new URL(text);
     } catch {
-      return `must be an absolute URL (got ${JSON.stringify(text)})`;
+      return `must be an absolute URL (got ${quoted(text)})`;
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowHttp))
       return this.policy.allowHttp

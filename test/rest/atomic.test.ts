@@ -209,6 +209,29 @@ describe.each(providers)('atomic operations on %s', (provider) => {
     ]);
   });
 
+  it('an unknown member is pointed at by its name (RFC 6901 escaped); titles read as words', async () => {
+    const res = await atomic([
+      { op: 'add', data: { type: 'brands', attributes: { reference: api.unique('B'), 'a/b~c': 1 } } },
+      {
+        op: 'add',
+        data: {
+          type: 'brands',
+          attributes: { reference: api.unique('B') },
+          relationships: { 'x/y': { data: null } },
+        },
+      },
+      { op: 'frobnicate' },
+    ]);
+    expectRefusal(res, 400, 'unknown_field');
+    expect(
+      res.body.errors.map((e: { title: string; source: { pointer: string } }) => [e.title, e.source.pointer]),
+    ).toEqual([
+      ['Unknown field', '/atomic:operations/0/data/attributes/a~1b~0c'],
+      ['Unknown field', '/atomic:operations/1/data/relationships/x~1y'],
+      ['Invalid JSON', '/atomic:operations/2/op'],
+    ]);
+  });
+
   it('a trial that fails (a bug, an outage) answers the first refusal, and the log says why the others are not listed', async () => {
     const trial = vi
       .spyOn(AtomicWriter.prototype, 'failuresOfEach')

@@ -110,6 +110,45 @@ describe.each(providers)('messages of bad nested input on %s', (provider) => {
     expect(res.body.error.message).toContain(message);
   });
 
+  it('a JSON number past a double (1e400) is out of range, in the words GraphQL says it in', async () => {
+    const product = await api.create('products');
+    const rest = await api.request('PATCH', `/products/${product.id}`, {
+      raw: '{"data":{"type":"products","attributes":{"nlc":1e400}}}',
+    });
+    expectShapeB(rest, 400, 'invalid_attribute');
+    const range = 'is out of range (at most 35 digits before and 30 after the point; got ';
+    expect(rest.body.error.message).toBe(`nlc ${range}Infinity)`);
+    const gql = await api.env.gql(`mutation { updateProduct(id: ${product.id}, input: { nlc: 1e400 }) { id } }`);
+    expect(gql.body.errors?.[0]?.message).toContain(`${range}1e400)`);
+    expect((await api.get(`/products/${product.id}`)).body.data.meta.version).toBe(1);
+  });
+
+  it('a long value is quoted in a message by its first 40 characters, not whole', async () => {
+    const long = `${'1'.repeat(10_000)}x`;
+    const cut = `"${'1'.repeat(40)}..."`;
+    for (const path of [`/products?gtin=${long}`, `/products?page=${long}`, `/products?include=${long}`]) {
+      const res = await api.request('GET', path);
+      expectShapeB(res, 400, 'invalid_parameter');
+      expect(res.body.error.message).toContain(cut);
+      expect(res.body.error.message.length).toBeLessThan(300);
+    }
+    const product = await api.create('products');
+    const body = await api.patch(`/products/${product.id}`, {
+      data: { type: 'products', attributes: { consumer_price: long } },
+    });
+    expectShapeB(body, 400, 'invalid_attribute');
+    expect(body.body.error.message).toBe(
+      `data.attributes.consumer_price must be a JSON number (got the string ${cut})`,
+    );
+    const digits = await api.env.gql(
+      `mutation($v: Decimal) { updateProduct(id: ${product.id}, input: { nlc: $v }) { id } }`,
+      { v: long.slice(0, -1) },
+    );
+    const [error] = digits.body.errors ?? [];
+    expect(error?.message).toContain(`at most 15 significant digits (got ${'1'.repeat(40)}...)`);
+    expect(error!.message.length).toBeLessThan(300);
+  });
+
   describe('numbers computed in floating point', () => {
     const gql = (query: string, variables?: Record<string, unknown>) => api.env.gql(query, variables);
 
