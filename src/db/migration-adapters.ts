@@ -2,6 +2,9 @@
  * Driver adapters for the Prisma CLI's WebAssembly schema engine (migrate deploy, migrate diff).
  * The application's own client is built in ./client.ts.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type Sqlite from 'better-sqlite3';
@@ -17,10 +20,32 @@ export function sqliteMigrationAdapter(url: string): PrismaBetterSQLite3 {
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
-    registerSqliteFunctions((adapter as unknown as { client: Sqlite.Database }).client);
+    registerSqliteFunctions(sqliteConnectionOf(adapter));
     return adapter;
   };
   return factory;
+}
+
+/**
+ * The better-sqlite3 connection a connected adapter of @prisma/adapter-better-sqlite3 holds. The
+ * package gives no way to it: it is the adapter's private `client` (6.19), so it is checked, and
+ * an upgrade that renamed it fails `prisma migrate` with a message that says so, not a TypeError.
+ */
+export function sqliteConnectionOf(adapter: unknown): Sqlite.Database {
+  const client = (adapter as { client?: Partial<Sqlite.Database> } | undefined)?.client;
+  if (typeof client?.function !== 'function' || typeof client.aggregate !== 'function')
+    throw new Error(
+      `@prisma/adapter-better-sqlite3 ${adapterVersion()} keeps its better-sqlite3 connection elsewhere than the ` +
+        '`client` member 6.19 had: src/db/migration-adapters.ts cannot register the functions migrations use (search_fold)',
+    );
+  return client as Sqlite.Database;
+}
+
+/** The installed adapter's version (its package.json, which the package does not export: found beside its entry point). */
+function adapterVersion(): string {
+  const entry = createRequire(import.meta.url).resolve('@prisma/adapter-better-sqlite3');
+  const file = join(dirname(entry), '..', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 const PG_NAME_OID = 19;
