@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono, type Context } from 'hono';
+import { html } from 'hono/html';
 import { API_TITLE, openApiDocument } from './openapi.ts';
 import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 
@@ -119,9 +120,10 @@ const PAGE_HEADERS = {
  * The page with an access token in it, for the page's script to authorize with. Never kept by a
  * cache, as GraphiQL's page with its token (src/graphql/http.ts); framing is refused already.
  */
-function pageWithToken(c: Context, token: string): Response {
-  const html = pageHtml(`\n    <meta name="access-token" content="${token}">`);
-  return c.html(html, 200, { ...PAGE_HEADERS, 'Cache-Control': 'no-store' });
+async function pageWithToken(c: Context, token: string): Promise<Response> {
+  // Escaped as HTML (hono's html), whatever the token holds: it is text in an attribute.
+  const head = await html`\n    <meta name="access-token" content="${token}">`;
+  return c.html(pageHtml(head), 200, { ...PAGE_HEADERS, 'Cache-Control': 'no-store' });
 }
 
 /** The page's files, read once on first use (Swagger UI's bundle is 1.7 MB: not read by apps that never serve it). */

@@ -45,6 +45,7 @@ import { Endpoints } from '../../src/webhooks/endpoints.ts';
 import { Targets } from '../../src/webhooks/targets.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { restApi } from '../../src/rest/api.ts';
+import { apiDocs } from '../../src/rest/docs.ts';
 import { CHANGES_PATH, MAX_CHANGES_PER_PAGE } from '../../src/rest/changes.ts';
 import { API_TITLE, openApiDocument, openApiPath } from '../../src/rest/openapi.ts';
 import { DEFAULT_PER_PAGE, includeValues, MAX_PER_PAGE } from '../../src/rest/query.ts';
@@ -477,6 +478,15 @@ describe('GET /openapi.json and GET /docs, open', () => {
     }
     const production = testApp(database, { seedDemoData: false });
     expect(pageToken(await (await docsPage(production, '127.0.0.1')).text())).toBeUndefined();
+  });
+
+  it('the token is written into the page as HTML text, escaped', async () => {
+    const docs = apiDocs({ basePath: '', pageToken: async () => 'a"><script>alert(1)</script>&' });
+    const page = await (await docs.fetch(new Request('http://localhost/docs'))).text();
+    expect(page).toContain(
+      '<meta name="access-token" content="a&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&amp;">',
+    );
+    expect(page).not.toContain('<script>alert');
   });
 
   it("the token endpoint takes what Swagger UI's client credentials flow sends", async () => {
