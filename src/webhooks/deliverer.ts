@@ -22,7 +22,6 @@ import { changeObject } from '../data/change-document.ts';
 import { type ChangeEntry, changesAfter } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
 import { readableTypes, roleViews } from '../data/role-changes.ts';
-import { statesAround } from '../data/role-state.ts';
 import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
 import { setMaxListeners } from 'node:events';
@@ -32,10 +31,7 @@ import type { Pacer } from './pacer.ts';
 import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
 import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
 import type { Targets } from './targets.ts';
-import { endpointWhere, meetingAsSeen } from './where.ts';
-import type { WhereNode } from '../query/where.ts';
-/** An endpoint's where names what its owner's role no longer sees: it cannot tell which entries to send. */
-class UnseenWhere extends Error {}
+import { EndpointFilter, UnseenWhere } from './where.ts';
 
 /** Entries read per statement. */
 const PAGE = 500;
@@ -132,8 +128,7 @@ export class Deliverer implements Recorded {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly abort = new AbortController();
   private readonly agents: Agents;
-  /** The endpoint's where, as read for the owner's role (an Access; undefined for admin). */
-  private where: { access: Access | undefined; where: ReadonlyMap<string, WhereNode> } | undefined;
+  private readonly where: EndpointFilter;
   private readonly url: URL;
   private inFlight = 0;
   /** A call waits for the pacer's next free permit. */
@@ -163,6 +158,7 @@ export class Deliverer implements Recorded {
     this.writtenHealth = endpoint.status;
     this.agents = agentsFor(this.policy.targets, this.policy.concurrency);
     this.url = new URL(endpoint.url);
+    this.where = new EndpointFilter(viewOf(endpoint).where);
     // One listener per call in flight.
     setMaxListeners(0, this.abort.signal);
   }
@@ -268,38 +264,7 @@ export class Deliverer implements Recorded {
     const shown = views.filter(
       (entry): entry is ChangeEntry => entry !== null && (ops.length === 0 || ops.includes(entry.op)),
     );
-    if (!this.endpoint.where_filter) return shown;
-    const wheres = this.whereFor(access);
-    const states = await statesAround(this.db.primary, shown, (type) => wheres.has(type));
-    const kept = new Set<ChangeEntry>();
-    for (const [type, where] of wheres) {
-      const entries = shown.filter((entry) => entry.type === type);
-      const rows = entries.map((entry) => {
-        const around = states.get(entry.seq);
-        return entry.op === 'deleted' ? around?.before : around?.after;
-      });
-      const meets = await meetingAsSeen(this.db.primary, access, where, rows);
-      for (const [i, entry] of entries.entries()) if (meets[i]) kept.add(entry);
-    }
-    return shown.filter((entry) => !wheres.has(entry.type) || kept.has(entry));
-  }
-
-  /**
-   * The endpoint's where as its owner's role may name it now (worked out again when the role is
-   * read again); UnseenWhere when it names a field the role no longer sees.
-   */
-  private whereFor(access: Access | undefined): ReadonlyMap<string, WhereNode> {
-    if (!this.where || this.where.access !== access) {
-      const where = new Map<string, WhereNode>();
-      const lost: string[] = [];
-      for (const [type, node] of endpointWhere(viewOf(this.endpoint).where, access))
-        if (node) where.set(type, node);
-        else lost.push(type);
-      if (lost.length > 0)
-        throw new UnseenWhere(`its where on ${lost.join(', ')} names a field its owner's role no longer sees`);
-      this.where = { access, where };
-    }
-    return this.where.where;
+    return this.where.select(this.db.primary, access, shown);
   }
 
   private queue(entry: ChangeEntry): void {

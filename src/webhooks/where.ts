@@ -5,6 +5,8 @@
  * entries an endpoint is sent can never tell a value the role may not see.
  */
 import { rowsFor } from '../data/authorize.ts';
+import type { ChangeEntry } from '../data/changes.ts';
+import { statesAround } from '../data/role-state.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { Access } from '../permissions/access.ts';
 import { matches } from '../permissions/matches.ts';
@@ -20,7 +22,7 @@ type EndpointWhere = ReadonlyMap<string, WhereNode | null>;
  * (admin: undefined). A filter that names a field the role cannot see (its role changed since it
  * was written) is null.
  */
-export function endpointWhere(where: Record<string, unknown> | null, access: Access | undefined): EndpointWhere {
+function endpointWhere(where: Record<string, unknown> | null, access: Access | undefined): EndpointWhere {
   return new Map(
     Object.entries(where ?? {}).map(([type, input]) => {
       try {
@@ -64,7 +66,7 @@ function linksOf(node: WhereNode, found = new Map<string, string>()): Map<string
  * them: a foreign key to a row it cannot see counts as empty. One statement per related type the
  * role sees only some rows of.
  */
-export async function meetingAsSeen(
+async function meetingAsSeen(
   source: DataSource,
   access: Access | undefined,
   where: WhereNode,
@@ -85,4 +87,49 @@ export async function meetingAsSeen(
     for (const [column, ids] of hidden) if (ids.has(row[column] as number)) seen = { ...seen, [column]: null };
     return matches(where, seen);
   });
+}
+
+/** An endpoint's where names what its owner's role no longer sees: it cannot tell which entries to send. */
+export class UnseenWhere extends Error {}
+
+/** An endpoint's where, read for its owner's role and read again when the role is. */
+export class EndpointFilter {
+  private read: { access: Access | undefined; where: ReadonlyMap<string, WhereNode> } | undefined;
+
+  constructor(private readonly input: Record<string, unknown> | null) {}
+
+  /**
+   * The entries of `shown` (as the role sees them) whose rows meet the where, on the rows as the
+   * role sees them; UnseenWhere when it names a field the role no longer sees.
+   */
+  async select(source: DataSource, access: Access | undefined, shown: ChangeEntry[]): Promise<ChangeEntry[]> {
+    if (!this.input) return shown;
+    const wheres = this.whereFor(access);
+    const states = await statesAround(source, shown, (type) => wheres.has(type));
+    const kept = new Set<ChangeEntry>();
+    for (const [type, where] of wheres) {
+      const entries = shown.filter((entry) => entry.type === type);
+      const rows = entries.map((entry) => {
+        const around = states.get(entry.seq);
+        return entry.op === 'deleted' ? around?.before : around?.after;
+      });
+      const meets = await meetingAsSeen(source, access, where, rows);
+      for (const [i, entry] of entries.entries()) if (meets[i]) kept.add(entry);
+    }
+    return shown.filter((entry) => !wheres.has(entry.type) || kept.has(entry));
+  }
+
+  private whereFor(access: Access | undefined): ReadonlyMap<string, WhereNode> {
+    if (!this.read || this.read.access !== access) {
+      const where = new Map<string, WhereNode>();
+      const lost: string[] = [];
+      for (const [type, node] of endpointWhere(this.input, access))
+        if (node) where.set(type, node);
+        else lost.push(type);
+      if (lost.length > 0)
+        throw new UnseenWhere(`its where on ${lost.join(', ')} names a field its owner's role no longer sees`);
+      this.read = { access, where };
+    }
+    return this.read.where;
+  }
 }
