@@ -22,6 +22,7 @@ import { providers } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
 import { basic, getTokens, postForm, TestClock } from '../support/oauth.ts';
 import { ROOT } from '../support/process.ts';
+import { streamedResult } from '../support/sse.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';
@@ -317,16 +318,6 @@ function negotiated(accept: string | null | undefined): string {
     if (type === JSON_TYPE || type === 'application/*' || type === '*/*') return JSON_TYPE;
   }
   return JSON_TYPE;
-}
-
-/** The result an event stream carries: the data of its one `next` event, which `complete` follows. */
-function streamedResult(text: string): string {
-  const events = [...text.matchAll(/^event: (\w+)\ndata:(.*)$/gm)].map((m) => [m[1], m[2]!.trim()]);
-  expect(
-    events.map(([event]) => event),
-    text,
-  ).toEqual(['next', 'complete']);
-  return events[0]![1]!;
 }
 
 /** What every refusal must be: GraphQL errors, each with a message and a documented SCREAMING_SNAKE_CASE code. */

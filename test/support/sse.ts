@@ -9,6 +9,7 @@
  * running service): give it the function that sends the request. `sse` is the transport of the
  * tests that run over every transport (./live.ts).
  */
+import { expect } from 'vitest';
 import { CHANGES, elapsed, LiveSubscription, over, type Send, type Transport } from './live.ts';
 
 export interface SseEvent {
@@ -185,3 +186,13 @@ export const sse: Transport = {
     return { code: stream.status, reason: `${error}: ${description}` };
   },
 };
+
+/** The result an event stream carries: the data of its one `next` event, which `complete` follows. */
+export function streamedResult(text: string): string {
+  const events = [...text.matchAll(/^event: (\w+)\ndata:(.*)$/gm)].map((m) => [m[1], m[2]!.trim()]);
+  expect(
+    events.map(([event]) => event),
+    text,
+  ).toEqual(['next', 'complete']);
+  return events[0]![1]!;
+}
