@@ -28,20 +28,24 @@ export interface RowPaths {
 }
 
 /**
- * A domain error about one row, said of it: its field prefixed with the row's path (when the
- * rules did not name the row already), a storage error (a duplicate key) turned into one first.
+ * A domain error about row `index`, said of it (a RowError, which keeps the row's index and the
+ * error as it was): its field prefixed with the row's path (when the rules did not name the row
+ * already), a storage error (a duplicate key) turned into one first.
  */
-export function ofRow(error: unknown, type: string, path: string, fields: string): unknown {
+export function ofRow(error: unknown, type: string, index: number, paths: RowPaths): unknown {
   const domain = uniqueViolation(error, type) ?? error;
-  if (!(domain instanceof DomainError)) return domain;
-  if (domain.field?.startsWith(path)) return domain;
+  if (!(domain instanceof DomainError) || domain instanceof RowError) return domain;
+  const path = paths.row(index);
+  const fields = paths.fields(index);
+  if (domain.field?.startsWith(path)) return new RowError(index, domain, domain);
   const field = domain.field ? fields + domain.field : path;
   const startsWithField =
     domain.field !== undefined &&
     domain.message.startsWith(domain.field) &&
     /^[\s:.]/.test(domain.message.slice(domain.field.length));
   const message = startsWithField ? fields + domain.message : `${path}: ${domain.message}`;
-  return new DomainError(domain.kind, message, field, domain.resource, domain.reason, domain.currentVersion);
+  const placed = new DomainError(domain.kind, message, field, domain.resource, domain.reason, domain.currentVersion);
+  return new RowError(index, domain, placed);
 }
 
 /** The rows of one bulk write refused so far, each with its first problem. */
@@ -65,8 +69,7 @@ export class RowProblems {
   /** Refuses row `index` with `error`, said of the row (its first problem stays the one said), its index kept. */
   add(index: number, error: DomainError): void {
     if (this.found.has(index)) return;
-    const placed = ofRow(error, this.type, this.paths.row(index), this.paths.fields(index)) as DomainError;
-    this.found.set(index, new RowError(index, error, placed));
+    this.found.set(index, ofRow(error, this.type, index, this.paths) as RowError);
   }
 
   /**

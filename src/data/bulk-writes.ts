@@ -61,7 +61,7 @@ async function atRow<T>(type: string, paths: RowPaths, index: number, work: () =
   try {
     return await work();
   } catch (error) {
-    throw ofRow(error, type, paths.row(index), paths.fields(index));
+    throw ofRow(error, type, index, paths);
   }
 }
 
