@@ -12,7 +12,7 @@ import type { Filter } from '../resources/types.ts';
 import type { RestRoute } from './routes.ts';
 import { mayFilter } from './authorize.ts';
 import type { Access } from '../permissions/access.ts';
-import { quoted } from '../words.ts';
+import { cut, quoted } from '../words.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 50;
@@ -153,7 +153,7 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
   const params = new URLSearchParams(new URL(c.req.url).search);
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (seen.has(name)) throw invalid(`parameter ${name} is repeated`);
+    if (seen.has(name)) throw invalid(`parameter ${cut(name)} is repeated`);
     seen.add(name);
   }
   const resource = resourceByType(route.type)!;
@@ -197,7 +197,7 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
         throw error;
       }
     } else {
-      throw invalid(`unknown query parameter ${name}`);
+      throw invalid(`unknown query parameter ${cut(name)}`);
     }
   }
   return query;

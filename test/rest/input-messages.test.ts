@@ -132,6 +132,10 @@ describe.each(providers)('messages of bad nested input on %s', (provider) => {
       expect(res.body.error.message).toContain(cut);
       expect(res.body.error.message.length).toBeLessThan(300);
     }
+    // A parameter's name too: it is not a value, but a client sent it.
+    const named = await api.request('GET', `/products?${'q'.repeat(10_000)}=1`);
+    expectShapeB(named, 400, 'invalid_parameter');
+    expect(named.body.error.message).toBe(`unknown query parameter ${'q'.repeat(40)}...`);
     const product = await api.create('products');
     const body = await api.patch(`/products/${product.id}`, {
       data: { type: 'products', attributes: { consumer_price: long } },
