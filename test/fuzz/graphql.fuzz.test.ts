@@ -40,7 +40,7 @@ import {
   rawJson,
   withDuplicateKey,
 } from './arbitraries.ts';
-import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+import { dataDump, FIXTURE_ROWS, fuzzEnv, ROLES, RUNS, SEED, type FuzzEnv } from './fixture.ts';
 import { type Asked, HiddenValues, randomRole, readRows, rowVisible, type Rows } from './roles.ts';
 import type { RandomRole } from '../support/roles.ts';
 import { resourceByType } from '../../src/resources/registry.ts';
@@ -652,8 +652,6 @@ function linkReads(
   return reads;
 }
 
-/** Roles per provider: one for every 500 cases, 4 in CI. */
-const ROLES = Math.max(1, Math.round(RUNS / 500));
 /** Reads per role, each sent before and after its hidden values change. */
 const READS_PER_ROLE = 15;
 /** Reads per role of a where on one link alone (linkReads), of the 50 or so a role offers. */

@@ -24,7 +24,7 @@ import {
   rawJson,
   withDuplicateKey,
 } from './arbitraries.ts';
-import { dataDump, FIXTURE_ROWS, fuzzEnv, RUNS, SEED, type FuzzEnv } from './fixture.ts';
+import { dataDump, FIXTURE_ROWS, fuzzEnv, ROLES, RUNS, SEED, type FuzzEnv } from './fixture.ts';
 import { type Asked, HiddenValues, randomRole } from './roles.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 import { type RandomRole, sees, seesAttribute } from '../support/roles.ts';
@@ -539,8 +539,6 @@ const webhookWhere = fc
     return { type, spelling, named, where: { [spelling]: condition } };
   });
 
-/** Roles per provider: one for every 500 cases, 4 in CI. */
-const ROLES = Math.max(1, Math.round(RUNS / 500));
 const READS_PER_ROLE = 25;
 const WEBHOOKS_PER_ROLE = 6;
 

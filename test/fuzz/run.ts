@@ -1,7 +1,7 @@
 /**
  * `npm run fuzz -- --runs N [--seed S] [--surface rest|graphql] [--provider sqlite|postgresql]`:
  * the fuzz suites, longer than CI runs them. N cases per surface and provider (default 20,000),
- * then N / 500 random roles, each with its reads sent before and after the values it cannot see
+ * then N / 250 random roles, each with its reads sent before and after the values it cannot see
  * change (./roles.ts); a random seed unless one is given, printed first, so that a failure can be
  * replayed with `--seed`. PostgreSQL runs when TEST_POSTGRES_URL is set, as for `npm test`.
  */
