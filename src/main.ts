@@ -8,11 +8,11 @@ import { createApp } from './app.ts';
 import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
 import { purgeTokens } from './auth/tokens.ts';
 import { purgeIdempotencyKeys } from './http/idempotency.ts';
-import { purgeChanges } from './data/changes.ts';
+import { purgeChanges, purgeHistory } from './data/changes.ts';
 import { purgeWebhookRecords } from './webhooks/deliveries.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createDatabase, type PrismaDb } from './db/client.ts';
+import { createDatabase, type Database, type PrismaDb } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { describeDatabase } from './db/url.ts';
 import { trackConnections } from './http/drain.ts';
@@ -60,6 +60,12 @@ function firstLine(error: unknown): string {
       .split('\n')
       .find((l) => l.trim()) ?? 'unknown error'
   );
+}
+
+/** The change log and the history of rows, kept alike (how far back as-of reads go: src/db/past.ts). */
+function purgeLogAndHistory(db: Database, days: number) {
+  return async (prisma: PrismaDb, clock: Clock) =>
+    (await purgeChanges(prisma, clock, days)) + (await purgeHistory(db, clock, days));
 }
 
 async function start(): Promise<void> {
@@ -128,8 +134,8 @@ async function start(): Promise<void> {
     { purge: purgeTokens, what: 'expired and revoked tokens' },
     { purge: purgeIdempotencyKeys, what: 'idempotency keys older than 24 hours' },
     {
-      purge: (prisma: PrismaDb, clock: Clock) => purgeChanges(prisma, clock, config.changesRetentionDays),
-      what: `change log entries older than ${count(config.changesRetentionDays, 'day')}`,
+      purge: purgeLogAndHistory(db, config.changesRetentionDays),
+      what: `change log entries and row versions older than ${count(config.changesRetentionDays, 'day')}`,
     },
     {
       purge: (_prisma: PrismaDb, clock: Clock) => purgeWebhookRecords(db, clock),

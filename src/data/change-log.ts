@@ -28,7 +28,7 @@ import { attributesOf, relationshipsOf } from './forms.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
 import { appendInsert, lockedRows } from './rows.ts';
-import { Sql } from '../db/sql.ts';
+import { Sql, WRITE_INSTANT } from '../db/sql.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 
 type CommitListener = () => void;
@@ -214,7 +214,7 @@ export class ChangeRecorder {
     appendInsert(
       sql,
       'changes',
-      entries.map((entry) => ({ ...entry, actor, at: new Date() })),
+      entries.map((entry) => ({ ...entry, actor, at: WRITE_INSTANT })),
     );
     await this.tx.execute(sql);
     return true;

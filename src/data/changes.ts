@@ -11,7 +11,9 @@
  * must read afresh.
  */
 import type { Clock } from '../clock.ts';
-import type { PrismaDb, PrismaTx } from '../db/client.ts';
+import type { Database, PrismaDb, PrismaTx } from '../db/client.ts';
+import { historyTables } from '../db/history.ts';
+import { SEARCHABLE_TYPES } from '../query/search.ts';
 import type { DataSource } from '../db/reads.ts';
 import type { Provider } from '../db/url.ts';
 import { DomainError } from './errors.ts';
@@ -298,6 +300,49 @@ export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number)
     if (count === 0) return purged;
     purged += count;
   }
+}
+
+/** Row versions deleted per statement of a purge, so that a purge never holds a long write lock. */
+const HISTORY_PURGE_BATCH = 1000;
+
+/**
+ * The retention of the history (CHANGES_RETENTION_DAYS, as the change log's): deletes the row
+ * versions that ended more than `days` ago (0 keeps everything), and first moves the oldest
+ * instant as-of reads answer (`history_horizon.oldest`) up to that cutoff. What every instant
+ * from the cutoff on needs is kept: a version valid at such an instant ended after it. Returns
+ * how many versions went.
+ */
+export async function purgeHistory(db: Database, clock: Clock, days: number): Promise<number> {
+  if (days === 0) return 0;
+  const cutoff = new Date(clock.now().getTime() - days * 24 * 60 * 60 * 1000);
+  await db.primary.query(
+    new Sql(db.provider)
+      .text('UPDATE "history_horizon" SET "oldest" = ')
+      .value(cutoff)
+      .text(' WHERE "id" = 1 AND "oldest" < ')
+      .value(cutoff)
+      .text(' RETURNING 1'),
+  );
+  const key = db.provider === 'postgresql' ? '"ctid"' : '"rowid"';
+  let purged = 0;
+  for (const table of [...historyTables(), ...searchDocumentTables(db)]) {
+    const history = `"${table}_history"`;
+    for (;;) {
+      const sql = new Sql(db.provider)
+        .text(`DELETE FROM ${history} WHERE ${key} IN (SELECT ${key} FROM ${history} WHERE "valid_to" <= `)
+        .value(cutoff)
+        .text(` LIMIT ${HISTORY_PURGE_BATCH})`);
+      const deleted = await db.transaction((tx) => tx.execute(sql));
+      purged += deleted;
+      if (deleted < HISTORY_PURGE_BATCH) break;
+    }
+  }
+  return purged;
+}
+
+/** PostgreSQL's search documents have a history of their own (SQLite indexes each version of a row, by its rowid). */
+function searchDocumentTables(db: Database): string[] {
+  return db.provider === 'postgresql' ? [...SEARCHABLE_TYPES].map((type) => `${type}_search_documents`) : [];
 }
 
 /**

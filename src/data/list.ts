@@ -43,7 +43,7 @@ export interface ListQuery extends ListRows {
 /** Appends ` FROM <type> t` and what restricts it to the rows: the search's join, the where, the reader's role's rows. */
 export function appendRows(sql: Sql, db: DataSource, type: string, rows: ListRows): void {
   sql.text(` FROM ${id(type)} t`);
-  if (rows.search) appendSearchJoin(sql, type, rows.search, 't', 's');
+  if (rows.search) appendSearchJoin(sql, type, rows.search, 't', 's', db.past);
   const where = visible(db, type, rows.where)!;
   if (where.kind === 'and' && where.items.length === 0) return;
   sql.text(' WHERE ');

@@ -136,7 +136,7 @@ export async function valuesWhere(tx: DataSource, table: string, column: string,
 }
 
 /** PostgreSQL types of the change-log columns a SELECT list gives (its parameters have none of their own). */
-const CHANGE_CASTS: Record<string, string> = { resource_id: '::int', version: '::int', at: '::timestamp(3)' };
+const CHANGE_CASTS: Record<string, string> = { resource_id: '::int', version: '::int' };
 
 /**
  * PostgreSQL, one statement: the row's new values, on the condition that it is still at the version

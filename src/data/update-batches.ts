@@ -50,7 +50,7 @@ interface Pending extends BatchedUpdate {
 /** Most writes one batch takes. */
 const MAX_BATCH = 200;
 
-/** What the log's columns are, for the arrays the statement takes them in. */
+/** What the log's columns are, for the arrays the statement takes them in (`at` is the column's default, db/history.ts). */
 const ENTRY_TYPES: Record<string, string> = {
   resource_type: 'text',
   resource_id: 'int',
@@ -60,7 +60,6 @@ const ENTRY_TYPES: Record<string, string> = {
   before: 'text',
   after: 'text',
   actor: 'text',
-  at: 'timestamp(3)',
 };
 
 const SQL_TYPES: Record<ScalarType, string> = {

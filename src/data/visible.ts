@@ -18,7 +18,12 @@ export interface DataSource extends Reads {
 /** The same reads, for a client with the role `access` (none: admin). */
 export function readingAs(source: Reads, access: Access | undefined): DataSource {
   if (!access) return source;
-  return { provider: source.provider, query: <T>(statement: Statement) => source.query<T>(statement), access };
+  return {
+    provider: source.provider,
+    past: source.past,
+    query: <T>(statement: Statement) => source.query<T>(statement),
+    access,
+  };
 }
 
 /** The rows of `type` a read through `db` may return that `where` (a client's, or none) matches; undefined: all. */

@@ -220,8 +220,8 @@ export class Writer {
     const now: Row = { ...current, ...asRead(resource, written) };
     const entry = {
       ...changeEntry(resource.type, current, now)!,
+      // Its `at` is the column's default: the instant of the statement's transaction (db/history.ts).
       actor: await actorName(this.db, this.db.primary, this.caller.apiClientId),
-      at: new Date(),
     };
     return { written, now, entry };
   }

@@ -9,6 +9,7 @@ import { PrismaClient } from '../generated/postgresql/client.ts';
 import { isDatabaseUnavailable } from './errors.ts';
 import { countingFactory, type OpenedDatabase, type PrismaDb } from './provider.ts';
 import { NamedStatements } from './named-statements.ts';
+import { checkOldest, OLDEST_INSTANT, type PastReads } from './past.ts';
 import { CHANGES_CHANNEL, listen } from './notifications.ts';
 import { ReadReplica } from './read-replica.ts';
 import type { DataSource, Statement } from './reads.ts';
@@ -36,6 +37,49 @@ export function postgresPoolOptions(timeouts: DatabaseTimeouts, { transactionPoo
     ...bounds,
     statement_timeout: timeouts.statementMs,
     idle_in_transaction_session_timeout: timeouts.statementMs * 2,
+  };
+}
+
+/**
+ * As-of reads (./past.ts): a read-only transaction on a connection of the pool whose search_path
+ * puts the views of the past first. Its statements go unnamed: a name prepared under one
+ * search_path would be planned again under the other on every alternation.
+ */
+function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
+  const unnamed = new NamedStatements(0);
+  return async (at, work) => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const { rows } = await client.query<{ oldest: string }>({
+        text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1, true), (${OLDEST_INSTANT}) AS "oldest"`,
+        values: [at.toISOString().replace('Z', '')],
+        types: { getTypeParser: () => (value: string) => `${value.replace(' ', 'T')}Z` } as never,
+      });
+      checkOldest(rows[0]!.oldest, at);
+      // One connection, one statement at a time: the loaders of a request ask in parallel.
+      let queue: Promise<unknown> = Promise.resolve();
+      const result = await work({
+        provider: 'postgresql',
+        past: true,
+        query<T>(s: Statement): Promise<T[]> {
+          const run = queue.then(() => {
+            onStatement();
+            return unnamed.run(client, s);
+          });
+          queue = run.catch(() => undefined);
+          return run.then((r) => r.rows as T[]);
+        },
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   };
 }
 
@@ -71,6 +115,7 @@ export function openPostgres(
     prisma,
     readsFor: replica ? (apiClientId) => replica.router.readsFor(apiClientId) : () => primary,
     transaction: postgresTransactions(pool, names, onStatement),
+    past: postgresPast(pool, onStatement),
     primary,
     replica: replica?.router,
     close: async () => {

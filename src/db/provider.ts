@@ -8,6 +8,7 @@ import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.ts
 import { tracedStatement, tracingOn } from '../observability/tracing.ts';
 import type { ReadReplica } from './read-replica.ts';
 import type { DataSource } from './reads.ts';
+import type { PastReads } from './past.ts';
 import type { Transact } from './transactions.ts';
 
 /**
@@ -35,6 +36,8 @@ export interface OpenedDatabase {
   transaction: Transact;
   /** Statements each in a transaction of its own, on the database that takes writes. */
   primary: DataSource;
+  /** Reads of the hub as committed at an instant (./past.ts). */
+  past: PastReads;
   /** The read replica (PostgreSQL, DATABASE_REPLICA_URL), when one is configured. */
   replica?: ReadReplica;
   close(): Promise<void>;

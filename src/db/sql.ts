@@ -28,8 +28,9 @@ export class Sql {
     return this;
   }
 
-  /** Appends a placeholder for `value`. */
+  /** Appends a placeholder for `value` (an SqlCall is written as it is). */
   value(value: unknown): this {
+    if (value instanceof SqlCall) return this.text(value.sql);
     if (this.inline) return this.text(literal(this.provider, value));
     this.values.push(value);
     this.parts.push(this.provider === 'postgresql' ? `$${this.values.length}` : '?');
@@ -93,6 +94,17 @@ function literal(provider: Provider, value: unknown): string {
   }
   throw new Error(`no SQL literal for ${typeof value}`);
 }
+
+/** A value computed by the database where it is written: a call of one of the migrations' functions. */
+export class SqlCall {
+  constructor(readonly sql: string) {}
+}
+
+/**
+ * The instant of the write in progress (../db/history.ts): what its change-log entries and row
+ * versions both carry.
+ */
+export const WRITE_INSTANT = new SqlCall('write_instant()');
 
 /** A quoted identifier. Only ever called with names from the registry or this module. */
 export function id(name: string): string {

@@ -4,6 +4,7 @@
  */
 import type Sqlite from 'better-sqlite3';
 import { Decimal } from './decimal.ts';
+import { registerWriteInstant } from './history.ts';
 import { searchFold } from './search-fold.ts';
 
 /**
@@ -29,6 +30,7 @@ export const SQLITE_DECIMAL_SUM = 'decimal_sum';
 const SQLITE_SEARCH_FOLD = 'search_fold';
 
 export function registerSqliteFunctions(connection: Sqlite.Database): void {
+  registerWriteInstant(connection);
   connection.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );

@@ -6,6 +6,7 @@ import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import type Sqlite from 'better-sqlite3';
 import { PrismaClient } from '../generated/sqlite/client.ts';
 import { COUNTED_METHODS, countingFactory, type OpenedDatabase } from './provider.ts';
+import { sqlitePast } from './past.ts';
 import { SqliteStatements, sqliteReads } from './reads.ts';
 import { sqliteTransactions } from './transactions.ts';
 import { registerSqliteFunctions } from './sqlite-functions.ts';
@@ -146,11 +147,16 @@ export function openSqlite(
   };
   const statements = new SqliteStatements();
   const reads = sqliteReads(connected, statements, () => gate.whenIdle(), onStatement);
+  const past = sqlitePast(target.sqliteFile!, onStatement);
   return {
     prisma,
     readsFor: () => reads,
     transaction: sqliteTransactions(connected, statements, (work) => gate.exclusive(work), onStatement),
     primary: reads,
-    close: () => prisma.$disconnect(),
+    past: past.past,
+    close: () => {
+      past.close();
+      return prisma.$disconnect();
+    },
   };
 }

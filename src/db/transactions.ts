@@ -9,6 +9,7 @@
  */
 import type Sqlite from 'better-sqlite3';
 import type pg from 'pg';
+import { beginWriteInstant, endWriteInstant } from './history.ts';
 import type { NamedStatements } from './named-statements.ts';
 import type { DataSource, SqliteStatements, Statement } from './reads.ts';
 
@@ -66,6 +67,7 @@ export function sqliteTransactions(
     exclusive(async () => {
       const db = await connection();
       db.prepare('BEGIN IMMEDIATE').run();
+      beginWriteInstant(db);
       const tx: WriteTx = {
         provider: 'sqlite',
         async query<T>(s: Statement) {
@@ -84,6 +86,8 @@ export function sqliteTransactions(
       } catch (error) {
         if (db.inTransaction) db.prepare('ROLLBACK').run();
         throw error;
+      } finally {
+        endWriteInstant(db);
       }
     });
 }

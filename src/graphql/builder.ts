@@ -8,6 +8,7 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
 import type { Row } from '../data/load.ts';
 import type { GraphQLContext } from './context.ts';
+import { PAST_CONTEXT_PLUGIN } from './past.ts';
 import { DateTimeScalar, DecimalScalar, JsonScalar } from './scalars.ts';
 
 export const builder = new SchemaBuilder<{
@@ -19,7 +20,8 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: true;
 }>({
-  plugins: [ComplexityPlugin, DataloaderPlugin],
+  // pastContext first: its wrapper runs outermost, so the others see the context it gives (./past.ts).
+  plugins: [PAST_CONTEXT_PLUGIN, ComplexityPlugin, DataloaderPlugin],
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,

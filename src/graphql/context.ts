@@ -15,8 +15,12 @@ export interface GraphQLContext {
   /** Pothos's per-request cache (its DataLoaders): a fresh object per request and per event. */
   [contextCacheSymbol]: object;
   db: Database;
-  /** Reads outside transactions. */
+  /** Reads outside transactions: of the present, or of `asOf` in a context made by ./past.ts. */
   source: DataSource;
+  /** The instant `source` reads the hub as of; undefined: now. */
+  asOf: Date | undefined;
+  /** The as-of reads the operation opened (`asOf`), ended with it (./past.ts). */
+  pastReads: PastReadsOfOperation;
   /** The columns each resource type needs in this operation (set when execution starts). */
   plan: ColumnPlan;
   auth: BearerAuth;
@@ -32,4 +36,11 @@ export interface GraphQLContext {
   watchToken(auth: BearerAuth): TokenWatch;
   /** The client's webhook endpoints. */
   webhooks: Endpoints;
+}
+
+/** The as-of reads of an operation: one per instant, each open until the operation ends. */
+export interface PastReadsOfOperation {
+  /** A context reading the hub as of `at`. */
+  contextAt(context: GraphQLContext, at: Date): Promise<GraphQLContext>;
+  close(): Promise<void>;
 }

@@ -11,6 +11,7 @@
  */
 import type { Access } from '../permissions/access.ts';
 import { readingAs } from '../data/visible.ts';
+import { PastReadsOfOperation } from './past.ts';
 import type { IncomingMessage } from 'node:http';
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -169,10 +170,14 @@ function runOperation(
 ): Promise<ExecutionResult> {
   return traced('graphql.execute', { 'graphql.operation.name': args.operationName ?? '' }, async () => {
     const compiled = prepared.of(args.schema, args.document).compiled(args.operationName);
-    return masked(
-      await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
-      mask,
-    );
+    try {
+      return masked(
+        await (compiled ? compiled.query(undefined, args.contextValue, args.variableValues) : execute(args)),
+        mask,
+      );
+    } finally {
+      await (args.contextValue as GraphQLContext).pastReads.close();
+    }
   });
 }
 
@@ -196,6 +201,8 @@ function requestContext(
     // A subscription's events follow writes as they commit: they read where those are (the
     // primary), not from a read replica that may not have replayed them yet.
     source: readingAs(operation.operation === 'subscription' ? db.primary : db.readsFor(auth.clientId), auth.access),
+    asOf: undefined,
+    pastReads: new PastReadsOfOperation(),
     plan: prepared.plan,
     auth,
     writeCaller: { apiClientId: auth.clientId, access: auth.access, beforeCommit },

@@ -30,7 +30,9 @@ import {
 import { badInput } from './errors.ts';
 import { boundedArguments } from './limits.ts';
 import { whereArgument, whereCost, whereRefOf } from './where.ts';
-import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import { HistoryPurgedError } from '../db/past.ts';
+import { pastRoot } from './past.ts';
 import { aggregateRows, type Aggregates, COUNT_ONLY, type PageOfList, pageWithAggregates } from '../data/aggregate.ts';
 import { requestedTotals } from './aggregates.ts';
 
@@ -153,7 +155,7 @@ function defineList(resource: ResourceDefinition): void {
     ) as never,
   });
 
-  builder.queryField(camel(singular(resource.type)), (t) =>
+  readRootField(camel(singular(resource.type)), (t) =>
     t.field({
       type: node,
       nullable: true,
@@ -163,7 +165,7 @@ function defineList(resource: ResourceDefinition): void {
     }),
   );
 
-  builder.queryField(camel(resource.type), (t) =>
+  readRootField(camel(resource.type), (t) =>
     t.field({
       type: connection,
       nullable: false,
@@ -204,6 +206,37 @@ function defineList(resource: ResourceDefinition): void {
 const PAGE_SIZE = { min: 0, max: MAX_PAGE_SIZE };
 
 builder.queryType({ description: 'Reads. Every field needs an access token with the `read` scope.' });
+
+const PastQuery = builder.objectRef<object>('PastQuery').implement({
+  description:
+    'Extension (not in the master-data spec): the reads of Query, answered as the hub was committed at the instant `asOf` was given. Everything selected under it (relationships, reverse links, `where`, `search`, `totalCount`, `aggregate`, `version`, `bom`, `whereUsed`, `history`) reads that instant.',
+});
+
+/** A read root field: on Query, and the same on PastQuery (./past.ts). */
+function readRootField(name: string, field: Parameters<typeof builder.queryField>[1]): void {
+  builder.queryField(name, field);
+  builder.objectField(PastQuery, name, field as never);
+}
+
+builder.queryField('asOf', (t) =>
+  t.field({
+    type: PastQuery,
+    nullable: false,
+    description:
+      'Extension (not in the master-data spec): reads of the hub as committed at `at` (RFC 3339), from the oldest instant it keeps (before it: HISTORY_PURGED, naming that instant) to now.',
+    args: { at: t.arg({ type: 'DateTime', required: true }) },
+    resolve: async (_root, args, context) => {
+      try {
+        return pastRoot(await context.pastReads.contextAt(context, args.at));
+      } catch (error) {
+        if (error instanceof HistoryPurgedError)
+          throw new GraphQLError(error.message, { extensions: { code: 'HISTORY_PURGED', oldest: error.oldest } });
+        throw error;
+      }
+    },
+  }),
+);
+
 for (const resource of resources) defineList(resource);
 
 /** The arguments of a list field, as Pothos hands them over. */

@@ -175,11 +175,7 @@ function mapperOf(view: RoleView): SchemaMapper {
     [MapperKind.OBJECT_FIELD]: (config, field, typeName) => objectField(view, config, field, typeName),
     [MapperKind.QUERY_ROOT_FIELD]: (config, field) => {
       if (field === ROLE_FIELD && !readsAny) return undefined;
-      if (!view.showsQuery(field)) return null;
-      const searched = searchedLists.get(field);
-      if (!searched || view.searches(searched)) return undefined;
-      const { search: _search, ...args } = config.args ?? {};
-      return { ...config, args };
+      return readRootField(view, config, field);
     },
     [MapperKind.MUTATION_ROOT_FIELD]: (_config, field) => keepIf(view.showsMutation(field)),
     [MapperKind.SUBSCRIPTION_ROOT_FIELD]: (_config, field) => keepIf(view.showsSubscription(field)),
@@ -201,6 +197,19 @@ function mapperOf(view: RoleView): SchemaMapper {
   };
 }
 
+/** A read root field, of Query or of PastQuery (the same, as of an instant). */
+function readRootField(
+  view: RoleView,
+  config: GraphQLFieldConfig<unknown, unknown>,
+  field: string,
+): GraphQLFieldConfig<unknown, unknown> | null | undefined {
+  if (!view.showsQuery(field)) return null;
+  const searched = searchedLists.get(field);
+  if (!searched || view.searches(searched)) return undefined;
+  const { search: _search, ...args } = config.args ?? {};
+  return { ...config, args };
+}
+
 /** A field of an object type that is not a root type. */
 function objectField(
   view: RoleView,
@@ -208,6 +217,7 @@ function objectField(
   field: string,
   typeName: string,
 ): GraphQLFieldConfig<unknown, unknown> | null | undefined {
+  if (typeName === 'PastQuery') return readRootField(view, config, field);
   if (typeName === 'BomLine' || typeName === 'WhereUsedLine')
     return view.showsLineField(typeName, field) ? undefined : null;
   const part = resourcePartOf(typeName);

@@ -249,13 +249,13 @@ export class RoleView {
   }
 
   /**
-   * A root field of Query: the lists and lookups of readable types; the change log and webhooks
-   * (which send what the role sees of it) when it reads any.
+   * A root field of Query (or of PastQuery): the lists and lookups of readable types; the change
+   * log, webhooks (which send what the role sees of it) and `asOf` when it reads any.
    */
   showsQuery(field: string): boolean {
     const type = queryFields.get(field);
     if (type) return this.reads(type);
-    return (field === 'changes' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
+    return (field === 'changes' || field === 'asOf' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
   }
 
   /** A root field of Mutation: the operation on its type allowed (whether its input keeps a field is asked apart); webhooks' when it reads any. */

@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'bom_cycle'
   | 'precondition_failed'
   | 'cursor_expired'
+  | 'history_purged'
   | 'idempotency_key_in_use'
   | 'idempotency_key_reused'
   | 'forbidden'
@@ -109,6 +110,7 @@ const TITLES: Record<HttpError['code'], string> = {
   bom_cycle: 'Bill of materials cycle',
   precondition_failed: 'Precondition failed',
   cursor_expired: 'Cursor expired',
+  history_purged: 'History purged',
   idempotency_key_in_use: 'Idempotency key in use',
   idempotency_key_reused: 'Idempotency key reused',
   forbidden: 'Forbidden',

@@ -44,7 +44,7 @@ type Weight = 'A' | 'B' | 'C' | 'D';
  * The order is the order of the arguments of `<type>_search_document`; each weight is one FTS5
  * column, in this order (which bm25's weights follow).
  */
-const SEARCHED: Readonly<Record<string, readonly (readonly [string, Weight])[]>> = {
+export const SEARCHED: Readonly<Record<string, readonly (readonly [string, Weight])[]>> = {
   products: [
     ['reference', 'A'],
     ['gtin', 'A'],
@@ -136,12 +136,20 @@ function spellings(words: readonly string[]): string[][] {
  * word (one of its spellings); `<alias>."rank"`: larger is more relevant. `words` come from
  * searchWords() and must not be empty.
  */
-export function appendSearchJoin(sql: Sql, type: string, words: readonly string[], rowAlias: string, alias: string) {
+export function appendSearchJoin(
+  sql: Sql,
+  type: string,
+  words: readonly string[],
+  rowAlias: string,
+  alias: string,
+  past = false,
+) {
   const columns = searched(type);
   const each = spellings(words);
   sql.text(' JOIN (');
+  // PostgreSQL's search documents have a history like any table, read through a view (src/db/past.ts).
   if (sql.provider === 'postgresql') appendPostgresMatches(sql, type, each);
-  else appendSqliteMatches(sql, type, columns, each);
+  else appendSqliteMatches(sql, type, columns, each, past);
   sql.text(`) ${id(alias)} ON ${id(alias)}."id" = ${id(rowAlias)}."id"`);
 }
 
@@ -175,13 +183,26 @@ function appendSqliteMatches(
   type: string,
   columns: readonly (readonly [string, Weight])[],
   words: readonly string[][],
+  past: boolean,
 ) {
-  const table = id(`${type}_search`);
   const weights = [...new Set(columns.map(([, weight]) => weight))].map((weight) => BM25_WEIGHT[weight]).join(', ');
   const query = words
     .map((spelled) => (spelled.length === 1 ? `"${spelled[0]}"*` : `(${spelled.map((s) => `"${s}"*`).join(' OR ')})`))
     .join(' ');
+  if (!past) {
+    const table = id(`${type}_search`);
+    sql
+      .text(`SELECT "rowid" AS "id", -bm25(${table}, ${weights}) AS "rank" FROM ${table} WHERE ${table} MATCH `)
+      .value(query);
+    return;
+  }
+  // As of an instant: FTS5 matches only in its own table, which no view can stand for. Every
+  // version of a row is indexed by its rowid in <type>_history (migration *_row_history); the
+  // versions valid at the instant are kept.
+  const table = id(`${type}_search_history`);
   sql
-    .text(`SELECT "rowid" AS "id", -bm25(${table}, ${weights}) AS "rank" FROM ${table} WHERE ${table} MATCH `)
-    .value(query);
+    .text(`SELECT h."id", -bm25(${table}, ${weights}) AS "rank" FROM ${table}`)
+    .text(` JOIN main.${id(`${type}_history`)} h ON h."rowid" = ${table}."rowid" WHERE ${table} MATCH `)
+    .value(query)
+    .text(' AND h."valid_from" <= as_of_instant() AND h."valid_to" > as_of_instant()');
 }

@@ -339,7 +339,7 @@ export function operand(type: ScalarType, value: unknown, path: string): Operand
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
-function dateOperand(value: unknown, path: string): Date {
+export function dateOperand(value: unknown, path: string): Date {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
   if (typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value);
   throw new WhereInputError(

@@ -3,7 +3,7 @@
  * interface did, through the data layer: reads through the request's loaders (./documents.ts),
  * writes through the same write operations as GraphQL, each one transaction.
  */
-import { readingAs } from '../data/visible.ts';
+import { type DataSource, readingAs } from '../data/visible.ts';
 import type { Access } from '../permissions/access.ts';
 import { authorizeRoute } from './authorize.ts';
 import { Hono, type Context } from 'hono';
@@ -11,7 +11,6 @@ import { KeptTotals, listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
-import { atom } from '../data/forms.ts';
 import { idFromText } from '../db/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
@@ -20,11 +19,12 @@ import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { atomicOperations } from './atomic.ts';
+import { asOfMeta, readingAt } from './as-of.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
-import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
+import { EntityTags, lastModified, lastModifiedHeader, READ_CACHE_CONTROL } from './conditional.ts';
 import { DocumentBytes, documentJson, type ResourceJson } from './document-bytes.ts';
 import { apiBase, Documents, type ResourceObject } from './documents.ts';
-import { parseQuery, type Query } from './query.ts';
+import { pageLinks, parseQuery, type Query } from './query.ts';
 import { methodsByPath, REST_ROUTES, type RestRoute } from './routes.ts';
 
 export interface RestOptions {
@@ -47,17 +47,6 @@ function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Recor
   return c.body(bytesOf(body), status, { ...JSON_TYPE, ...headers });
 }
 
-/** When a resource was last modified (its `modified_date`), for types that keep one. */
-function lastModified(type: string, row: Row): Date | undefined {
-  const modified = 'modified_date' in resourceByType(type)!.attributes ? atom(row.modified_date) : null;
-  return modified ? new Date(modified) : undefined;
-}
-
-function lastModifiedHeader(type: string, row: Row): Record<string, string> {
-  const modified = lastModified(type, row);
-  return modified ? { 'Last-Modified': modified.toUTCString() } : {};
-}
-
 function notFound(type: string, id: string | number): HttpError {
   return new HttpError(404, 'not_found', `${type} ${id} not found`);
 }
@@ -65,6 +54,12 @@ function notFound(type: string, id: string | number): HttpError {
 /** What the client's role may see and do (src/permissions); none for admin. */
 function roleOf(c: Context): Access | undefined {
   return c.get('auth')?.access;
+}
+
+/** What a handler reads with: the request's loaders and its document builder (RestHandlers.request). */
+interface RequestState {
+  loaders: RequestLoaders;
+  docs: Documents;
 }
 
 /**
@@ -131,11 +126,19 @@ class RestHandlers {
     return this.tags.resource(type, row.version as number, access, related);
   }
 
-  /** The state a handler works with: the request's loaders (over its reads, routed for its client) and document builder. */
-  private request(c: Context) {
+  /**
+   * The state a handler works with: the request's loaders (over its reads, routed for its client,
+   * or over `past`: reads as of an instant) and document builder.
+   */
+  private request(c: Context, past?: DataSource) {
     const auth = c.get('auth');
-    const loaders = new RequestLoaders(readingAs(this.options.db.readsFor(auth?.clientId), auth?.access));
+    const loaders = new RequestLoaders(readingAs(past ?? this.options.db.readsFor(auth?.clientId), auth?.access));
     return { loaders, docs: new Documents(loaders, apiBase(c, this.options.basePath, this.options.trustProxy)) };
+  }
+
+  /** A GET's work on the request's state: of the present, or with `as_of` of the past (./as-of.ts). */
+  private reading(c: Context, query: Query, work: (state: RequestState) => Promise<Response>): Promise<Response> {
+    return readingAt(this.options.db, query, (past) => work(this.request(c, past)));
   }
 
   /** Writes for the request's client, with what the idempotency layer runs before each commit (src/http/idempotency.ts). */
@@ -200,8 +203,8 @@ class RestHandlers {
     route: RestRoute,
     id: number,
     withIncluded: false | 'objects' | 'json' = false,
+    { loaders, docs }: RequestState = this.request(c),
   ) {
-    const { loaders, docs } = this.request(c);
     const row = await this.existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
     const document: Record<string, unknown> = {
@@ -214,9 +217,12 @@ class RestHandlers {
     return document;
   }
 
-  async list(c: Context, route: RestRoute): Promise<Response> {
+  list(c: Context, route: RestRoute): Promise<Response> {
     const query = parseQuery(c, route, roleOf(c));
-    const { loaders, docs } = this.request(c);
+    return this.reading(c, query, (state) => this.listOf(c, route, query, state));
+  }
+
+  private async listOf(c: Context, route: RestRoute, query: Query, { loaders, docs }: RequestState) {
     const list = {
       where: { kind: 'and' as const, items: query.conditions },
       orderBy: [],
@@ -227,7 +233,13 @@ class RestHandlers {
       rows,
       total,
       logPosition: cursor,
-    } = await listPage(loaders.source, route.type, list, loaders.columns(route.type), this.totals);
+    } = await listPage(
+      loaders.source,
+      route.type,
+      list,
+      loaders.columns(route.type),
+      query.asOf ? undefined : this.totals,
+    );
     loaders.prime(route.type, rows);
     const asJson = this.asJson(docs);
     const [data, included] = await Promise.all([
@@ -242,21 +254,25 @@ class RestHandlers {
         data,
         included,
         links: pageLinks(c, docs.base, route, query, pages),
-        meta: { total, count: rows.length, pages, per_page: query.perPage },
+        meta: { total, count: rows.length, pages, per_page: query.perPage, ...asOfMeta(query) },
       },
       { cursor, intoMeta: true },
     );
   }
 
-  async get(c: Context, route: RestRoute): Promise<Response> {
+  get(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route, roleOf(c));
-    const { loaders, docs } = this.request(c);
+    return this.reading(c, query, (state) => this.getOf(c, route, id, query, state));
+  }
+
+  private async getOf(c: Context, route: RestRoute, id: number, query: Query, { loaders, docs }: RequestState) {
     const found = await rowWithLogPosition(loaders.source, route.type, id, loaders.columns(route.type));
     if (!found) throw notFound(route.type, id);
     const { row, logPosition: cursor } = found;
     loaders.prime(route.type, [row]);
     const document = () => this.single(docs, route.type, row, query, this.asJson(docs));
+    if (query.asOf) return this.read(c, { ...(await document()), meta: asOfMeta(query) }, { cursor, intoMeta: true });
     if (query.include.length > 0) return this.read(c, await document(), { cursor, intoMeta: false });
     // The resource's own document: its tag is known before the document is made.
     return this.tagged(
@@ -309,10 +325,13 @@ class RestHandlers {
     return json(c, await this.single(docs, route.type, row, { ...query, include }), 200, tag);
   }
 
-  async 'rel-get'(c: Context, route: RestRoute): Promise<Response> {
+  'rel-get'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route, roleOf(c));
-    return this.read(c, await this.relationshipDocument(c, route, id, query.include.length > 0 && 'json'));
+    return this.reading(c, query, async (state) => {
+      const document = await this.relationshipDocument(c, route, id, query.include.length > 0 && 'json', state);
+      return this.read(c, query.asOf ? { ...document, meta: asOfMeta(query) } : document);
+    });
   }
 
   async 'rel-set'(c: Context, route: RestRoute): Promise<Response> {
@@ -330,10 +349,13 @@ class RestHandlers {
     return json(c, await this.relationshipDocument(c, route, id));
   }
 
-  async 'related-get'(c: Context, route: RestRoute): Promise<Response> {
+  'related-get'(c: Context, route: RestRoute): Promise<Response> {
     const id = this.pathId(c, route.type);
     const query = parseQuery(c, route, roleOf(c));
-    const { loaders, docs } = this.request(c);
+    return this.reading(c, query, (state) => this.relatedOf(c, route, id, query, state));
+  }
+
+  private async relatedOf(c: Context, route: RestRoute, id: number, query: Query, { loaders, docs }: RequestState) {
     const row = await this.existing(loaders, route.type, id);
     const [data] = await docs.relationshipData(route.type, [row], route.relationship!);
     const target = targetOf(route.type, route.relationship!);
@@ -349,6 +371,7 @@ class RestHandlers {
       data: Array.isArray(data) ? resources : (resources[0] ?? null),
     };
     if (included) document.included = included;
+    if (query.asOf) document.meta = asOfMeta(query);
     return this.read(c, document);
   }
 
@@ -468,23 +491,4 @@ export function restApi(options: RestOptions): Hono {
     });
   }
   return app;
-}
-
-/** Absolute pagination links that keep the other query parameters (rest.md "Reading"). */
-function pageLinks(c: Context, base: string, route: RestRoute, query: Query, pages: number) {
-  const params = new URL(c.req.url).searchParams;
-  const link = (page: number) => {
-    const next = new URLSearchParams(params);
-    next.set('page', String(page));
-    next.set('per_page', String(query.perPage));
-    return `${base}${route.path}?${next.toString().replace(/%2C/g, ',')}`;
-  };
-  const last = Math.max(1, pages);
-  return {
-    self: link(query.page),
-    first: link(1),
-    prev: query.page > 1 ? link(Math.min(query.page - 1, last)) : null,
-    next: query.page < pages ? link(query.page + 1) : null,
-    last: link(last),
-  };
 }

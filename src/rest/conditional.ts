@@ -16,7 +16,9 @@ import type { Context } from 'hono';
 import { HttpError } from '../http/errors.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import { definition } from '../data/columns.ts';
-import { resources } from '../resources/registry.ts';
+import { resourceByType, resources } from '../resources/registry.ts';
+import { atom } from '../data/forms.ts';
+import type { Row } from '../data/load.ts';
 import type { Access } from '../permissions/access.ts';
 import { quoted } from '../words.ts';
 
@@ -249,4 +251,15 @@ export function httpDate(value: string | undefined): Date | undefined {
 /** Whether `modified` is later than `since`, in the whole seconds HTTP dates have. */
 function isAfter(modified: Date, since: Date | undefined): boolean {
   return since !== undefined && Math.floor(modified.getTime() / 1000) > Math.floor(since.getTime() / 1000);
+}
+
+/** When a resource was last modified (its `modified_date`), for types that keep one. */
+export function lastModified(type: string, row: Row): Date | undefined {
+  const modified = 'modified_date' in resourceByType(type)!.attributes ? atom(row.modified_date) : null;
+  return modified ? new Date(modified) : undefined;
+}
+
+export function lastModifiedHeader(type: string, row: Row): Record<string, string> {
+  const modified = lastModified(type, row);
+  return modified ? { 'Last-Modified': modified.toUTCString() } : {};
 }

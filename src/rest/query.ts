@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { ID_RANGE, INT32_RANGE, idFromText, int32FromText } from '../db/integers.ts';
 import { filterWhere } from '../query/filters.ts';
-import { type WhereNode, WhereInputError } from '../query/where.ts';
+import { dateOperand, type WhereNode, WhereInputError } from '../query/where.ts';
 import { HttpError } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import type { Filter } from '../resources/types.ts';
@@ -24,7 +24,12 @@ export interface Query {
   perPage: number;
   /** The filters given, each checked (src/query/filters.ts). */
   conditions: WhereNode[];
+  /** `as_of` (GET): read the hub as committed at this instant (src/db/past.ts). */
+  asOf?: Date;
 }
+
+/** The operations that read resources, which take `as_of`. */
+const READS: ReadonlySet<string> = new Set(['list', 'get', 'rel-get', 'related-get']);
 
 function invalid(message: string): HttpError {
   return new HttpError(400, 'invalid_parameter', message);
@@ -175,6 +180,14 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
           );
         if (!query.include.includes(relationship)) query.include.push(relationship);
       }
+    } else if (name === 'as_of' && READS.has(route.operation)) {
+      try {
+        // A `+` of an offset left unencoded in a URL is read as a space: read back, as the filters' dates are.
+        query.asOf = dateOperand(value.replace(/ (\d{2}:\d{2})$/, '+$1'), 'as_of');
+      } catch (error) {
+        if (error instanceof WhereInputError) throw invalid(error.message);
+        throw error;
+      }
     } else if (route.operation === 'list' && name === 'page') {
       const page = idFromText(value);
       if (page === undefined) throw invalid(`page must be ${ID_RANGE} (got ${quoted(value)})`);
@@ -201,4 +214,23 @@ export function parseQuery(c: Context, route: RestRoute, access?: Access): Query
     }
   }
   return query;
+}
+
+/** Absolute pagination links that keep the other query parameters (rest.md "Reading"). */
+export function pageLinks(c: Context, base: string, route: RestRoute, query: Query, pages: number) {
+  const params = new URL(c.req.url).searchParams;
+  const link = (page: number) => {
+    const next = new URLSearchParams(params);
+    next.set('page', String(page));
+    next.set('per_page', String(query.perPage));
+    return `${base}${route.path}?${next.toString().replace(/%2C/g, ',')}`;
+  };
+  const last = Math.max(1, pages);
+  return {
+    self: link(query.page),
+    first: link(1),
+    prev: query.page > 1 ? link(Math.min(query.page - 1, last)) : null,
+    next: query.page < pages ? link(query.page + 1) : null,
+    last: link(last),
+  };
 }

@@ -13,7 +13,6 @@
  * The writer's choices come from a seeded PRNG: the seed is printed, and DELTA_SYNC_SEED=<seed>
  * replays them (the writer's lanes run concurrently, so their interleaving is not replayed).
  */
-import { withCheckDigit } from '../../src/data/formats.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/clients.ts';
 import { BomWriter } from '../../src/data/bom-writes.ts';
@@ -22,6 +21,7 @@ import { providers } from '../support/databases.ts';
 import { getTokens } from '../support/oauth.ts';
 import { expectStatus, type RestResponse, restSuite } from '../rest/support.ts';
 import { prng } from '../support/prng.ts';
+import { RandomWriter, worldOf } from '../support/random-writes.ts';
 
 const TYPES = ['products', 'product_structure_items'] as const;
 type SyncedType = (typeof TYPES)[number];
@@ -49,8 +49,6 @@ interface ChangeObject {
     after: Record<string, unknown> | null;
   };
 }
-
-type Prng = ReturnType<typeof prng>;
 
 /** Attributes the server sets: the log leaves them out of updates, so a copy cannot follow them. */
 const serverSet = (type: SyncedType) =>
@@ -213,310 +211,6 @@ describe.each(providers)('delta sync on %s', (provider) => {
     graphqlToken = (await getTokens(api.env.t, await createClient(api.prisma, 'mes', ['read', 'write']))).access_token;
   });
 
-  /** What the writer chooses from: lookups, and the products, structures and items as they are now. */
-  interface World {
-    products: number[];
-    /** Products of the working set: the writes go to these (and the ones created), so that they meet. */
-    working: number[];
-    brands: number[];
-    groups: number[];
-    units: number[];
-    itemTypes: number[];
-    methods: number[];
-  }
-
-  type Outcome = 'ok' | string;
-
-  async function gql(query: string, variables: Record<string, unknown>): Promise<{ data?: any; errors?: any[] }> {
-    const res = await api.env.gql(query, variables, { token: graphqlToken });
-    return res.body;
-  }
-
-  /** A REST answer as an outcome: ok, a refusal the writer expects (its code), or an error. */
-  function restOutcome(res: RestResponse, what: string): Outcome {
-    if (res.status === 200 || res.status === 201) return 'ok';
-    if (res.status === 404) return 'rest:not_found';
-    const code = res.body?.error?.code;
-    if (res.status === 409 && ['bom_cycle', 'conflict'].includes(code)) return `rest:${code}`;
-    throw new Error(`${what}: unexpected answer ${res.status} ${res.text.slice(0, 400)}`);
-  }
-
-  function graphqlOutcome(body: { data?: any; errors?: any[] }, what: string): Outcome {
-    if (!body.errors) return 'ok';
-    const code = body.errors[0]?.extensions?.code;
-    if (['BOM_CYCLE', 'CONFLICT', 'NOT_FOUND'].includes(code)) return `graphql:${code}`;
-    throw new Error(`${what}: unexpected errors ${JSON.stringify(body.errors).slice(0, 400)}`);
-  }
-
-  async function structureOf(
-    rng: Prng,
-    world: World,
-  ): Promise<{ id: number; product: number; items: number[] } | undefined> {
-    const structures = await api.prisma.productStructure.findMany({
-      where: { product_id: { in: world.working } },
-      select: { id: true, product_id: true, items: { select: { id: true } } },
-    });
-    if (structures.length === 0) return undefined;
-    const s = rng.pick(structures) as { id: number; product_id: number; items: { id: number }[] };
-    return { id: s.id, product: s.product_id, items: s.items.map((i) => i.id) };
-  }
-
-  /**
-   * A structure item in REST's form and in GraphQL's. Its product is often one of the working set,
-   * whose structures the writes change: some make a cycle, which is refused (and counted).
-   */
-  function newItem(rng: Prng, world: World) {
-    const product = rng.pick(rng.chance(0.5) ? world.working : world.products);
-    const unit = rng.pick(world.units);
-    const type = rng.pick(world.itemTypes);
-    const method = rng.pick(world.methods);
-    const net = rng.amount(20);
-    const loss = rng.int(10);
-    return {
-      rest: {
-        type: 'product_structure_items',
-        attributes: { net_quantity: net, loss_percentage: loss, is_phantom: rng.chance(0.2) },
-        relationships: {
-          product: { data: { type: 'products', id: product } },
-          unit: { data: { type: 'units', id: unit } },
-          type: { data: { type: 'product_structure_item_types', id: type } },
-          calculation_method: { data: { type: 'product_structure_item_calculation_methods', id: method } },
-        },
-      },
-      graphql: {
-        productId: product,
-        unitId: unit,
-        typeId: type,
-        calculationMethodId: method,
-        netQuantity: net,
-        lossPercentage: loss,
-      },
-    };
-  }
-
-  let gtins = 0;
-  let references = 0;
-
-  /** One random write through REST or GraphQL; answers its kind and outcome. */
-  async function randomWrite(rng: Prng, world: World): Promise<[string, Outcome]> {
-    const rest = rng.chance(0.5);
-    const surface = rest ? 'REST' : 'GraphQL';
-    const roll = rng.next();
-    const product = rng.pick(world.working);
-
-    if (roll < 0.2) {
-      // Product attributes: names, prices, GTIN set or cleared, the active flag.
-      const attributes: Record<string, unknown> = {};
-      if (rng.chance(0.6)) attributes.name = { en: `name ${rng.int(1e6)}`, ...(rng.chance(0.3) ? { fr: null } : {}) };
-      if (rng.chance(0.6)) attributes.consumer_price = rng.amount(50);
-      if (rng.chance(0.4)) attributes.price_basic_unit_ex_vat = rng.amount(30);
-      if (rng.chance(0.3)) attributes.deposit_price = rng.chance(0.3) ? null : rng.amount(1);
-      if (rng.chance(0.3))
-        attributes.gtin = rng.chance(0.4)
-          ? null
-          : withCheckDigit(`${provider === 'sqlite' ? 40 : 41}${String(++gtins).padStart(10, '0')}`);
-      if (rng.chance(0.2)) attributes.is_active = rng.chance(0.5);
-      const what = `${surface} product ${product} attributes ${JSON.stringify(attributes)}`;
-      if (rest)
-        return [
-          'product attributes',
-          restOutcome(await api.patch(`/products/${product}`, { data: { type: 'products', attributes } }), what),
-        ];
-      const input: Record<string, unknown> = {};
-      if ('name' in attributes) input.name = attributes.name;
-      if ('consumer_price' in attributes) input.consumerPrice = attributes.consumer_price;
-      if ('price_basic_unit_ex_vat' in attributes) input.priceBasicUnitExVat = attributes.price_basic_unit_ex_vat;
-      if ('deposit_price' in attributes) input.depositPrice = attributes.deposit_price;
-      if ('gtin' in attributes) input.gtin = attributes.gtin;
-      if ('is_active' in attributes) input.isActive = attributes.is_active;
-      const body = await gql(
-        'mutation($id: Int!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }',
-        { id: product, input },
-      );
-      return ['product attributes', graphqlOutcome(body, what)];
-    }
-
-    if (roll < 0.35) {
-      // A product's brand, group (both removable) or unit.
-      const which = rng.pick(['brand', 'product_group', 'unit'] as const);
-      const targets = {
-        brand: ['brands', world.brands],
-        product_group: ['product_groups', world.groups],
-        unit: ['units', world.units],
-      } as const;
-      const [targetType, ids] = targets[which];
-      const target = which !== 'unit' && rng.chance(0.25) ? null : rng.pick(ids);
-      const what = `${surface} product ${product} ${which} -> ${target}`;
-      if (rest) {
-        const data = target === null ? null : { type: targetType, id: target };
-        const res =
-          which === 'unit' // no REL-SET for the unit: through UPDATE
-            ? await api.patch(`/products/${product}`, { data: { type: 'products', relationships: { unit: { data } } } })
-            : await api.patch(`/products/${product}/relationships/${which}`, { data });
-        return ['product link', restOutcome(res, what)];
-      }
-      const field = { brand: 'brandId', product_group: 'productGroupId', unit: 'unitId' }[which];
-      const body = await gql(
-        'mutation($id: Int!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }',
-        {
-          id: product,
-          input: { [field]: target },
-        },
-      );
-      return ['product link', graphqlOutcome(body, what)];
-    }
-
-    if (roll < 0.43) {
-      // A new product, which joins the working set.
-      const reference = `SYNC-${provider}-${++references}`;
-      const unit = rng.pick(world.units);
-      const name = { en: `synced ${references}`, nl: rng.chance(0.5) ? `gesynct ${references}` : null };
-      const price = rng.amount(20);
-      let id: number | undefined;
-      let outcome: Outcome;
-      if (rest) {
-        const res = await api.post('/products', {
-          data: {
-            type: 'products',
-            attributes: { reference, name, consumer_price: price },
-            relationships: { unit: { data: { type: 'units', id: unit } } },
-          },
-        });
-        outcome = restOutcome(res, `${surface} new product`);
-        id = res.body?.data?.id;
-      } else {
-        const body = await gql('mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
-          input: { reference, name, consumerPrice: price, unitId: unit },
-        });
-        outcome = graphqlOutcome(body, `${surface} new product`);
-        id = body.data?.createProduct?.id;
-      }
-      if (id !== undefined) {
-        world.working.push(id);
-        world.products.push(id);
-      }
-      return ['new product', outcome];
-    }
-
-    if (roll < 0.5) {
-      // A structure for a product that has none (its document's product_structure changes).
-      const without = await api.prisma.product.findMany({
-        where: { id: { in: world.working }, product_structure: { is: null } },
-        select: { id: true },
-      });
-      if (without.length === 0) return ['new structure', 'skipped'];
-      const owner = (rng.pick(without) as { id: number }).id;
-      const items = [newItem(rng, world), newItem(rng, world)];
-      const what = `${surface} structure for product ${owner}`;
-      if (rest) {
-        const res = await api.post(`/products/${owner}/product_structure`, {
-          data: {
-            type: 'product_structures',
-            attributes: { quantity: 10 },
-            relationships: { items: { data: items.map((i) => i.rest) } },
-          },
-        });
-        return ['new structure', restOutcome(res, what)];
-      }
-      const body = await gql(
-        'mutation($id: Int!, $input: CreateProductStructureInput!) { createProductStructure(productId: $id, input: $input) { id } }',
-        { id: owner, input: { quantity: 10, items: items.map((i) => i.graphql) } },
-      );
-      return ['new structure', graphqlOutcome(body, what)];
-    }
-
-    const structure = await structureOf(rng, world);
-    if (!structure) return ['items', 'skipped'];
-
-    if (roll < 0.65) {
-      // Items added (a cycle is refused).
-      const items = Array.from({ length: 1 + rng.int(2) }, () => newItem(rng, world));
-      const what = `${surface} items added to structure ${structure.id}`;
-      if (rest)
-        return [
-          'items added',
-          restOutcome(
-            await api.post(`/product_structures/${structure.id}/items`, { data: items.map((i) => i.rest) }),
-            what,
-          ),
-        ];
-      const body = await gql(
-        'mutation($id: Int!, $items: [ProductStructureItemInput!]!) { addProductStructureItems(structureId: $id, items: $items) { id } }',
-        { id: structure.id, items: items.map((i) => i.graphql) },
-      );
-      return ['items added', graphqlOutcome(body, what)];
-    }
-
-    if (roll < 0.8) {
-      // An item updated: quantities, a flag, its unit or calculation method.
-      if (structure.items.length === 0) return ['item updated', 'skipped'];
-      const item = rng.pick(structure.items);
-      const attributes: Record<string, unknown> = {};
-      if (rng.chance(0.7)) attributes.net_quantity = rng.amount(30);
-      if (rng.chance(0.4)) attributes.loss_percentage = rng.chance(0.2) ? null : rng.int(15);
-      if (rng.chance(0.3)) attributes.is_phantom = rng.chance(0.5);
-      const unit = rng.chance(0.3) ? rng.pick(world.units) : undefined;
-      const method = rng.chance(0.2) ? (rng.chance(0.3) ? null : rng.pick(world.methods)) : undefined;
-      const what = `${surface} item ${item} ${JSON.stringify({ attributes, unit, method })}`;
-      if (rest) {
-        const relationships: Record<string, unknown> = {};
-        if (unit !== undefined) relationships.unit = { data: { type: 'units', id: unit } };
-        if (method !== undefined)
-          relationships.calculation_method = {
-            data: method === null ? null : { type: 'product_structure_item_calculation_methods', id: method },
-          };
-        const res = await api.patch(`/product_structure_items/${item}`, {
-          data: { type: 'product_structure_items', attributes, relationships },
-        });
-        return ['item updated', restOutcome(res, what)];
-      }
-      const input: Record<string, unknown> = {};
-      if ('net_quantity' in attributes) input.netQuantity = attributes.net_quantity;
-      if ('loss_percentage' in attributes) input.lossPercentage = attributes.loss_percentage;
-      if ('is_phantom' in attributes) input.isPhantom = attributes.is_phantom;
-      if (unit !== undefined) input.unitId = unit;
-      if (method !== undefined) input.calculationMethodId = method;
-      const body = await gql(
-        'mutation($id: Int!, $input: UpdateProductStructureItemInput!) { updateProductStructureItem(id: $id, input: $input) { id } }',
-        { id: item, input },
-      );
-      return ['item updated', graphqlOutcome(body, what)];
-    }
-
-    if (roll < 0.92) {
-      // Items removed (deleted: tombstones in the log).
-      if (structure.items.length === 0) return ['items removed', 'skipped'];
-      const ids = [...new Set([rng.pick(structure.items), ...(rng.chance(0.3) ? [rng.pick(structure.items)] : [])])];
-      const what = `${surface} items ${ids} removed from structure ${structure.id}`;
-      if (rest) {
-        const res = await api.delete(`/product_structures/${structure.id}/relationships/items`, {
-          data: ids.map((id) => ({ type: 'product_structure_items', id })),
-        });
-        return ['items removed', restOutcome(res, what)];
-      }
-      const body = await gql(
-        'mutation($id: Int!, $ids: [Int!]!) { removeProductStructureItems(structureId: $id, itemIds: $ids) { id } }',
-        { id: structure.id, ids },
-      );
-      return ['items removed', graphqlOutcome(body, what)];
-    }
-
-    // Items replaced: the old ones deleted, new ones created.
-    const items = Array.from({ length: 1 + rng.int(3) }, () => newItem(rng, world));
-    const what = `${surface} items of structure ${structure.id} replaced`;
-    if (rest) {
-      const res = await api.patch(`/product_structures/${structure.id}/relationships/items`, {
-        data: items.map((i) => i.rest),
-      });
-      return ['items replaced', restOutcome(res, what)];
-    }
-    const body = await gql(
-      'mutation($id: Int!, $items: [ProductStructureItemInput!]!) { replaceProductStructureItems(structureId: $id, items: $items) { id } }',
-      { id: structure.id, items: items.map((i) => i.graphql) },
-    );
-    return ['items replaced', graphqlOutcome(body, what)];
-  }
-
   /** What the API serves now: every product and structure item, page by page (nothing writes meanwhile). */
   async function truth(): Promise<Record<SyncedType, Map<number, Copy>>> {
     const reader = new Consumer((path) => api.get(path));
@@ -528,31 +222,8 @@ describe.each(providers)('delta sync on %s', (provider) => {
     const started = Date.now();
     console.log(`delta sync on ${provider}: seed ${SEED} (replay with DELTA_SYNC_SEED=${SEED})`);
     const rng = prng(SEED);
-    const all = (model: string): Promise<number[]> =>
-      api.prisma[model]
-        .findMany({ select: { id: true }, orderBy: { id: 'asc' } })
-        .then((rows: { id: number }[]) => rows.map((r) => r.id));
-    const products = await all('product');
-    // A working set of 24 products, half with a structure: the writes meet on them.
-    const withStructure: number[] = (await api.prisma.productStructure.findMany({ select: { product_id: true } })).map(
-      (s: { product_id: number }) => s.product_id,
-    );
-    const withoutStructure = products.filter((id) => !withStructure.includes(id));
-    const working = [
-      ...new Set([
-        ...Array.from({ length: 12 }, () => rng.pick(withStructure)),
-        ...Array.from({ length: 12 }, () => rng.pick(withoutStructure)),
-      ]),
-    ];
-    const world: World = {
-      products,
-      working,
-      brands: await all('brand'),
-      groups: await all('productGroup'),
-      units: await all('unit'),
-      itemTypes: await all('productStructureItemType'),
-      methods: await all('productStructureItemCalculationMethod'),
-    };
+    const writer = new RandomWriter(api, provider, graphqlToken);
+    const world = await worldOf(api, rng);
 
     // 1. The full read.
     const consumer = new Consumer((path) => api.get(path));
@@ -574,7 +245,7 @@ describe.each(providers)('delta sync on %s', (provider) => {
     const lanes = Array.from({ length: LANES }, async (_, lane) => {
       const laneRng = prng(SEED + 1 + lane);
       for (let n = lane; n < WRITES && !failed; n += LANES) {
-        const [kind, outcome] = await randomWrite(laneRng, world);
+        const [kind, outcome] = await writer.write(laneRng, world);
         outcomes.set(`${kind}: ${outcome}`, (outcomes.get(`${kind}: ${outcome}`) ?? 0) + 1);
         // The app is called in process, and on SQLite a write never waits for I/O: without a turn
         // of the event loop between writes, the follower's timer would not fire until they end.

@@ -24,6 +24,8 @@ const ERROR_CODES: Record<ErrorCode, string> = {
     '`If-Match` names no current entity tag of the resource: it changed since it was read (412); nothing was written',
   cursor_expired:
     'a change-log cursor that can no longer be followed (410): entries after it were purged (retention), the data was replaced, or it is not from this database; read afresh',
+  history_purged:
+    '`as_of` before the oldest instant the hub can answer exactly (410): its history begins there (the change log was purged, or the database did not exist); the message names that instant',
   idempotency_key_in_use:
     'a request with this `Idempotency-Key` is still running (409, with `Retry-After`), or ended without its answer being kept (409)',
   idempotency_key_reused:

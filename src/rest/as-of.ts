@@ -1,0 +1,32 @@
+/**
+ * `as_of` on the GETs of resources: the answer read as the hub was committed at an instant
+ * (src/db/past.ts), saying so in `meta.as_of`.
+ */
+import type { Database } from '../db/client.ts';
+import { HistoryPurgedError } from '../db/past.ts';
+import type { DataSource } from '../db/reads.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Query } from './query.ts';
+
+/**
+ * Runs a GET's `work` with reads of the present (`past` undefined), or with `as_of` of the hub as
+ * committed then: 410 `history_purged` before the oldest instant it keeps.
+ */
+export async function readingAt<T>(
+  db: Database,
+  query: Query,
+  work: (past: DataSource | undefined) => Promise<T>,
+): Promise<T> {
+  if (!query.asOf) return work(undefined);
+  try {
+    return await db.past(query.asOf, work);
+  } catch (error) {
+    if (error instanceof HistoryPurgedError) throw new HttpError(410, 'history_purged', error.message);
+    throw error;
+  }
+}
+
+/** `meta.as_of` of an answer as of an instant: the instant, in UTC. */
+export function asOfMeta(query: Query): { as_of?: string } {
+  return query.asOf ? { as_of: query.asOf.toISOString() } : {};
+}

@@ -1,0 +1,126 @@
+/**
+ * As-of reads over a recipe's revisions and across the history's purge, on both providers
+ * (docs/guides/looking-back.md): the explosion of a bill of material as of each revision's date;
+ * before the oldest instant the hub keeps, `history_purged` naming it; after it, still exact.
+ */
+import { describe, expect, it } from 'vitest';
+import { purgeHistory } from '../../src/data/changes.ts';
+import { providers } from '../support/databases.ts';
+import { restSuite } from '../rest/support.ts';
+
+describe.each(providers)('as-of reads of revisions on %s', (provider) => {
+  const api = restSuite(provider);
+
+  /** The instant of the newest entry of the log: that of the last write. */
+  async function lastInstant(): Promise<Date> {
+    const entry = await api.prisma.change.findFirst({ where: { seq: { not: null } }, orderBy: { seq: 'desc' } });
+    return new Date(entry.at);
+  }
+
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  const explosion = `bom { level netQuantity grossQuantity path { reference } product { reference } unit { reference } }`;
+
+  it('bom under asOf, over three revisions of a recipe, is the explosion of each revision on its dates', async () => {
+    // A product with a structure, and components of which one has a structure of its own (a second level).
+    const structures = await api.prisma.productStructure.findMany({
+      select: { id: true, product_id: true },
+      orderBy: { id: 'asc' },
+    });
+    const [recipe, sub] = structures;
+    const plain = await api.prisma.product.findMany({
+      where: { product_structure: { is: null } },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+      take: 3,
+    });
+    const unit = (await api.prisma.unit.findFirst({ orderBy: { id: 'asc' } })).id;
+    const item = (product: number, quantity: number) => ({
+      type: 'product_structure_items',
+      attributes: { net_quantity: quantity },
+      relationships: {
+        product: { data: { type: 'products', id: product } },
+        unit: { data: { type: 'units', id: unit } },
+      },
+    });
+    const revisions = [
+      [item(plain[0].id, 1.5)],
+      [item(plain[0].id, 2), item(sub.product_id, 0.25)],
+      [item(plain[1].id, 3), item(plain[2].id, 0.125), item(sub.product_id, 1)],
+    ];
+    const query = `query($id: Int!) { product(id: $id) { ${explosion} } }`;
+    const dated: { at: Date; bom: unknown; items: unknown }[] = [];
+    for (const items of revisions) {
+      await pause();
+      const res = await api.patch(`/product_structures/${recipe.id}/relationships/items`, { data: items });
+      expect(res.status, res.text).toBe(200);
+      const { body } = await api.env.gql(query, { id: recipe.product_id });
+      const rest = await api.get(`/product_structures/${recipe.id}?include=items`);
+      dated.push({ at: await lastInstant(), bom: body.data!.product.bom, items: rest.body.included });
+    }
+    // The three explosions differ: each revision is told apart.
+    expect(new Set(dated.map((d) => JSON.stringify(d.bom))).size).toBe(3);
+    expect((dated[1]!.bom as { level: number }[]).some((line) => line.level === 2)).toBe(true);
+
+    const asOf = `query($id: Int!, $at: DateTime!) { asOf(at: $at) { product(id: $id) { ${explosion} } } }`;
+    for (const [i, { at, bom, items }] of dated.entries()) {
+      const next = dated[i + 1]?.at ?? new Date();
+      for (const instant of [at, new Date((at.getTime() + next.getTime()) / 2)]) {
+        const { body } = await api.env.gql(asOf, { id: recipe.product_id, at: instant.toISOString() });
+        expect(body.errors).toBeUndefined();
+        expect(body.data!.asOf.product.bom, `revision ${i + 1} as of ${instant.toISOString()}`).toEqual(bom);
+        const rest = await api.get(`/product_structures/${recipe.id}?include=items&as_of=${instant.toISOString()}`);
+        expect(rest.status).toBe(200);
+        expect(rest.body.included).toEqual(items);
+        expect(rest.body.meta.as_of).toBe(instant.toISOString());
+        // The related path, with the instant's offset written as a URL may leave it (`+` read as a space).
+        const local = new Date(instant.getTime() + 3_600_000).toISOString().replace(/\.(\d+)Z$/, '.$1+01:00');
+        const related = await api.get(`/products/${recipe.product_id}/product_structure?include=items&as_of=${local}`);
+        expect(related.status, related.text).toBe(200);
+        expect(related.body.included).toEqual(items);
+        expect(related.body.meta.as_of).toBe(instant.toISOString());
+      }
+    }
+  });
+
+  it('across a purge: before the oldest instant kept, history_purged naming it; from it on, exact', async () => {
+    const path = '/products/1';
+    const renamed: { at: Date; body: unknown }[] = [];
+    for (const name of ['first', 'second', 'third']) {
+      await pause();
+      const res = await api.patch(path, { data: { type: 'products', attributes: { name: { en: `purge ${name}` } } } });
+      expect(res.status).toBe(200);
+      renamed.push({ at: await lastInstant(), body: (await api.get(path)).body.data });
+      await pause();
+    }
+    const [first, second, third] = renamed as [(typeof renamed)[0], (typeof renamed)[0], (typeof renamed)[0]];
+    const versions = () => api.prisma.$queryRawUnsafe(`SELECT COUNT(*) AS n FROM "products_history" WHERE "id" = 1`);
+    const before = Number(((await versions()) as { n: unknown }[])[0]!.n);
+
+    // A retention of one day, a day after a moment between the second write and the third.
+    const cutoff = new Date(second.at.getTime() + 2);
+    const purged = await purgeHistory(api.env.database.db, { now: () => new Date(cutoff.getTime() + 86_400_000) }, 1);
+    expect(purged).toBeGreaterThan(0);
+    expect(Number(((await versions()) as { n: unknown }[])[0]!.n)).toBeLessThan(before);
+
+    const old = await api.get(`${path}?as_of=${first.at.toISOString()}`);
+    expect(old.status).toBe(410);
+    expect(old.body.error.code).toBe('history_purged');
+    expect(old.body.error.message).toContain(cutoff.toISOString());
+    const { body } = await api.env.gql('query($at: DateTime!) { asOf(at: $at) { product(id: 1) { id } } }', {
+      at: first.at.toISOString(),
+    });
+    expect(body.errors![0]!.extensions!.code).toBe('HISTORY_PURGED');
+    expect(body.errors![0]!.extensions!.oldest).toBe(cutoff.toISOString());
+
+    for (const [at, then] of [
+      [cutoff, second.body],
+      [third.at, third.body],
+      [new Date(), third.body],
+    ] as const) {
+      const res = await api.get(`${path}?as_of=${at.toISOString()}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual(then);
+    }
+  });
+});
