@@ -83,6 +83,33 @@ describe.each(providers)('as-of reads of revisions on %s', (provider) => {
     }
   });
 
+  it('an as-of read costs the statements of the same read now: one per type and level, whatever the rows', async () => {
+    const at = new Date().toISOString();
+    const selection = `products(first: $first) { totalCount nodes { reference unit { reference } brand { id }
+      productStructure { items { netQuantity product { reference } unit { reference } } } } }`;
+    for (const first of [5, 50]) {
+      const now = await api.env.gql(`query($first: Int) { ${selection} }`, { first });
+      const past = await api.env.gql(`query($first: Int, $at: DateTime!) { asOf(at: $at) { ${selection} } }`, {
+        first,
+        at,
+      });
+      expect(past.body.errors).toBeUndefined();
+      expect(past.body.data!.asOf).toEqual(now.body.data);
+      expect(past.statements, `first: ${first}`).toBe(now.statements);
+    }
+    // REST: the page with its total and its structures' ids, then the units included.
+    const statementsOf = async (path: string) => {
+      const before = api.env.database.db.statementCount;
+      const res = await api.get(path);
+      return { body: res.body, statements: api.env.database.db.statementCount - before };
+    };
+    const restNow = await statementsOf('/products?per_page=50&include=product_structure,unit');
+    const restPast = await statementsOf(`/products?per_page=50&include=product_structure,unit&as_of=${at}`);
+    expect(restPast.body.data).toEqual(restNow.body.data);
+    expect(restPast.statements).toBe(restNow.statements);
+    expect(restPast.statements).toBe(2);
+  });
+
   it('across a purge: before the oldest instant kept, history_purged naming it; from it on, exact', async () => {
     const path = '/products/1';
     const renamed: { at: Date; body: unknown }[] = [];

@@ -30,7 +30,9 @@ describe.each(providers)('the history of rows on %s', (provider) => {
   async function triggersOn(table: string): Promise<string[]> {
     const found =
       provider === 'sqlite'
-        ? await rows<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = '${table}'`)
+        ? await rows<{ name: string }>(
+            `SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = '${table}'`,
+          )
         : await rows<{ name: string }>(
             `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = '"${table}"'::regclass AND NOT tgisinternal`,
           );
