@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { migrate } from '../src/db/migrate.ts';
 import { parseDatabaseUrl } from '../src/db/url.ts';
-import { historyTables, HISTORY_OPEN, pastChangesView } from '../src/db/history.ts';
+import { historyTables, HISTORY_OPEN, pastChangesView, validAt } from '../src/db/history.ts';
 import { projectPath } from '../src/project.ts';
 import { SEARCHED } from '../src/query/search.ts';
 
@@ -91,13 +91,16 @@ for (const table of [...historyTables(), ...searchDocuments]) {
   const indexes = (db.prepare(`PRAGMA index_list(${q(table)})`).all() as { name: string }[]).map((index) =>
     (db.prepare(`PRAGMA index_info(${q(index.name)})`).all() as { name: string }[]).map((c) => c.name),
   );
-  // Lookups by key (an id, a join's two ids) and the table's indexes of foreign keys (relationships,
-  // reverse links, a structure's items), each beside the validity; not its other indexes (a
-  // reference, a flag, a date): every one is written with each version, and an as-of list reads
-  // the versions of its type whatever filters it.
-  const historyIndexes = [key.map((c) => c.name), ...indexes.filter((cols) => cols[0]!.endsWith('_id'))].filter(
-    (cols, i, all) => all.findIndex((other) => other.join() === cols.join()) === i,
-  );
+  // Lookups by key (an id, a join's two ids, with valid_from: a row's versions in order) and the
+  // table's indexes of foreign keys (relationships, reverse links, a structure's items); not its
+  // other indexes (a reference, a flag, a date): every index is written with each version, and an
+  // as-of list reads the versions of its type whatever filters it. No index holds valid_to, which
+  // a write changes in the version it closes: that change then touches no index (PostgreSQL
+  // updates the row in place, HOT; measured with valid_to indexed: 12 index entries a write).
+  const historyIndexes = [
+    [...key.map((c) => c.name), 'valid_from'],
+    ...indexes.filter((cols) => cols[0]!.endsWith('_id')),
+  ].filter((cols, i, all) => all.findIndex((other) => other.join() === cols.join()) === i);
   const matchOld = key.map((c) => `${q(c.name)} = OLD.${q(c.name)}`).join(' AND ');
   const values = columns.map((c) => `NEW.${q(c.name)}`).join(', ');
 
@@ -110,13 +113,14 @@ for (const table of [...historyTables(), ...searchDocuments]) {
       const defs = columns.map((c) => `${q(c.name)} ${c.type}`).join(', ');
       out.push(`CREATE TABLE ${q(history)} (${defs}, "valid_from" DATETIME NOT NULL, "valid_to" DATETIME NOT NULL);`);
     } else {
-      out.push(`CREATE TABLE ${q(history)} (LIKE ${q(table)});`);
+      // Room on each page for the version a write closes (its valid_to, in no index, changes in place: HOT).
+      out.push(`CREATE TABLE ${q(history)} (LIKE ${q(table)}) WITH (fillfactor = 80);`);
       out.push(
         `ALTER TABLE ${q(history)} ADD COLUMN "valid_from" TIMESTAMP(3) NOT NULL, ADD COLUMN "valid_to" TIMESTAMP(3) NOT NULL;`,
       );
     }
     for (const [i, cols] of historyIndexes.entries())
-      out.push(`CREATE INDEX ${q(`${history}_${i}`)} ON ${q(history)} (${[...cols, 'valid_to'].map(q).join(', ')});`);
+      out.push(`CREATE INDEX ${q(`${history}_${i}`)} ON ${q(history)} (${cols.map(q).join(', ')});`);
     out.push(
       `INSERT INTO ${q(history)} (${names}, "valid_from", "valid_to") SELECT ${names}, ${START}, ${open} FROM ${q(table)};`,
     );
@@ -142,9 +146,7 @@ END $$;`);
       out.push(
         `CREATE TRIGGER ${q(`${history}_write`)} AFTER INSERT OR UPDATE OR DELETE ON ${q(table)} FOR EACH ROW EXECUTE FUNCTION ${q(`${history}_write`)}();`,
       );
-      out.push(
-        `CREATE VIEW "mdg_past".${q(table)} AS SELECT ${names} FROM ${q(history)} WHERE "valid_from" <= as_of_instant() AND "valid_to" > as_of_instant();`,
-      );
+      out.push(`CREATE VIEW "mdg_past".${q(table)} AS SELECT ${names} FROM ${q(history)} WHERE ${validAt()};`);
     }
     out.push('');
   }

@@ -302,15 +302,13 @@ export async function purgeChanges(prisma: PrismaDb, clock: Clock, days: number)
   }
 }
 
-/** Row versions deleted per statement of a purge, so that a purge never holds a long write lock. */
-const HISTORY_PURGE_BATCH = 1000;
-
 /**
  * The retention of the history (CHANGES_RETENTION_DAYS, as the change log's): deletes the row
  * versions that ended more than `days` ago (0 keeps everything), and first moves the oldest
  * instant as-of reads answer (`history_horizon.oldest`) up to that cutoff. What every instant
- * from the cutoff on needs is kept: a version valid at such an instant ended after it. Returns
- * how many versions went.
+ * from the cutoff on needs is kept: a version valid at such an instant ended after it. One
+ * statement per table: writes never wait for it (they touch only the versions they close, which
+ * have not ended). Returns how many versions went.
  */
 export async function purgeHistory(db: Database, clock: Clock, days: number): Promise<number> {
   if (days === 0) return 0;
@@ -323,19 +321,10 @@ export async function purgeHistory(db: Database, clock: Clock, days: number): Pr
       .value(cutoff)
       .text(' RETURNING 1'),
   );
-  const key = db.provider === 'postgresql' ? '"ctid"' : '"rowid"';
   let purged = 0;
   for (const table of [...historyTables(), ...searchDocumentTables(db)]) {
-    const history = `"${table}_history"`;
-    for (;;) {
-      const sql = new Sql(db.provider)
-        .text(`DELETE FROM ${history} WHERE ${key} IN (SELECT ${key} FROM ${history} WHERE "valid_to" <= `)
-        .value(cutoff)
-        .text(` LIMIT ${HISTORY_PURGE_BATCH})`);
-      const deleted = await db.transaction((tx) => tx.execute(sql));
-      purged += deleted;
-      if (deleted < HISTORY_PURGE_BATCH) break;
-    }
+    const sql = new Sql(db.provider).text(`DELETE FROM "${table}_history" WHERE "valid_to" <= `).value(cutoff);
+    purged += await db.transaction((tx) => tx.execute(sql));
   }
   return purged;
 }

@@ -43,7 +43,7 @@ export interface ListQuery extends ListRows {
 /** Appends ` FROM <type> t` and what restricts it to the rows: the search's join, the where, the reader's role's rows. */
 export function appendRows(sql: Sql, db: DataSource, type: string, rows: ListRows): void {
   sql.text(` FROM ${id(type)} t`);
-  if (rows.search) appendSearchJoin(sql, type, rows.search, 't', 's', db.past);
+  if (rows.search) appendSearchJoin(sql, type, rows.search, 't', 's', db.asOf !== undefined);
   const where = visible(db, type, rows.where)!;
   if (where.kind === 'and' && where.items.length === 0) return;
   sql.text(' WHERE ');
@@ -161,7 +161,8 @@ export function orderClause(query: Pick<ListQuery, 'orderBy' | 'search'>, alias:
 function totalKey(db: DataSource, type: string, rows: ListRows): string {
   const count = new Sql(db.provider);
   appendRows(count, db, type, rows);
-  return `${count}\0${JSON.stringify(count.values)}`;
+  // As of an instant, the same text counts other rows.
+  return `${db.asOf ?? ''}\0${count}\0${JSON.stringify(count.values)}`;
 }
 
 /**

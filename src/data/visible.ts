@@ -20,7 +20,7 @@ export function readingAs(source: Reads, access: Access | undefined): DataSource
   if (!access) return source;
   return {
     provider: source.provider,
-    past: source.past,
+    asOf: source.asOf,
     query: <T>(statement: Statement) => source.query<T>(statement),
     access,
   };

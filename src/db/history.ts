@@ -26,6 +26,17 @@ import { resources } from '../resources/registry.ts';
 /** `valid_to` of a row's present version (a date no write reaches; comparable as text on SQLite). */
 export const HISTORY_OPEN = '9999-12-31T00:00:00.000';
 
+/**
+ * The versions valid at the instant an as-of read reads (`as_of_instant()`, src/db/past.ts), of a
+ * history table aliased `alias` ('' for none). The instant is a subquery, evaluated once per
+ * statement: as a plain call, PostgreSQL inlines the function and reads and parses its setting
+ * again for every row (measured: a count of 15,000 versions 11.9 ms against 2.9 ms).
+ */
+export function validAt(alias = ''): string {
+  const a = alias ? `${alias}.` : '';
+  return `${a}"valid_from" <= (SELECT as_of_instant()) AND ${a}"valid_to" > (SELECT as_of_instant())`;
+}
+
 /** The tables whose rows have a history: every resource type's and every join table. */
 export function historyTables(): string[] {
   const joins = resources.flatMap((resource) =>

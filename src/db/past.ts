@@ -17,7 +17,7 @@
  * Before it, HistoryPurgedError.
  */
 import type Sqlite from 'better-sqlite3';
-import { historyTables, pastChangesView, sqliteInstant } from './history.ts';
+import { historyTables, pastChangesView, sqliteInstant, validAt } from './history.ts';
 import { type DataSource, SqliteStatements } from './reads.ts';
 import { registerSqliteFunctions } from './sqlite-functions.ts';
 
@@ -58,9 +58,7 @@ export function sqlitePast(file: string, onStatement: () => void): { past: PastR
       const columns = (db.prepare(`PRAGMA main.table_info("${table}")`).all() as { name: string }[])
         .map((c) => `"${c.name}"`)
         .join(', ');
-      db.exec(
-        `CREATE TEMP VIEW "${table}" AS SELECT ${columns} FROM main."${table}_history" WHERE "valid_from" <= as_of_instant() AND "valid_to" > as_of_instant()`,
-      );
+      db.exec(`CREATE TEMP VIEW "${table}" AS SELECT ${columns} FROM main."${table}_history" WHERE ${validAt()}`);
     }
     connection = db;
     return db;
@@ -73,7 +71,7 @@ export function sqlitePast(file: string, onStatement: () => void): { past: PastR
       const iso = sqliteInstant(at);
       return work({
         provider: 'sqlite',
-        past: true,
+        asOf: at.toISOString(),
         async query<T>(s: Parameters<DataSource['query']>[0]): Promise<T[]> {
           onStatement();
           instant = iso;

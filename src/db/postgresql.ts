@@ -62,7 +62,7 @@ function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
       let queue: Promise<unknown> = Promise.resolve();
       const result = await work({
         provider: 'postgresql',
-        past: true,
+        asOf: at.toISOString(),
         query<T>(s: Statement): Promise<T[]> {
           const run = queue.then(() => {
             onStatement();

@@ -27,8 +27,8 @@ export interface Statement {
 /** Where the data layer reads from. */
 export interface DataSource {
   provider: Provider;
-  /** Reads the hub as of an instant (./past.ts): the tables it names are views of their history. */
-  readonly past?: boolean;
+  /** Reads the hub as of this instant (ISO 8601, ./past.ts): the tables it names are views of their history. */
+  readonly asOf?: string;
   query<T = Record<string, unknown>>(statement: Statement): Promise<T[]>;
 }
 

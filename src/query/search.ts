@@ -29,6 +29,7 @@
  * and the index is asked for them as they are: FTS5's "ascii" tokenizer and PostgreSQL's parser
  * leave folded words unchanged.
  */
+import { validAt } from '../db/history.ts';
 import { foldWords } from '../db/search-fold.ts';
 import { id, type Sql } from '../db/sql.ts';
 import { WhereInputError } from './where.ts';
@@ -204,5 +205,5 @@ function appendSqliteMatches(
     .text(`SELECT h."id", -bm25(${table}, ${weights}) AS "rank" FROM ${table}`)
     .text(` JOIN main.${id(`${type}_history`)} h ON h."rowid" = ${table}."rowid" WHERE ${table} MATCH `)
     .value(query)
-    .text(' AND h."valid_from" <= as_of_instant() AND h."valid_to" > as_of_instant()');
+    .text(` AND ${validAt('h')}`);
 }

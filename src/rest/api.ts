@@ -19,7 +19,7 @@ import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { atomicOperations } from './atomic.ts';
-import { asOfMeta, readingAt } from './as-of.ts';
+import { asOfMeta, keepsTotals, readingAt } from './as-of.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, lastModified, lastModifiedHeader, READ_CACHE_CONTROL } from './conditional.ts';
 import { DocumentBytes, documentJson, type ResourceJson } from './document-bytes.ts';
@@ -238,7 +238,7 @@ class RestHandlers {
       route.type,
       list,
       loaders.columns(route.type),
-      query.asOf ? undefined : this.totals,
+      keepsTotals(query) ? this.totals : undefined,
     );
     loaders.prime(route.type, rows);
     const asJson = this.asJson(docs);

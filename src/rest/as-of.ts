@@ -26,6 +26,20 @@ export async function readingAt<T>(
   }
 }
 
+/**
+ * How long after an instant no write can still change what it answers: a write's instant is its
+ * transaction's start, and a write transaction of the service lasts far less than this.
+ */
+const SETTLED_MS = 60_000;
+
+/**
+ * Whether a LIST may answer a total counted earlier (src/data/list.ts KeptTotals): always now; as
+ * of an instant once it is settled (an instant's total, counted, never changes then).
+ */
+export function keepsTotals(query: Query, now = Date.now()): boolean {
+  return !query.asOf || query.asOf.getTime() < now - SETTLED_MS;
+}
+
 /** `meta.as_of` of an answer as of an instant: the instant, in UTC. */
 export function asOfMeta(query: Query): { as_of?: string } {
   return query.asOf ? { as_of: query.asOf.toISOString() } : {};
