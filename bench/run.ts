@@ -33,6 +33,7 @@ import {
   type SqlReader,
 } from './lib/databases.ts';
 import { runDataIn } from './lib/data-in.ts';
+import { formatAsOf, runAsOf, type AsOfApi, type AsOfOptions, type AsOfReport } from './lib/as-of.ts';
 import { installPeerTriggers, peerAuditRows, removePeerTriggers } from './lib/peer-trigger.ts';
 import { runWebhooks } from './lib/webhooks.ts';
 import { FANOUT_SUBSCRIPTION, fanoutServerEnv, runFanout, type FanoutOptions } from './lib/fanout.ts';
@@ -83,10 +84,16 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        the commit before a change: its server runs beside ours as graphql@base and
                        rest@base, alternating round by round, for paired before/after numbers
   --datasets LIST      pg20,pg1,sqlite20 (default: all that a chosen target can use)
-  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT,DATAIN,WEBHOOKS (default: all; W5 writes, and runs
+  --workloads LIST     W0,W1,W2,W3,W4,W6,W5,FANOUT,DATAIN,WEBHOOKS,ASOF (default: all; W5 writes, and runs
                        after the reads; FANOUT, SSE subscribers of our server while writes arrive,
-                       DATAIN, bulk upserts against COPY and an import from our server, and WEBHOOKS,
-                       deliveries to local receivers while writes arrive, run last, on pg20)
+                       DATAIN, bulk upserts against COPY and an import from our server, WEBHOOKS,
+                       deliveries to local receivers while writes arrive, and ASOF, W2 as of a day
+                       before against now after 10,000 writes and W5 with the row history's
+                       triggers against without, on a copy of pg20, run last, on pg20)
+  --asof-writes N      ASOF: writes spread over the rows before the reads (default 10000)
+  --asof-parts LIST    ASOF: reads,writes (default both: W2 as of against now; W5 with and
+                       without the history's triggers)
+  --asof-keep          ASOF: keep its copy of pg20 (mdg_bench_asof) afterwards, for EXPLAIN ANALYZE
   --webhook-rate N         WEBHOOKS: writes per second (default 500)
   --webhook-duration S     WEBHOOKS: seconds of writes per scenario (default 30)
   --webhook-endpoints N    WEBHOOKS: endpoints of the fan-out scenario (default 50)
@@ -136,6 +143,9 @@ function parseCli() {
       'webhook-duration': { type: 'string', default: '30' },
       'webhook-endpoints': { type: 'string', default: '50' },
       'webhook-scenarios': { type: 'string' },
+      'asof-writes': { type: 'string', default: '10000' },
+      'asof-parts': { type: 'string' },
+      'asof-keep': { type: 'boolean', default: false },
       'postgres-url': {
         type: 'string',
         default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
@@ -176,8 +186,9 @@ function parseCli() {
   const isFanout = (w: string) => w.toUpperCase() === 'FANOUT';
   const isDataIn = (w: string) => w.toUpperCase() === 'DATAIN';
   const isWebhooks = (w: string) => w.toUpperCase() === 'WEBHOOKS';
+  const isAsOf = (w: string) => w.toUpperCase() === 'ASOF';
   const workloads = named
-    ?.filter((w) => !isFanout(w) && !isDataIn(w) && !isWebhooks(w))
+    ?.filter((w) => !isFanout(w) && !isDataIn(w) && !isWebhooks(w) && !isAsOf(w))
     .map((w) => workloadCase(w).workload.name);
   const fanout: FanoutOptions = {
     subscribers: count('fanout-subscribers', values['fanout-subscribers'], 1),
@@ -188,9 +199,17 @@ function parseCli() {
     warmupWrites: 50,
     drainTimeout: 60,
   };
+  const asOfParts = (list(values['asof-parts']) ?? ['reads', 'writes']).map((part) => {
+    if (part !== 'reads' && part !== 'writes') throw new Error(`--asof-parts: reads or writes (got ${part})`);
+    return part;
+  });
   return {
     targets,
     datasetIds: list(values.datasets),
+    asOf:
+      named === undefined || named.some(isAsOf)
+        ? { writes: count('asof-writes', values['asof-writes'], 2), parts: asOfParts, keep: values['asof-keep'] }
+        : undefined,
     workloads,
     fanout: named === undefined || named.some(isFanout) ? fanout : undefined,
     dataIn: named === undefined || named.some(isDataIn),
@@ -390,6 +409,116 @@ async function runDataInCase(dataset: Dataset, options: Options, servers: Set<Ru
       servers.delete(server);
     }
   }
+}
+
+/** The as-of case's dataset (pg20, with our server), or undefined when the options leave it out. */
+function asOfDataset(options: Options): Dataset | undefined {
+  if (!options.asOf) return undefined;
+  if (options.datasetIds && !options.datasetIds.includes('pg20')) {
+    console.log('note: ASOF left out: it runs on (a copy of) pg20, which --datasets leaves out');
+    return undefined;
+  }
+  if (!options.targets.some((t) => t.name === 'graphql' || t.name === 'rest')) {
+    console.log('note: ASOF left out: it measures our server (targets graphql or rest)');
+    return undefined;
+  }
+  return datasetFor('pg20', options.postgresUrl);
+}
+
+/** The ASOF case (lib/as-of.ts): our server alone on a copy of pg20; with --verify-only, its checks and probes only. */
+async function runAsOfCase(dataset: Dataset, options: Options, servers: Set<RunningServer>): Promise<AsOfReport> {
+  const asOf: AsOfOptions = {
+    ...options.asOf!,
+    apis: options.targets.flatMap((t): AsOfApi[] => (t.name === 'graphql' || t.name === 'rest' ? [t.name] : [])),
+    rounds: options.rounds,
+    duration: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    probe: options.probe,
+    verifyOnly: options.verifyOnly,
+  };
+  const start = async (on: Dataset, label: string): Promise<RunningServer> => {
+    const server = await startServer('ours', {
+      dataset: on,
+      logDir: join(options.out, 'logs'),
+      poolSize: options.poolSize,
+      label,
+      nodeOptions: options.nodeOptions,
+    });
+    servers.add(server);
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        servers.delete(server);
+      },
+    };
+  };
+  try {
+    return { status: 'measured', ...(await runAsOf(dataset, options.postgresUrl, start, asOf, log)) };
+  } catch (error) {
+    log(`  ASOF: FAILED ${(error as Error).message}`);
+    return { status: 'failed', reason: (error as Error).message };
+  }
+}
+
+/**
+ * The as-of issue's lines, on pg20 after 10,000 writes: W2 as of a day before at least 0.5x the
+ * req/s of W2 now and at most twice its statements, GraphQL and REST (paired); W5 with the
+ * history within noise of W5 without it, taken as a median paired ratio of at least 0.9 (the
+ * band of this README's other paired lines).
+ */
+function asOfGoals(asOf: AsOfReport | undefined): Goal[] {
+  const apis: AsOfApi[] = ['graphql', 'rest'];
+  const reads = asOf?.status === 'measured' ? asOf.reads : undefined;
+  const w5 = asOf?.status === 'measured' ? asOf.w5 : undefined;
+  const reason = asOf?.status === 'failed' ? `failed: ${asOf.reason}` : 'not run';
+  const timed = (pairs: typeof reads) => pairs && apis.every((api) => pairs.some((p) => p.api === api && p.paired));
+  const statements = (pairs: typeof reads) =>
+    pairs && apis.every((api) => pairs.some((p) => p.api === api && p.a.statements !== undefined));
+  return [
+    {
+      goal: 'W2 as of a day before at least 0.5x the req/s of W2 now (pg20 after 10,000 writes, paired; GraphQL and REST)',
+      met: Boolean(timed(reads) && reads!.every((p) => p.paired!.median >= 0.5)),
+      detail: timed(reads)
+        ? reads!
+            .map(
+              (p) =>
+                `${p.api} ${p.paired!.median.toFixed(2)}x (rounds ${p.paired!.min.toFixed(2)}-${p.paired!.max.toFixed(2)})`,
+            )
+            .join(', ')
+        : reason,
+    },
+    {
+      goal: 'W2 as of a day before at most twice the statements of W2 now (GraphQL and REST)',
+      met: Boolean(
+        statements(reads) &&
+          reads!.every(
+            (p) => p.b.statements! <= 2 * p.a.statements! && (p.b.wireStatements ?? 0) <= 2 * (p.a.wireStatements ?? 0),
+          ),
+      ),
+      detail: statements(reads)
+        ? reads!
+            .map(
+              (p) =>
+                `${p.api} ${p.b.statements} against ${p.a.statements} (on the wire ${p.b.wireStatements} against ${p.a.wireStatements})`,
+            )
+            .join(', ')
+        : reason,
+    },
+    {
+      goal: 'W5 with the row history within noise of W5 without it (paired median at least 0.9x; GraphQL and REST)',
+      met: Boolean(timed(w5) && w5!.every((p) => p.paired!.median >= 0.9)),
+      detail: timed(w5)
+        ? w5!
+            .map(
+              (p) =>
+                `${p.api} ${p.paired!.median.toFixed(2)}x (rounds ${p.paired!.min.toFixed(2)}-${p.paired!.max.toFixed(2)})`,
+            )
+            .join(', ')
+        : reason,
+    },
+  ];
 }
 
 function log(line: string): void {
@@ -752,7 +881,8 @@ async function main(): Promise<void> {
   const fanout = fanoutDataset(options);
   const dataIn = options.dataIn ? datasetFor('pg20', options.postgresUrl) : undefined;
   const webhooks = options.webhooks ? datasetFor('pg20', options.postgresUrl) : undefined;
-  if (plans.length === 0 && !fanout && !dataIn && !webhooks)
+  const asOf = asOfDataset(options);
+  if (plans.length === 0 && !fanout && !dataIn && !webhooks && !asOf)
     throw new Error('nothing to run: no chosen target runs on a chosen dataset');
   const runs = plans.reduce((n, p) => n + p.cases.length * p.targets.length, 0);
   const seconds =
@@ -774,6 +904,8 @@ async function main(): Promise<void> {
     await prepareDataset(dataIn, options.postgresUrl, log);
   if (webhooks && !plans.some((p) => p.dataset.id === webhooks.id) && fanout?.id !== webhooks.id && !dataIn)
     await prepareDataset(webhooks, options.postgresUrl, log);
+  if (asOf && !plans.some((p) => p.dataset.id === asOf.id) && !fanout && !dataIn && !webhooks)
+    await prepareDataset(asOf, options.postgresUrl, log);
   if (options.printQueries) {
     if (fanout)
       console.log(`# FANOUT: each SSE subscriber (POST /graphql, Accept: text/event-stream): ${FANOUT_SUBSCRIPTION}\n`);
@@ -798,6 +930,7 @@ async function main(): Promise<void> {
   if (fanout && !options.verifyOnly) report.fanout = await runFanoutCase(fanout, options, servers);
   if (dataIn && !options.verifyOnly) report.dataIn = await runDataInCase(dataIn, options, servers);
   if (webhooks && !options.verifyOnly) report.webhooks = await runWebhooksCase(webhooks, options, servers);
+  if (asOf) report.asOf = await runAsOfCase(asOf, options, servers);
   if (!options.verifyOnly) {
     log('idle: our compiled server on the embedded default (SQLite, demo data), at rest 10 and 30 s');
     report.idle = await measureIdle(join(options.out, 'logs'));
@@ -826,6 +959,7 @@ async function main(): Promise<void> {
       poolSize: options.poolSize,
       probe: options.probe,
       fanout: options.fanout,
+      asOf: options.asOf,
     },
     notes: [
       'req/s, mean, p50 and p99 are medians over the rounds; errors are summed; peak RSS is the maximum over the rounds.',
@@ -839,8 +973,9 @@ async function main(): Promise<void> {
   const table = formatTable(measurements);
   console.log(`\n${table}\n`);
   if (report.fanout) console.log(`${formatFanout(report.fanout)}\n`);
+  if (report.asOf) console.log(`${formatAsOf(report.asOf)}\n`);
   const unlogged = reportChangeLog(measurements);
-  report.goals = goals(measurements, report.fanout, report.idle);
+  report.goals = goals(measurements, report.fanout, report.idle, report.asOf);
   console.log(
     `Goals (the benchmark and speed issues, done when):\n${report.goals.map((g) => `  ${g.met ? 'met    ' : 'NOT MET'}  ${g.goal}: ${g.detail}`).join('\n')}\n`,
   );
@@ -862,6 +997,10 @@ async function main(): Promise<void> {
   }
   if (unlogged > 0) {
     console.error(`${unlogged} of our W5 targets wrote a change-log entry count other than their writes answered`);
+    process.exitCode = 1;
+  }
+  if (report.asOf?.status === 'failed') {
+    console.error(`ASOF: ${report.asOf.reason}`);
     process.exitCode = 1;
   }
   const fanoutFault = fanoutFaults(report.fanout);
@@ -913,7 +1052,7 @@ function reportChangeLog(measurements: Measurement[]): number {
  * The targets of the benchmark and speed issues, checked on this run's numbers (pg20 unless said): where a case or
  * target was not run, the goal says so instead of passing.
  */
-function goals(measurements: Measurement[], fanout?: FanoutReport, idle?: IdleMemory): Goal[] {
+function goals(measurements: Measurement[], fanout?: FanoutReport, idle?: IdleMemory, asOf?: AsOfReport): Goal[] {
   const find = (dataset: string, key: string, target: string) =>
     measurements.find((m) => m.dataset === dataset && m.case === key && m.target === target && m.summary);
   const main = ['W0', 'W1', 'W2', 'W3', 'W4'];
@@ -967,6 +1106,7 @@ function goals(measurements: Measurement[], fanout?: FanoutReport, idle?: IdleMe
         : `mean ${w0Large!.summary!.mean.toFixed(2)} ms against ${w0Small!.summary!.mean.toFixed(2)} ms: ${growth.toFixed(2)}x`,
   });
   result.push(fanoutGoal(fanout));
+  result.push(...asOfGoals(asOf));
 
   // Memory: on each PostgreSQL case both ran, our peak against the peer's.
   const heavier = measurements

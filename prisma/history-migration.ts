@@ -124,7 +124,10 @@ for (const table of [...historyTables(), ...searchDocuments]) {
     out.push(
       `INSERT INTO ${q(history)} (${names}, "valid_from", "valid_to") SELECT ${names}, ${START}, ${open} FROM ${q(table)};`,
     );
-    const close = `UPDATE ${q(history)} SET "valid_to" = ${instant} WHERE ${matchOld} AND "valid_to" = ${open};`;
+    // The open version is the newest: found by the key's index whatever the row's number of
+    // versions (a scan of them all cost 0.4 µs a version, 1 ms a write at 3,000 versions).
+    const newest = `(SELECT MAX("valid_from") FROM ${q(history)} WHERE ${matchOld})`;
+    const close = `UPDATE ${q(history)} SET "valid_to" = ${instant} WHERE ${matchOld} AND "valid_from" = ${newest} AND "valid_to" = ${open};`;
     const insert = `INSERT INTO ${q(history)} (${names}, "valid_from", "valid_to") VALUES (${values}, ${instant}, ${open});`;
     if (provider === 'sqlite') {
       out.push(`CREATE TRIGGER ${q(`${history}_insert`)} AFTER INSERT ON ${q(table)} BEGIN\n  ${insert}\nEND;`);

@@ -467,7 +467,7 @@ async function driveWrites(
  * pool closes meanwhile loses at most its last second. A backend first seen after the start counts
  * from zero (it was born in the period).
  */
-async function backendMeter(sql: SqlReader) {
+export async function backendMeter(sql: SqlReader) {
   const seen = new Map<number, { first: number; last: number }>();
   let started = false;
   const sample = async () => {

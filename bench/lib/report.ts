@@ -4,6 +4,7 @@
  * fastest target, since W0 and W2 differ by two orders of magnitude).
  */
 import type { WebhookScenario } from './webhooks.ts';
+import type { AsOfReport } from './as-of.ts';
 import type { DataInResult } from './data-in.ts';
 import type { Distribution, FanoutResult } from './fanout.ts';
 import type { RunResult } from './load.ts';
@@ -74,6 +75,8 @@ export interface Report {
   /** Data coming in (bulk upserts against COPY, an import from our server), when it ran or failed. */
   dataIn?: DataInReport;
   webhooks?: WebhooksReport;
+  /** W2 as of a day before against now, and W5 with and without the row history (lib/as-of.ts). */
+  asOf?: AsOfReport;
   /** Our compiled server at rest on the embedded default. */
   idle?: IdleMemory;
 }

@@ -13,11 +13,11 @@ CREATE TRIGGER "addresses_history_insert" AFTER INSERT ON "addresses" BEGIN
   INSERT INTO "addresses_history" ("id", "line_1", "line_2", "postal_code", "city", "state", "country_code", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."line_1", NEW."line_2", NEW."postal_code", NEW."city", NEW."state", NEW."country_code", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "addresses_history_update" AFTER UPDATE ON "addresses" BEGIN
-  UPDATE "addresses_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "addresses_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "addresses_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "addresses_history" ("id", "line_1", "line_2", "postal_code", "city", "state", "country_code", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."line_1", NEW."line_2", NEW."postal_code", NEW."city", NEW."state", NEW."country_code", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "addresses_history_delete" AFTER DELETE ON "addresses" BEGIN
-  UPDATE "addresses_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "addresses_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "addresses_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- currencies
@@ -28,11 +28,11 @@ CREATE TRIGGER "currencies_history_insert" AFTER INSERT ON "currencies" BEGIN
   INSERT INTO "currencies_history" ("id", "symbol", "alpha_3_code", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."symbol", NEW."alpha_3_code", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "currencies_history_update" AFTER UPDATE ON "currencies" BEGIN
-  UPDATE "currencies_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "currencies_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "currencies_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "currencies_history" ("id", "symbol", "alpha_3_code", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."symbol", NEW."alpha_3_code", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "currencies_history_delete" AFTER DELETE ON "currencies" BEGIN
-  UPDATE "currencies_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "currencies_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "currencies_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customer_products
@@ -45,11 +45,11 @@ CREATE TRIGGER "customer_products_history_insert" AFTER INSERT ON "customer_prod
   INSERT INTO "customer_products_history" ("id", "external_reference", "external_product_name", "customer_id", "product_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."external_reference", NEW."external_product_name", NEW."customer_id", NEW."product_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_products_history_update" AFTER UPDATE ON "customer_products" BEGIN
-  UPDATE "customer_products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_products_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customer_products_history" ("id", "external_reference", "external_product_name", "customer_id", "product_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."external_reference", NEW."external_product_name", NEW."customer_id", NEW."product_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_products_history_delete" AFTER DELETE ON "customer_products" BEGIN
-  UPDATE "customer_products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_products_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customer_types
@@ -60,11 +60,11 @@ CREATE TRIGGER "customer_types_history_insert" AFTER INSERT ON "customer_types" 
   INSERT INTO "customer_types_history" ("id", "reference", "import_reference", "name_nl", "name_fr", "name_en", "name_de", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."import_reference", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_types_history_update" AFTER UPDATE ON "customer_types" BEGIN
-  UPDATE "customer_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customer_types_history" ("id", "reference", "import_reference", "name_nl", "name_fr", "name_en", "name_de", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."import_reference", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_types_history_delete" AFTER DELETE ON "customer_types" BEGIN
-  UPDATE "customer_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customers
@@ -81,11 +81,11 @@ CREATE TRIGGER "customers_history_insert" AFTER INSERT ON "customers" BEGIN
   INSERT INTO "customers_history" ("id", "reference", "name", "alt_name", "contact", "email", "phone", "fax", "is_prospect", "is_active", "emergency_phone_nr", "emergency_contact", "credit_limit_used", "expired_invoices_total", "modified_date", "customer_type_id", "language_id", "currency_id", "account_manager_id", "customer_service_manager_id", "address_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."alt_name", NEW."contact", NEW."email", NEW."phone", NEW."fax", NEW."is_prospect", NEW."is_active", NEW."emergency_phone_nr", NEW."emergency_contact", NEW."credit_limit_used", NEW."expired_invoices_total", NEW."modified_date", NEW."customer_type_id", NEW."language_id", NEW."currency_id", NEW."account_manager_id", NEW."customer_service_manager_id", NEW."address_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customers_history_update" AFTER UPDATE ON "customers" BEGIN
-  UPDATE "customers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customers_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customers_history" ("id", "reference", "name", "alt_name", "contact", "email", "phone", "fax", "is_prospect", "is_active", "emergency_phone_nr", "emergency_contact", "credit_limit_used", "expired_invoices_total", "modified_date", "customer_type_id", "language_id", "currency_id", "account_manager_id", "customer_service_manager_id", "address_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."alt_name", NEW."contact", NEW."email", NEW."phone", NEW."fax", NEW."is_prospect", NEW."is_active", NEW."emergency_phone_nr", NEW."emergency_contact", NEW."credit_limit_used", NEW."expired_invoices_total", NEW."modified_date", NEW."customer_type_id", NEW."language_id", NEW."currency_id", NEW."account_manager_id", NEW."customer_service_manager_id", NEW."address_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customers_history_delete" AFTER DELETE ON "customers" BEGIN
-  UPDATE "customers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customers_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- function_corporate_groups
@@ -96,11 +96,11 @@ CREATE TRIGGER "function_corporate_groups_history_insert" AFTER INSERT ON "funct
   INSERT INTO "function_corporate_groups_history" ("id", "reference", "name", "import_reference", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."import_reference", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "function_corporate_groups_history_update" AFTER UPDATE ON "function_corporate_groups" BEGIN
-  UPDATE "function_corporate_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "function_corporate_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "function_corporate_groups_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "function_corporate_groups_history" ("id", "reference", "name", "import_reference", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."import_reference", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "function_corporate_groups_history_delete" AFTER DELETE ON "function_corporate_groups" BEGIN
-  UPDATE "function_corporate_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "function_corporate_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "function_corporate_groups_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- languages
@@ -111,11 +111,11 @@ CREATE TRIGGER "languages_history_insert" AFTER INSERT ON "languages" BEGIN
   INSERT INTO "languages_history" ("id", "description", "alpha_2_code", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description", NEW."alpha_2_code", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "languages_history_update" AFTER UPDATE ON "languages" BEGIN
-  UPDATE "languages_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "languages_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "languages_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "languages_history" ("id", "description", "alpha_2_code", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description", NEW."alpha_2_code", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "languages_history_delete" AFTER DELETE ON "languages" BEGIN
-  UPDATE "languages_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "languages_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "languages_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- users
@@ -126,11 +126,11 @@ CREATE TRIGGER "users_history_insert" AFTER INSERT ON "users" BEGIN
   INSERT INTO "users_history" ("id", "username", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."username", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "users_history_update" AFTER UPDATE ON "users" BEGIN
-  UPDATE "users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "users_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "users_history" ("id", "username", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."username", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "users_history_delete" AFTER DELETE ON "users" BEGIN
-  UPDATE "users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "users_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- brands
@@ -141,11 +141,11 @@ CREATE TRIGGER "brands_history_insert" AFTER INSERT ON "brands" BEGIN
   INSERT INTO "brands_history" ("id", "reference", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "brands_history_update" AFTER UPDATE ON "brands" BEGIN
-  UPDATE "brands_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "brands_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "brands_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "brands_history" ("id", "reference", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "brands_history_delete" AFTER DELETE ON "brands" BEGIN
-  UPDATE "brands_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "brands_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "brands_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_group_types
@@ -156,11 +156,11 @@ CREATE TRIGGER "product_group_types_history_insert" AFTER INSERT ON "product_gro
   INSERT INTO "product_group_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_group_types_history_update" AFTER UPDATE ON "product_group_types" BEGIN
-  UPDATE "product_group_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_group_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_group_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_group_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_group_types_history_delete" AFTER DELETE ON "product_group_types" BEGIN
-  UPDATE "product_group_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_group_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_group_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_groups
@@ -172,11 +172,11 @@ CREATE TRIGGER "product_groups_history_insert" AFTER INSERT ON "product_groups" 
   INSERT INTO "product_groups_history" ("id", "is_active", "description_nl", "description_fr", "description_en", "description_de", "import_reference", "inform_days_bbd", "allow_only_one_unit", "remark", "label_color", "transport_packaging_settings_remove_stock_when_picked", "transport_packaging_settings_rounding", "modified_date", "type_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."is_active", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."import_reference", NEW."inform_days_bbd", NEW."allow_only_one_unit", NEW."remark", NEW."label_color", NEW."transport_packaging_settings_remove_stock_when_picked", NEW."transport_packaging_settings_rounding", NEW."modified_date", NEW."type_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_groups_history_update" AFTER UPDATE ON "product_groups" BEGIN
-  UPDATE "product_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_groups_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_groups_history" ("id", "is_active", "description_nl", "description_fr", "description_en", "description_de", "import_reference", "inform_days_bbd", "allow_only_one_unit", "remark", "label_color", "transport_packaging_settings_remove_stock_when_picked", "transport_packaging_settings_rounding", "modified_date", "type_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."is_active", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."import_reference", NEW."inform_days_bbd", NEW."allow_only_one_unit", NEW."remark", NEW."label_color", NEW."transport_packaging_settings_remove_stock_when_picked", NEW."transport_packaging_settings_rounding", NEW."modified_date", NEW."type_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_groups_history_delete" AFTER DELETE ON "product_groups" BEGIN
-  UPDATE "product_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_groups_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_groups_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- production_lines
@@ -187,11 +187,11 @@ CREATE TRIGGER "production_lines_history_insert" AFTER INSERT ON "production_lin
   INSERT INTO "production_lines_history" ("id", "reference", "is_active", "import_reference", "name_nl", "name_fr", "name_en", "name_de", "barcode", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."is_active", NEW."import_reference", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."barcode", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "production_lines_history_update" AFTER UPDATE ON "production_lines" BEGIN
-  UPDATE "production_lines_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "production_lines_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "production_lines_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "production_lines_history" ("id", "reference", "is_active", "import_reference", "name_nl", "name_fr", "name_en", "name_de", "barcode", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."is_active", NEW."import_reference", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."barcode", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "production_lines_history_delete" AFTER DELETE ON "production_lines" BEGIN
-  UPDATE "production_lines_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "production_lines_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "production_lines_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- products
@@ -207,11 +207,11 @@ CREATE TRIGGER "products_history_insert" AFTER INSERT ON "products" BEGIN
   INSERT INTO "products_history" ("id", "reference", "is_active", "is_sales", "name_nl", "name_fr", "name_en", "name_de", "legal_name_nl", "legal_name_fr", "legal_name_en", "legal_name_de", "gtin", "intrastat_code", "gross_weight_in_kilogram", "net_weight_in_kilogram", "drained_weight_in_kilogram", "production_efficiency_per_hour", "production_report_type_component", "production_report_type_byprod", "product_structure_quantity", "is_lotcontrolled", "nlc", "shelf_life_value", "shelf_life_interval", "price_basic_unit_ex_vat", "consumer_price", "deposit_price", "modified_date", "unit_id", "product_group_id", "brand_id", "production_line_id", "preferred_supplier_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."is_active", NEW."is_sales", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."legal_name_nl", NEW."legal_name_fr", NEW."legal_name_en", NEW."legal_name_de", NEW."gtin", NEW."intrastat_code", NEW."gross_weight_in_kilogram", NEW."net_weight_in_kilogram", NEW."drained_weight_in_kilogram", NEW."production_efficiency_per_hour", NEW."production_report_type_component", NEW."production_report_type_byprod", NEW."product_structure_quantity", NEW."is_lotcontrolled", NEW."nlc", NEW."shelf_life_value", NEW."shelf_life_interval", NEW."price_basic_unit_ex_vat", NEW."consumer_price", NEW."deposit_price", NEW."modified_date", NEW."unit_id", NEW."product_group_id", NEW."brand_id", NEW."production_line_id", NEW."preferred_supplier_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "products_history_update" AFTER UPDATE ON "products" BEGIN
-  UPDATE "products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "products_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "products_history" ("id", "reference", "is_active", "is_sales", "name_nl", "name_fr", "name_en", "name_de", "legal_name_nl", "legal_name_fr", "legal_name_en", "legal_name_de", "gtin", "intrastat_code", "gross_weight_in_kilogram", "net_weight_in_kilogram", "drained_weight_in_kilogram", "production_efficiency_per_hour", "production_report_type_component", "production_report_type_byprod", "product_structure_quantity", "is_lotcontrolled", "nlc", "shelf_life_value", "shelf_life_interval", "price_basic_unit_ex_vat", "consumer_price", "deposit_price", "modified_date", "unit_id", "product_group_id", "brand_id", "production_line_id", "preferred_supplier_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."is_active", NEW."is_sales", NEW."name_nl", NEW."name_fr", NEW."name_en", NEW."name_de", NEW."legal_name_nl", NEW."legal_name_fr", NEW."legal_name_en", NEW."legal_name_de", NEW."gtin", NEW."intrastat_code", NEW."gross_weight_in_kilogram", NEW."net_weight_in_kilogram", NEW."drained_weight_in_kilogram", NEW."production_efficiency_per_hour", NEW."production_report_type_component", NEW."production_report_type_byprod", NEW."product_structure_quantity", NEW."is_lotcontrolled", NEW."nlc", NEW."shelf_life_value", NEW."shelf_life_interval", NEW."price_basic_unit_ex_vat", NEW."consumer_price", NEW."deposit_price", NEW."modified_date", NEW."unit_id", NEW."product_group_id", NEW."brand_id", NEW."production_line_id", NEW."preferred_supplier_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "products_history_delete" AFTER DELETE ON "products" BEGIN
-  UPDATE "products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "products_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "products_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- units
@@ -222,11 +222,11 @@ CREATE TRIGGER "units_history_insert" AFTER INSERT ON "units" BEGIN
   INSERT INTO "units_history" ("id", "reference", "description_nl", "description_fr", "description_en", "description_de", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "units_history_update" AFTER UPDATE ON "units" BEGIN
-  UPDATE "units_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "units_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "units_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "units_history" ("id", "reference", "description_nl", "description_fr", "description_en", "description_de", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "units_history_delete" AFTER DELETE ON "units" BEGIN
-  UPDATE "units_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "units_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "units_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_structure_item_calculation_methods
@@ -237,11 +237,11 @@ CREATE TRIGGER "product_structure_item_calculation_methods_history_insert" AFTER
   INSERT INTO "product_structure_item_calculation_methods_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_item_calculation_methods_history_update" AFTER UPDATE ON "product_structure_item_calculation_methods" BEGIN
-  UPDATE "product_structure_item_calculation_methods_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_item_calculation_methods_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_item_calculation_methods_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_structure_item_calculation_methods_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_item_calculation_methods_history_delete" AFTER DELETE ON "product_structure_item_calculation_methods" BEGIN
-  UPDATE "product_structure_item_calculation_methods_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_item_calculation_methods_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_item_calculation_methods_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_structure_item_types
@@ -252,11 +252,11 @@ CREATE TRIGGER "product_structure_item_types_history_insert" AFTER INSERT ON "pr
   INSERT INTO "product_structure_item_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_item_types_history_update" AFTER UPDATE ON "product_structure_item_types" BEGIN
-  UPDATE "product_structure_item_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_item_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_item_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_structure_item_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_item_types_history_delete" AFTER DELETE ON "product_structure_item_types" BEGIN
-  UPDATE "product_structure_item_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_item_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_item_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_structure_items
@@ -272,11 +272,11 @@ CREATE TRIGGER "product_structure_items_history_insert" AFTER INSERT ON "product
   INSERT INTO "product_structure_items_history" ("id", "net_quantity", "gross_quantity", "loss_percentage", "is_phantom", "is_processing_agent", "skip_grain_component_calculation", "modified_date", "product_structure_id", "product_id", "unit_id", "type_id", "calculation_method_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."net_quantity", NEW."gross_quantity", NEW."loss_percentage", NEW."is_phantom", NEW."is_processing_agent", NEW."skip_grain_component_calculation", NEW."modified_date", NEW."product_structure_id", NEW."product_id", NEW."unit_id", NEW."type_id", NEW."calculation_method_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_items_history_update" AFTER UPDATE ON "product_structure_items" BEGIN
-  UPDATE "product_structure_items_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_items_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_items_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_structure_items_history" ("id", "net_quantity", "gross_quantity", "loss_percentage", "is_phantom", "is_processing_agent", "skip_grain_component_calculation", "modified_date", "product_structure_id", "product_id", "unit_id", "type_id", "calculation_method_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."net_quantity", NEW."gross_quantity", NEW."loss_percentage", NEW."is_phantom", NEW."is_processing_agent", NEW."skip_grain_component_calculation", NEW."modified_date", NEW."product_structure_id", NEW."product_id", NEW."unit_id", NEW."type_id", NEW."calculation_method_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structure_items_history_delete" AFTER DELETE ON "product_structure_items" BEGIN
-  UPDATE "product_structure_items_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structure_items_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structure_items_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- product_structures
@@ -288,11 +288,11 @@ CREATE TRIGGER "product_structures_history_insert" AFTER INSERT ON "product_stru
   INSERT INTO "product_structures_history" ("id", "quantity", "modified_date", "product_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."quantity", NEW."modified_date", NEW."product_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structures_history_update" AFTER UPDATE ON "product_structures" BEGIN
-  UPDATE "product_structures_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structures_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structures_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "product_structures_history" ("id", "quantity", "modified_date", "product_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."quantity", NEW."modified_date", NEW."product_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "product_structures_history_delete" AFTER DELETE ON "product_structures" BEGIN
-  UPDATE "product_structures_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "product_structures_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "product_structures_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_evaluation_role_users
@@ -303,11 +303,11 @@ CREATE TRIGGER "supplier_evaluation_role_users_history_insert" AFTER INSERT ON "
   INSERT INTO "supplier_evaluation_role_users_history" ("id", "created_date", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."created_date", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_evaluation_role_users_history_update" AFTER UPDATE ON "supplier_evaluation_role_users" BEGIN
-  UPDATE "supplier_evaluation_role_users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_evaluation_role_users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_evaluation_role_users_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_evaluation_role_users_history" ("id", "created_date", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."created_date", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_evaluation_role_users_history_delete" AFTER DELETE ON "supplier_evaluation_role_users" BEGIN
-  UPDATE "supplier_evaluation_role_users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_evaluation_role_users_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_evaluation_role_users_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_types
@@ -318,11 +318,11 @@ CREATE TRIGGER "supplier_types_history_insert" AFTER INSERT ON "supplier_types" 
   INSERT INTO "supplier_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "is_emergency_number_required", "request_certificates", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."is_emergency_number_required", NEW."request_certificates", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_types_history_update" AFTER UPDATE ON "supplier_types" BEGIN
-  UPDATE "supplier_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_types_history" ("id", "description_nl", "description_fr", "description_en", "description_de", "is_emergency_number_required", "request_certificates", "modified_date", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."description_nl", NEW."description_fr", NEW."description_en", NEW."description_de", NEW."is_emergency_number_required", NEW."request_certificates", NEW."modified_date", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_types_history_delete" AFTER DELETE ON "supplier_types" BEGIN
-  UPDATE "supplier_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_types_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_types_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- suppliers
@@ -337,11 +337,11 @@ CREATE TRIGGER "suppliers_history_insert" AFTER INSERT ON "suppliers" BEGIN
   INSERT INTO "suppliers_history" ("id", "reference", "name", "is_active", "is_receival_vat_exclusive", "currency_text", "gln", "is_emergency_number_mandatory", "emergency_number", "emergency_contact", "email", "phone", "fax", "modified_date", "currency_id", "buyer_id", "key_user_id", "address_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."is_active", NEW."is_receival_vat_exclusive", NEW."currency_text", NEW."gln", NEW."is_emergency_number_mandatory", NEW."emergency_number", NEW."emergency_contact", NEW."email", NEW."phone", NEW."fax", NEW."modified_date", NEW."currency_id", NEW."buyer_id", NEW."key_user_id", NEW."address_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "suppliers_history_update" AFTER UPDATE ON "suppliers" BEGIN
-  UPDATE "suppliers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "suppliers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "suppliers_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "suppliers_history" ("id", "reference", "name", "is_active", "is_receival_vat_exclusive", "currency_text", "gln", "is_emergency_number_mandatory", "emergency_number", "emergency_contact", "email", "phone", "fax", "modified_date", "currency_id", "buyer_id", "key_user_id", "address_id", "version", "valid_from", "valid_to") VALUES (NEW."id", NEW."reference", NEW."name", NEW."is_active", NEW."is_receival_vat_exclusive", NEW."currency_text", NEW."gln", NEW."is_emergency_number_mandatory", NEW."emergency_number", NEW."emergency_contact", NEW."email", NEW."phone", NEW."fax", NEW."modified_date", NEW."currency_id", NEW."buyer_id", NEW."key_user_id", NEW."address_id", NEW."version", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "suppliers_history_delete" AFTER DELETE ON "suppliers" BEGIN
-  UPDATE "suppliers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "suppliers_history" SET "valid_to" = write_instant() WHERE "id" = OLD."id" AND "valid_from" = (SELECT MAX("valid_from") FROM "suppliers_history" WHERE "id" = OLD."id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customer_commercial_resolve_responsible_users
@@ -354,11 +354,11 @@ CREATE TRIGGER "customer_commercial_resolve_responsible_users_history_insert" AF
   INSERT INTO "customer_commercial_resolve_responsible_users_history" ("customer_id", "user_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_commercial_resolve_responsible_users_history_update" AFTER UPDATE ON "customer_commercial_resolve_responsible_users" BEGIN
-  UPDATE "customer_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_commercial_resolve_responsible_users_history" WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customer_commercial_resolve_responsible_users_history" ("customer_id", "user_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_commercial_resolve_responsible_users_history_delete" AFTER DELETE ON "customer_commercial_resolve_responsible_users" BEGIN
-  UPDATE "customer_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_commercial_resolve_responsible_users_history" WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customer_inform_on_complaint_users
@@ -371,11 +371,11 @@ CREATE TRIGGER "customer_inform_on_complaint_users_history_insert" AFTER INSERT 
   INSERT INTO "customer_inform_on_complaint_users_history" ("customer_id", "user_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_inform_on_complaint_users_history_update" AFTER UPDATE ON "customer_inform_on_complaint_users" BEGIN
-  UPDATE "customer_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_inform_on_complaint_users_history" WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customer_inform_on_complaint_users_history" ("customer_id", "user_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_inform_on_complaint_users_history_delete" AFTER DELETE ON "customer_inform_on_complaint_users" BEGIN
-  UPDATE "customer_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_inform_on_complaint_users_history" WHERE "customer_id" = OLD."customer_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- customer_inform_on_complaint_functions
@@ -388,11 +388,11 @@ CREATE TRIGGER "customer_inform_on_complaint_functions_history_insert" AFTER INS
   INSERT INTO "customer_inform_on_complaint_functions_history" ("customer_id", "function_corporate_group_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."function_corporate_group_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_inform_on_complaint_functions_history_update" AFTER UPDATE ON "customer_inform_on_complaint_functions" BEGIN
-  UPDATE "customer_inform_on_complaint_functions_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_inform_on_complaint_functions_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_inform_on_complaint_functions_history" WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "customer_inform_on_complaint_functions_history" ("customer_id", "function_corporate_group_id", "valid_from", "valid_to") VALUES (NEW."customer_id", NEW."function_corporate_group_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "customer_inform_on_complaint_functions_history_delete" AFTER DELETE ON "customer_inform_on_complaint_functions" BEGIN
-  UPDATE "customer_inform_on_complaint_functions_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "customer_inform_on_complaint_functions_history" SET "valid_to" = write_instant() WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "customer_inform_on_complaint_functions_history" WHERE "customer_id" = OLD."customer_id" AND "function_corporate_group_id" = OLD."function_corporate_group_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_supplier_types
@@ -405,11 +405,11 @@ CREATE TRIGGER "supplier_supplier_types_history_insert" AFTER INSERT ON "supplie
   INSERT INTO "supplier_supplier_types_history" ("supplier_id", "supplier_type_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."supplier_type_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_supplier_types_history_update" AFTER UPDATE ON "supplier_supplier_types" BEGIN
-  UPDATE "supplier_supplier_types_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_supplier_types_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_supplier_types_history" WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_supplier_types_history" ("supplier_id", "supplier_type_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."supplier_type_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_supplier_types_history_delete" AFTER DELETE ON "supplier_supplier_types" BEGIN
-  UPDATE "supplier_supplier_types_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_supplier_types_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_supplier_types_history" WHERE "supplier_id" = OLD."supplier_id" AND "supplier_type_id" = OLD."supplier_type_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_evaluation_role_user_links
@@ -422,11 +422,11 @@ CREATE TRIGGER "supplier_evaluation_role_user_links_history_insert" AFTER INSERT
   INSERT INTO "supplier_evaluation_role_user_links_history" ("supplier_id", "supplier_evaluation_role_user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."supplier_evaluation_role_user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_evaluation_role_user_links_history_update" AFTER UPDATE ON "supplier_evaluation_role_user_links" BEGIN
-  UPDATE "supplier_evaluation_role_user_links_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_evaluation_role_user_links_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_evaluation_role_user_links_history" WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_evaluation_role_user_links_history" ("supplier_id", "supplier_evaluation_role_user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."supplier_evaluation_role_user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_evaluation_role_user_links_history_delete" AFTER DELETE ON "supplier_evaluation_role_user_links" BEGIN
-  UPDATE "supplier_evaluation_role_user_links_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_evaluation_role_user_links_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_evaluation_role_user_links_history" WHERE "supplier_id" = OLD."supplier_id" AND "supplier_evaluation_role_user_id" = OLD."supplier_evaluation_role_user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_commercial_resolve_responsible_users
@@ -439,11 +439,11 @@ CREATE TRIGGER "supplier_commercial_resolve_responsible_users_history_insert" AF
   INSERT INTO "supplier_commercial_resolve_responsible_users_history" ("supplier_id", "user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_commercial_resolve_responsible_users_history_update" AFTER UPDATE ON "supplier_commercial_resolve_responsible_users" BEGIN
-  UPDATE "supplier_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_commercial_resolve_responsible_users_history" WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_commercial_resolve_responsible_users_history" ("supplier_id", "user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_commercial_resolve_responsible_users_history_delete" AFTER DELETE ON "supplier_commercial_resolve_responsible_users" BEGIN
-  UPDATE "supplier_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_commercial_resolve_responsible_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_commercial_resolve_responsible_users_history" WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- supplier_inform_on_complaint_users
@@ -456,11 +456,11 @@ CREATE TRIGGER "supplier_inform_on_complaint_users_history_insert" AFTER INSERT 
   INSERT INTO "supplier_inform_on_complaint_users_history" ("supplier_id", "user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_inform_on_complaint_users_history_update" AFTER UPDATE ON "supplier_inform_on_complaint_users" BEGIN
-  UPDATE "supplier_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_inform_on_complaint_users_history" WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
   INSERT INTO "supplier_inform_on_complaint_users_history" ("supplier_id", "user_id", "valid_from", "valid_to") VALUES (NEW."supplier_id", NEW."user_id", write_instant(), '9999-12-31T00:00:00.000+00:00');
 END;
 CREATE TRIGGER "supplier_inform_on_complaint_users_history_delete" AFTER DELETE ON "supplier_inform_on_complaint_users" BEGIN
-  UPDATE "supplier_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
+  UPDATE "supplier_inform_on_complaint_users_history" SET "valid_to" = write_instant() WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id" AND "valid_from" = (SELECT MAX("valid_from") FROM "supplier_inform_on_complaint_users_history" WHERE "supplier_id" = OLD."supplier_id" AND "user_id" = OLD."user_id") AND "valid_to" = '9999-12-31T00:00:00.000+00:00';
 END;
 
 -- products_search_history
