@@ -13,7 +13,7 @@ import { checkOldest, OLDEST_INSTANT, type PastReads } from './past.ts';
 import { CHANGES_CHANNEL, listen } from './notifications.ts';
 import { ReadReplica } from './read-replica.ts';
 import type { DataSource, Statement } from './reads.ts';
-import { postgresTransactions } from './transactions.ts';
+import { inPooledTransaction, postgresTransactions } from './transactions.ts';
 import { type DatabaseTarget, type DatabaseTimeouts, sessionUrl } from './url.ts';
 
 /** Connections per replica to PostgreSQL. */
@@ -47,11 +47,8 @@ export function postgresPoolOptions(timeouts: DatabaseTimeouts, { transactionPoo
  */
 function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
   const unnamed = new NamedStatements(0);
-  return async (at, work) => {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+  return (at, work) =>
+    inPooledTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', async (client) => {
       const { rows } = await client.query<{ oldest: string }>({
         text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1, true), (${OLDEST_INSTANT}) AS "oldest"`,
         values: [at.toISOString().replace('Z', '')],
@@ -60,7 +57,7 @@ function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
       checkOldest(rows[0]!.oldest, at);
       // One connection, one statement at a time: the loaders of a request ask in parallel.
       let queue: Promise<unknown> = Promise.resolve();
-      const result = await work({
+      return work({
         provider: 'postgresql',
         asOf: at.toISOString(),
         query<T>(s: Statement): Promise<T[]> {
@@ -72,15 +69,7 @@ function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
           return run.then((r) => r.rows as T[]);
         },
       });
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  };
+    });
 }
 
 /** Reads on the pool, as named statements (NamedStatements). */

@@ -21,14 +21,33 @@ export interface WriteTx extends DataSource {
 
 export type Transact = <T>(work: (tx: WriteTx) => Promise<T>) => Promise<T>;
 
+/** `work` on a connection of the pool, between `begin` and COMMIT (ROLLBACK when it throws). */
+export async function inPooledTransaction<T>(
+  pool: pg.Pool,
+  begin: string,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A connection that cannot roll back is not given back to the pool.
+    await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** Transactions on connections of the pool: BEGIN, the work, COMMIT (ROLLBACK when it throws). */
 export function postgresTransactions(pool: pg.Pool, names: NamedStatements, onStatement: () => void): Transact {
-  return async (work) => {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const tx: WriteTx = {
+  return (work) =>
+    inPooledTransaction(pool, 'BEGIN', (client) =>
+      work({
         provider: 'postgresql',
         async query<T>(s: Statement) {
           onStatement();
@@ -38,18 +57,8 @@ export function postgresTransactions(pool: pg.Pool, names: NamedStatements, onSt
           onStatement();
           return (await names.run(client, s)).rowCount ?? 0;
         },
-      };
-      const result = await work(tx);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A connection that cannot roll back is not given back to the pool.
-      await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  };
+      }),
+    );
 }
 
 /**
