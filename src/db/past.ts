@@ -40,6 +40,15 @@ export function checkOldest(oldest: string, at: Date): void {
   if (at < instant) throw new HistoryPurgedError(instant.toISOString());
 }
 
+/**
+ * The instant to read at: a later one than now reads the present (the present versions' valid_to
+ * is HISTORY_OPEN, which an instant in its last day would pass: read as now, it finds them).
+ */
+export function readAt(at: Date): Date {
+  const now = new Date();
+  return at > now ? now : at;
+}
+
 export const OLDEST_INSTANT = 'SELECT "oldest" FROM "history_horizon" WHERE "id" = 1';
 
 /** As-of reads on SQLite: a read-only connection to the same file, opened on first use. */
@@ -68,7 +77,7 @@ export function sqlitePast(file: string, onStatement: () => void): { past: PastR
       const db = await open();
       const { oldest } = db.prepare(OLDEST_INSTANT).get() as { oldest: string };
       checkOldest(oldest, at);
-      const iso = sqliteInstant(at);
+      const iso = sqliteInstant(readAt(at));
       return work({
         provider: 'sqlite',
         asOf: at.toISOString(),

@@ -9,7 +9,7 @@ import { PrismaClient } from '../generated/postgresql/client.ts';
 import { isDatabaseUnavailable } from './errors.ts';
 import { countingFactory, type OpenedDatabase, type PrismaDb } from './provider.ts';
 import { NamedStatements } from './named-statements.ts';
-import { checkOldest, OLDEST_INSTANT, type PastReads } from './past.ts';
+import { checkOldest, OLDEST_INSTANT, type PastReads, readAt } from './past.ts';
 import { CHANGES_CHANNEL, listen } from './notifications.ts';
 import { ReadReplica } from './read-replica.ts';
 import type { DataSource, Statement } from './reads.ts';
@@ -51,7 +51,7 @@ function postgresPast(pool: pg.Pool, onStatement: () => void): PastReads {
     inPooledTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', async (client) => {
       const { rows } = await client.query<{ oldest: string }>({
         text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1, true), (${OLDEST_INSTANT}) AS "oldest"`,
-        values: [at.toISOString().replace('Z', '')],
+        values: [readAt(at).toISOString().replace('Z', '')],
         types: { getTypeParser: () => (value: string) => `${value.replace(' ', 'T')}Z` } as never,
       });
       checkOldest(rows[0]!.oldest, at);
