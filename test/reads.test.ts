@@ -82,3 +82,39 @@ describe.skipIf(!providers.includes('postgresql'))('reads on PostgreSQL', () => 
     expect((await rowsByIds(reads, 'units', ids, columns)).map((r) => r?.reference)).toEqual(['KG', 'L', 'PCS']);
   });
 });
+
+describe.skipIf(!providers.includes('postgresql'))('as-of reads on PostgreSQL', () => {
+  let database: MigratedDatabase;
+  beforeAll(async () => {
+    database = await migratedDatabase('postgresql');
+  });
+  afterAll(async () => database?.cleanup());
+
+  it('go out as named statements of their own, so that the same text read now and as of an instant, alternately on the same connections, answers each from its own plan', async () => {
+    const columns = [
+      { name: 'id', type: 'integer' as const },
+      { name: 'reference', type: 'string' as const },
+    ];
+    const { id } = await database.db.prisma.unit.create({ data: { reference: 'KG' } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const before = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await database.db.prisma.unit.update({ where: { id }, data: { reference: 'KGM' } });
+    for (let i = 0; i < 12; i++) {
+      const [now] = await rowsByIds(database.db.primary, 'units', [id], columns);
+      expect(now?.reference).toBe('KGM');
+      const past = await database.db.past(before, async (source) => {
+        const [row] = await rowsByIds(source, 'units', [id], columns);
+        const prepared = await source.query<{ name: string }>({
+          toString: () => `SELECT name FROM pg_prepared_statements WHERE statement LIKE '%FROM "units"%'`,
+          values: [],
+        });
+        return { reference: row?.reference, names: prepared.map((p) => p.name) };
+      });
+      expect(past.reference).toBe('KG');
+      expect(past.names.length).toBeGreaterThan(0);
+      expect(past.names.filter((name) => !/^mdg(_past)?_\d+_\d+$/.test(name))).toEqual([]);
+      expect(past.names.some((name) => name.startsWith('mdg_past_'))).toBe(true);
+    }
+  });
+});

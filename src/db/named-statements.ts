@@ -48,8 +48,14 @@ const SHAPED_SHARE = 0.4;
  * statement is sent again.
  */
 export class NamedStatements {
-  /** `limit` 0: every statement unnamed, as a pooler in transaction mode needs (a name lives on one server connection). */
-  constructor(private readonly limit = MAX_NAMED_STATEMENTS) {}
+  /**
+   * `limit` 0: every statement unnamed, as a pooler in transaction mode needs (a name lives on one
+   * server connection). `prefix` keeps the names of sets that share connections apart.
+   */
+  constructor(
+    private readonly limit = MAX_NAMED_STATEMENTS,
+    private readonly prefix = 'mdg',
+  ) {}
 
   private readonly names = new Map<string, string>();
   private generation = 0;
@@ -63,7 +69,7 @@ export class NamedStatements {
       if (this.shaped >= this.limit * SHAPED_SHARE) return undefined;
       this.shaped++;
     }
-    this.names.set(text, (name = `mdg_${this.generation}_${this.names.size + 1}`));
+    this.names.set(text, (name = `${this.prefix}_${this.generation}_${this.names.size + 1}`));
     return name;
   }
 
