@@ -26,6 +26,9 @@ import { limitConcurrency, type RequestQueue } from './http/concurrency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
 import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
+import { changeRequestRoutes } from './rest/change-requests.ts';
+import { ChangeRequests } from './change-requests/requests.ts';
+import { ScheduledChanges } from './change-requests/scheduler.ts';
 import { apiDocs } from './rest/docs.ts';
 import { observeRequests, traceRequests } from './http/observe.ts';
 import type { Logger } from './observability/logger.ts';
@@ -56,6 +59,8 @@ export interface App {
   close(): Promise<void>;
   /** Starts delivering webhooks from this replica (main.ts; tests that want deliveries). */
   startDeliveries(): void;
+  /** Starts applying scheduled change requests as they come due, on this replica (main.ts; tests that want it). */
+  startScheduledChanges(): void;
   metrics: Metrics;
   /** Every route the app answers (method and path pattern), middleware left out. */
   routes(): { method: string; path: string }[];
@@ -180,8 +185,7 @@ export function createApp(options: AppOptions): App {
     graphiqlToken: pageToken,
   });
   app.route('/', graphql.routes);
-  const { basePath, maxBodyBytes, trustProxy } = config;
-  app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy, logger }));
+  const scheduled = restRoutes(app, { db, config, roles, clock, logger });
   app.route('/', apiDocs({ basePath: config.basePath, pageToken }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
@@ -191,8 +195,9 @@ export function createApp(options: AppOptions): App {
     fetch: (request, env) => app.fetch(request, env),
     handleUpgrade: (request, socket, head) => graphql.websocket.handleUpgrade(request, socket, head),
     startDeliveries: () => webhooks.deliveries.start(),
+    startScheduledChanges: () => scheduled.start(),
     close: async () => {
-      await webhooks.deliveries.close();
+      await Promise.all([scheduled.close(), webhooks.deliveries.close()]);
       await revocations?.close();
       await roleChanges?.close();
       changeFeed.close();
@@ -265,6 +270,21 @@ function followRevocations(db: Database, config: Config, tokens: TokenService, l
 }
 
 /** PostgreSQL: role changes anywhere reach this replica at once (NOTIFY). */
+/**
+ * The REST layer: the old interface's routes, and the change requests its writes may wait as;
+ * what applies the scheduled ones on this replica, not yet started.
+ */
+function restRoutes(
+  app: Hono,
+  { db, config, roles, clock, logger }: { db: Database; config: Config; roles: RoleBook; clock: Clock; logger: Logger },
+): ScheduledChanges {
+  const { basePath, maxBodyBytes, trustProxy } = config;
+  const requests = new ChangeRequests(db, roles, () => clock.now());
+  app.route('/', changeRequestRoutes({ db, requests, basePath, trustProxy, maxBodyBytes }));
+  app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy, logger, requests }));
+  return new ScheduledChanges(db, requests, clock, (error, what) => logger.error({ err: error }, what));
+}
+
 function followRoleChanges(db: Database, config: Config, roles: RoleBook, logger: Logger) {
   if (db.provider !== 'postgresql') return undefined;
   return roles.follow(sessionUrl(config.database), (error) =>

@@ -100,6 +100,7 @@ async function start(): Promise<void> {
   if (config.otlpEndpoint) await startTracing(config.otlpEndpoint, config.serviceName, logger);
   const app = createApp({ config, db, logger });
   if (config.webhooks.deliver) app.startDeliveries();
+  app.startScheduledChanges();
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${info.port}${config.basePath}`;
     // Credentials first: whoever waits for the `listening` line finds them already printed.

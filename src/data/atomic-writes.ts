@@ -7,12 +7,36 @@
  * back at the end. A request that meets no error never runs the trial: it costs nothing more.
  */
 import { Sql } from '../db/sql.ts';
+import type { WriteTx } from '../db/transactions.ts';
 import { BomWriter } from './bom-writes.ts';
 
 /** What ends a trial run: its transaction is rolled back whatever happened. */
 const TRIED = new Error('the trial run is rolled back');
 
 export class AtomicWriter extends BomWriter {
+  /** atomically(), with the transaction the writes join, for statements of the caller's own among them. */
+  inTransaction<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.atomically(() => work(this.joinedTx));
+  }
+
+  /**
+   * Runs `work` as one transaction of writes (atomically) that is rolled back whatever happens:
+   * what it answered, or what it threw. For trials and previews: nothing is written, logged or
+   * announced.
+   */
+  async rolledBack<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    let result: T | undefined;
+    try {
+      await this.atomically(async () => {
+        result = await work(this.joinedTx);
+        throw TRIED;
+      });
+    } catch (error) {
+      if (error !== TRIED) throw error;
+    }
+    return result as T;
+  }
+
   /**
    * Runs `count` steps in order in one transaction that is rolled back, each under a savepoint:
    * the error of each step that failed, by its index. An error of the database itself (a savepoint

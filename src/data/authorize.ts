@@ -43,6 +43,10 @@ export function authorizeWrite(
   if (!access) return;
   const rule = access.rule(type, operation);
   if (!rule) throw forbidden(`the role ${access.name} may not ${operation} ${type}`);
+  if (rule.approval === 'required' && !access.proposing)
+    throw forbidden(
+      `the role ${access.name} may ${operation} ${type} only with another client's approval: propose it as a change request (POST /change_requests, or GraphQL createChangeRequest)`,
+    );
   if (!rule.fields) return;
   const given = [
     ...Object.entries(input.attributes ?? {}).filter(([, v]) => v !== undefined),

@@ -22,6 +22,12 @@ export function changeObject(entry: ChangeEntry) {
       actor: entry.actor,
       at: atom(entry.at),
     },
-    relationships: { resource: { data: { type: entry.type, id: entry.id } } },
+    relationships: {
+      resource: { data: { type: entry.type, id: entry.id } },
+      // The change request whose writes these are, when they are one's.
+      ...(entry.changeRequest !== null && {
+        change_request: { data: { type: 'change_requests', id: String(entry.changeRequest) } },
+      }),
+    },
   };
 }

@@ -141,6 +141,8 @@ export class ChangeRecorder {
     private readonly tx: WriteTx,
     /** The API client the entries name (./write-caller.ts); undefined: the CLI. */
     private readonly apiClientId: number | undefined,
+    /** The change request whose writes these are (src/change-requests), which its entries name. */
+    private readonly changeRequestId?: number,
   ) {}
 
   /** Remembers how these resources are before the write changes them: rows read whole (RequestLoaders.columns). */
@@ -214,7 +216,12 @@ export class ChangeRecorder {
     appendInsert(
       sql,
       'changes',
-      entries.map((entry) => ({ ...entry, actor, at: WRITE_INSTANT })),
+      entries.map((entry) => ({
+        ...entry,
+        actor,
+        at: WRITE_INSTANT,
+        ...(this.changeRequestId !== undefined && { change_request_id: this.changeRequestId }),
+      })),
     );
     await this.tx.execute(sql);
     return true;

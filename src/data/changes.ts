@@ -40,6 +40,8 @@ export interface ChangeEntry {
   actor: string;
   /** When it was written, ISO 8601 in UTC. */
   at: string;
+  /** The change request whose writes it records (src/change-requests), or null. */
+  changeRequest: number | null;
 }
 
 export function formatCursor(seq: number): string {
@@ -150,7 +152,7 @@ function expired(cursor: number, bounds: Bounds): DomainError | undefined {
   return undefined;
 }
 
-const ENTRY_COLUMNS = `c."seq", c."resource_type", c."resource_id", c."op", c."version", c."changed", c."before", c."after", c."actor", c."at"`;
+const ENTRY_COLUMNS = `c."seq", c."resource_type", c."resource_id", c."op", c."version", c."changed", c."before", c."after", c."actor", c."at", c."change_request_id"`;
 
 interface EntryRow {
   seq: unknown;
@@ -163,6 +165,7 @@ interface EntryRow {
   after: string | null;
   actor: string;
   at: string;
+  change_request_id: number | null;
 }
 
 function entryOf(row: EntryRow): ChangeEntry {
@@ -177,6 +180,7 @@ function entryOf(row: EntryRow): ChangeEntry {
     after: row.after === null ? null : (JSON.parse(row.after) as Record<string, unknown>),
     actor: row.actor,
     at: row.at,
+    changeRequest: row.change_request_id === null ? null : Number(row.change_request_id),
   };
 }
 

@@ -22,6 +22,8 @@ export interface WriteCaller {
   access?: Access;
   /** Values only the clean-data rules refuse are taken: an import with `--accept-invalid`, which lists them. */
   takeRuleBreaks?: boolean;
+  /** The change request being applied (src/change-requests): its id goes into the entries, its author is the client. */
+  changeRequestId?: number;
   /** Runs last in each write's transaction, before the commit; a failure rolls the write back. */
   beforeCommit?(tx: WriteTx): Promise<void>;
 }

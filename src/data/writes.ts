@@ -61,11 +61,11 @@ export class Writer {
     written?: (tx: WriteTx, result: T) => Promise<void>,
   ): Promise<T> {
     if (this.joined) return this.join(this.joined, type, work, written);
-    const { apiClientId, beforeCommit } = this.caller;
+    const { apiClientId, beforeCommit, changeRequestId } = this.caller;
     let logged = false;
     try {
       const result = await this.db.transaction(async (tx) => {
-        const log = new ChangeRecorder(this.db, tx, apiClientId);
+        const log = new ChangeRecorder(this.db, tx, apiClientId, changeRequestId);
         const result = await work(tx, log);
         logged = await log.append();
         await written?.(tx, result);

@@ -109,7 +109,11 @@ export function openPostgres(
     prisma,
     readsFor: replica ? (apiClientId) => replica.router.readsFor(apiClientId) : () => primary,
     transaction: postgresTransactions(pool, names, onStatement),
-    past: postgresPast(pool, new NamedStatements(target.transactionPooler ? 0 : PAST_NAMED_STATEMENTS, 'mdg_past'), onStatement),
+    past: postgresPast(
+      pool,
+      new NamedStatements(target.transactionPooler ? 0 : PAST_NAMED_STATEMENTS, 'mdg_past'),
+      onStatement,
+    ),
     primary,
     replica: replica?.router,
     close: async () => {

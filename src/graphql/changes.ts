@@ -84,6 +84,11 @@ export const ChangeRef = builder.objectRef<ChangeEntry>('Change').implement({
       resolve: (e) => e.actor,
     }),
     at: t.field({ type: 'DateTime', nullable: false, description: 'When it was written.', resolve: (e) => e.at }),
+    changeRequestId: t.id({
+      description:
+        'The change request whose writes these are (written once another client approved it); null for other writes.',
+      resolve: (e) => (e.changeRequest === null ? null : String(e.changeRequest)),
+    }),
     node: t.field({
       type: ResourceUnion,
       description: 'The resource as it is now; null when it no longer exists.',

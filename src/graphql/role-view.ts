@@ -258,11 +258,19 @@ export class RoleView {
     return (field === 'changes' || field === 'asOf' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
   }
 
-  /** A root field of Mutation: the operation on its type allowed (whether its input keeps a field is asked apart); webhooks' when it reads any. */
+  /**
+   * A root field of Mutation: the operation on its type allowed without approval (a write that
+   * waits for approval is a change request; whether its input keeps a field is asked apart);
+   * webhooks' when it reads any.
+   */
   showsMutation(field: string): boolean {
     if (WEBHOOK_MUTATIONS.has(field)) return this.readsAny();
     const needs = mutationFields.get(field) ?? STRUCTURE_MUTATIONS[field];
-    return needs?.every(([type, operation]) => this.access.can(type, operation)) ?? false;
+    return (
+      needs?.every(
+        ([type, operation]) => this.access.can(type, operation) && !this.access.needsApproval(type, operation),
+      ) ?? false
+    );
   }
 
   /** A root field of Subscription: the change log, when it reads any type. */

@@ -23,8 +23,34 @@ export class Access {
    */
   readonly key: string;
 
-  constructor(readonly role: Role) {
+  /**
+   * @param proposing the writes of a change request being checked as its author proposes it:
+   *   rules that ask for approval allow them (src/change-requests). Everywhere else such a rule
+   *   allows nothing directly.
+   */
+  constructor(
+    readonly role: Role,
+    readonly proposing = false,
+  ) {
     this.key = `${role.name}#${++made}`;
+  }
+
+  private proposer: Access | undefined;
+
+  /** This role as the author of a change request: its rules that ask for approval allow proposing. */
+  proposals(): Access {
+    this.proposer ??= new Access(this.role, true);
+    return this.proposer;
+  }
+
+  /** Whether `operation` on `type` waits for another client's approval under this role. */
+  needsApproval(type: string, operation: RoleOperation): boolean {
+    return this.rule(type, operation)?.approval === 'required';
+  }
+
+  /** Whether the role may approve change requests that write `type` (its `approve` rule). */
+  mayApprove(type: string): boolean {
+    return this.can(type, 'approve');
   }
 
   get name(): string {

@@ -11,7 +11,7 @@ import { ownRowOnly, parseWhere, type WhereNode, WhereInputError } from '../quer
 import { resourceByType, resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 
-export const ROLE_OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
+export const ROLE_OPERATIONS = ['read', 'create', 'update', 'delete', 'approve'] as const;
 export type RoleOperation = (typeof ROLE_OPERATIONS)[number];
 
 /** What one operation on one type may do. */
@@ -22,6 +22,11 @@ export interface Rule {
   where?: WhereNode;
   /** create and update: what the row must meet after the write, or nothing is written. */
   check?: WhereNode;
+  /**
+   * create, update and delete: its writes wait as change requests until another client approves
+   * them (src/change-requests); the role makes none of them itself.
+   */
+  approval?: 'required';
 }
 
 export interface Role {
@@ -117,6 +122,13 @@ function readOperations(
   return rules;
 }
 
+/** The keys a rule of `operation` takes. */
+function ruleKeys(operation: RoleOperation): string[] {
+  if (operation === 'approve') return ['where'];
+  if (operation === 'read') return ['fields', 'where'];
+  return ['fields', 'where', ...(operation === 'delete' ? [] : ['check']), 'approval'];
+}
+
 function readRule(
   resource: ResourceDefinition,
   operation: RoleOperation,
@@ -124,21 +136,26 @@ function readRule(
   path: string,
   problems: string[],
 ): Rule | undefined {
+  const keys = ruleKeys(operation);
   if (!isObject(input)) {
-    problems.push(
-      `${path}: must be an object (with fields, where${operation === 'create' || operation === 'update' ? ', check' : ''}; {} allows everything)`,
-    );
+    problems.push(`${path}: must be an object (with ${keys.join(', ')}; {} allows everything)`);
     return undefined;
   }
   const rule: Rule = {};
   for (const [key, value] of Object.entries(input)) {
     const at = `${path}.${key}`;
-    if (key === 'fields') rule.fields = readFields(resource, value, at, problems);
-    else if (key === 'where' || (key === 'check' && (operation === 'create' || operation === 'update')))
-      rule[key] = readCondition(resource, value, at, problems, operation === 'read' && key === 'where');
-    else
-      problems.push(
-        `${at}: is not a key of a rule: fields, where${operation === 'create' || operation === 'update' ? ', check' : ''}`,
+    if (!keys.includes(key)) problems.push(`${at}: is not a key of a rule of ${operation}: ${keys.join(', ')}`);
+    else if (key === 'fields') rule.fields = readFields(resource, value, at, problems);
+    else if (key === 'approval') {
+      if (value === 'required') rule.approval = 'required';
+      else problems.push(`${at}: must be "required" (leave it out for writes that need no approval)`);
+    } else
+      rule[key as 'where' | 'check'] = readCondition(
+        resource,
+        value,
+        at,
+        problems,
+        operation === 'read' && key === 'where',
       );
   }
   return rule;

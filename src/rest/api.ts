@@ -19,6 +19,9 @@ import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } from './body.ts';
 import { atomicOperations } from './atomic.ts';
+import { needsApproval, ProposalRefused } from '../change-requests/approval.ts';
+import type { ChangeRequests } from '../change-requests/requests.ts';
+import { CHANGE_REQUESTS_PATH, changeRequestObject } from './change-requests.ts';
 import { asOfMeta, keepsTotals, readingAt } from './as-of.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, lastModified, lastModifiedHeader, READ_CACHE_CONTROL } from './conditional.ts';
@@ -35,6 +38,8 @@ export interface RestOptions {
   trustProxy: number;
   /** The service's log, for what goes wrong that the answer does not say (./atomic.ts). */
   logger: Logger;
+  /** Where the writes of a role that needs approval go (src/change-requests). */
+  requests: ChangeRequests;
 }
 
 const JSON_TYPE = { 'Content-Type': JSON_CONTENT_TYPE };
@@ -43,7 +48,7 @@ function bytesOf(document: unknown): Buffer<ArrayBuffer> {
   return Buffer.from(JSON.stringify(document));
 }
 
-function json(c: Context, body: unknown, status: 200 | 201 = 200, headers: Record<string, string> = {}) {
+function json(c: Context, body: unknown, status: 200 | 201 | 202 = 200, headers: Record<string, string> = {}) {
   return c.body(bytesOf(body), status, { ...JSON_TYPE, ...headers });
 }
 
@@ -158,7 +163,58 @@ class RestHandlers {
       maxBodyBytes: this.options.maxBodyBytes,
       logger: this.options.logger,
       request: () => this.request(c),
+      propose: (operations) => this.proposed(c, operations),
     });
+  }
+
+  /**
+   * A write of a role whose rule asks for approval: stored as a change request, 202 with it
+   * (src/change-requests); refused as the write itself would be when it could never apply.
+   */
+  async proposed(c: Context, operations: unknown[]): Promise<Response> {
+    const auth = c.get('auth')!;
+    const request = await this.options.requests.propose(
+      { clientId: auth.clientId, access: auth.access },
+      { operations },
+      c.get('beforeCommit'),
+    );
+    const base = apiBase(c, this.options.basePath, this.options.trustProxy);
+    return json(c, { data: changeRequestObject(request, base, auth.access) }, 202, {
+      Location: `${base}${CHANGE_REQUESTS_PATH}/${request.id}`,
+    });
+  }
+
+  /** A REST write (`operation`, the atomic operation it stands for, without its data) as a change request. */
+  async propose(c: Context, route: RestRoute, operation: Record<string, unknown>): Promise<Response> {
+    parseQuery(c, route, roleOf(c));
+    const document = await readDocument(c, this.options.maxBodyBytes);
+    const { expectedVersion, unlessVersion, unmodifiedSince } = operation.ref ? this.conditions(c, route) : {};
+    const versions = expectedVersion === undefined ? [] : [expectedVersion].flat();
+    if (expectedVersion !== undefined && versions.length === 0)
+      throw new HttpError(
+        412,
+        'precondition_failed',
+        'If-Match names no version of this resource, as this client sees it',
+      );
+    if (versions.length > 1 || unlessVersion !== undefined || unmodifiedSince !== undefined)
+      throw new HttpError(
+        400,
+        'invalid_parameter',
+        'a write that waits for approval keeps one precondition: If-Match with one entity tag, checked when it is applied',
+      );
+    try {
+      return await this.proposed(c, [
+        {
+          ...operation,
+          data: operation.data && isRecord(document.data) ? { ...document.data, ...operation.data } : document.data,
+          ...(versions.length === 1 && { meta: { version: versions[0] } }),
+        },
+      ]);
+    } catch (error) {
+      // Refused as the path refuses the write itself.
+      if (error instanceof ProposalRefused) throw error.failure.error;
+      throw error;
+    }
   }
 
   private pathId(c: Context, type: string): number {
@@ -459,6 +515,35 @@ class RestHandlers {
   }
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The atomic operation (./atomic.ts) a REST write stands for, without its data: what a change
+ * request holds when the write waits for approval. Undefined for reads.
+ */
+function atomicOperationOf(route: RestRoute, id: string | undefined): Record<string, unknown> | undefined {
+  const ref = { type: route.type, id };
+  const relationship = { ...ref, relationship: route.relationship };
+  switch (route.operation) {
+    case 'add':
+      return { op: 'add', data: { type: route.type } };
+    case 'update':
+      return { op: 'update', ref };
+    case 'rel-set':
+    case 'rel-replace':
+      return { op: 'update', ref: relationship };
+    case 'rel-add':
+    case 'add-items':
+      return { op: 'add', ref: relationship };
+    case 'rel-remove':
+      return { op: 'remove', ref: relationship };
+    default:
+      return undefined;
+  }
+}
+
 export function restApi(options: RestOptions): Hono {
   const app = new Hono();
   const handlers = new RestHandlers(options);
@@ -472,8 +557,17 @@ export function restApi(options: RestOptions): Hono {
   });
   for (const route of REST_ROUTES) {
     app.on(route.method, route.path, (c) => {
-      authorizeRoute(roleOf(c), route);
+      const access = roleOf(c);
+      authorizeRoute(access, route);
       if (route.refused) throw new HttpError(403, 'forbidden', route.refused);
+      if (access && route.operation === 'add-structure' && access.needsApproval('product_structures', 'create'))
+        throw new HttpError(
+          403,
+          'forbidden',
+          `the role ${access.name} may add a structure only with another client's approval, and a new structure cannot wait as a change request: ask a client that may add it`,
+        );
+      const operation = access && atomicOperationOf(route, c.req.param('id'));
+      if (operation && needsApproval(access, [operation])) return handlers.propose(c, route, operation);
       return handlers[route.operation](c, route);
     });
   }

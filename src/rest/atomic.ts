@@ -32,6 +32,7 @@ import type { Access } from '../permissions/access.ts';
 import type { RequestLoaders } from '../data/request.ts';
 import type { Logger } from '../observability/logger.ts';
 import { quoted } from '../words.ts';
+import { needsApproval, ProposalRefused } from '../change-requests/approval.ts';
 
 export const ATOMIC_EXTENSION = 'https://jsonapi.org/ext/atomic';
 export const ATOMIC_MEDIA_TYPE = `application/vnd.api+json; ext="${ATOMIC_EXTENSION}"`;
@@ -45,6 +46,8 @@ export interface AtomicContext {
   logger: Logger;
   /** Loaders and documents for reading the answer, once the operations have committed. */
   request(): { loaders: RequestLoaders; docs: Documents };
+  /** The operations as a change request (202), for a role that makes some of them only with approval (src/change-requests). */
+  propose(operations: unknown[]): Promise<Response>;
 }
 
 interface Ref {
@@ -111,6 +114,14 @@ export async function atomicOperations(c: Context, context: AtomicContext): Prom
     if (error instanceof HttpError) return refusalAnswer(c, [requestRefusal(error)]);
     throw error;
   }
+  if (needsApproval(context.access, operations)) {
+    try {
+      return await context.propose(operations);
+    } catch (error) {
+      if (error instanceof ProposalRefused) return refusalAnswer(c, [refusalOf(error.failure, operations)]);
+      throw error;
+    }
+  }
   let outcomes: Outcome[];
   try {
     outcomes = await context.writer.atomically(() => new OperationRunner(context).all(operations));
@@ -173,13 +184,18 @@ async function everyRefusal(
 /** What an operation that names by its lid a resource whose add was refused meets in a trial: it is not tried. */
 const DEPENDS_ON_REFUSED = new Error('names a resource whose add was refused');
 
-/** One request's operations, in order, with the `lid`s of the resources added so far. */
-class OperationRunner {
+/**
+ * One request's operations, in order, with the `lid`s of the resources added so far. Also runs
+ * the operations of a change request (src/change-requests), which are such a request stored.
+ */
+export class OperationRunner {
   private readonly lids = new Map<string, Ref>();
   /** The lids of adds that were refused (in a trial, which goes on after them). */
   private readonly refusedLids = new Set<string>();
+  /** Every resource an operation wrote so far (added, updated, or whose relationship changed), in order. */
+  readonly touched: { type: string; id: number }[] = [];
 
-  constructor(private readonly context: AtomicContext) {}
+  constructor(private readonly context: Pick<AtomicContext, 'writer' | 'access'>) {}
 
   /** Every operation in order, the first refused one thrown as an OperationFailure. */
   async all(operations: readonly unknown[]): Promise<Outcome[]> {
@@ -191,7 +207,9 @@ class OperationRunner {
   /** One operation; refused, an OperationFailure naming it (an add's lid is then remembered as refused). */
   async tried(index: number, operation: unknown): Promise<Outcome> {
     try {
-      return await this.operation(operation);
+      const outcome = await this.operation(operation);
+      if (outcome) this.touched.push(outcome);
+      return outcome;
     } catch (error) {
       const lid =
         isObject(operation) && operation.op === 'add' && isObject(operation.data) ? operation.data.lid : undefined;
@@ -261,6 +279,7 @@ class OperationRunner {
   }
 
   private async relationship(op: string, ref: Ref, data: unknown, options: WriteOptions): Promise<Outcome> {
+    this.touched.push({ type: ref.type, id: ref.id });
     const name = ref.relationship!;
     const rel = resourceByType(ref.type)!.relationships[name];
     if (!rel)

@@ -5,7 +5,7 @@
  * (./body.ts and the write rules of ../data/writes.ts), its answers (./documents.ts, ./api.ts)
  * and its errors. Built once: nothing in it changes at run time. Its parts, by what they
  * describe: ./openapi/schemas.ts, parameters.ts, responses.ts, operations.ts, security.ts,
- * changes.ts, atomic.ts, webhooks.ts.
+ * changes.ts, atomic.ts, webhooks.ts, change-requests.ts.
  *
  * Dependency: openapi3-ts, the OpenAPI 3.1 object model as TypeScript types with a small
  * builder. A misspelt keyword or a member in the wrong place is then a compile error here, not
@@ -20,6 +20,7 @@ import { CHANGES_PATH } from './changes.ts';
 import { CHANGES_TAG, changesPath, changesSchemas } from './openapi/changes.ts';
 import { ATOMIC_TAG, atomicPath } from './openapi/atomic.ts';
 import { WEBHOOKS_TAG, webhookPaths, webhookSchemas } from './openapi/webhooks.ts';
+import { CHANGE_REQUESTS_TAG, changeRequestPaths, changeRequestSchemas } from './openapi/change-requests.ts';
 import { ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
 import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
@@ -95,6 +96,7 @@ function build(basePath: string): OpenAPIObject {
     ...errorSchemas(),
     ...changesSchemas(),
     ...webhookSchemas(),
+    ...changeRequestSchemas(),
   }))
     builder.addSchema(name, schema);
   // How to get a token comes first: every operation after it needs one.
@@ -118,6 +120,8 @@ function build(basePath: string): OpenAPIObject {
   builder.addPath('/operations', atomicPath());
   builder.addTag(WEBHOOKS_TAG);
   for (const [path, item] of Object.entries(webhookPaths())) builder.addPath(path, item);
+  builder.addTag(CHANGE_REQUESTS_TAG);
+  for (const [path, item] of Object.entries(changeRequestPaths())) builder.addPath(path, item);
   return builder.getSpec();
 }
 

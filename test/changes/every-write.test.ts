@@ -219,6 +219,7 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
           after: a.after,
           actor: a.actor,
           at: a.at,
+          changeRequest: null,
         });
       }
       after = page.meta.cursor;
@@ -1393,7 +1394,7 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
   /** The same entries through GraphQL: `changes` after the cursor, and the newest of each resource's `history`. */
   async function expectSameInGraphQL(cursor: string, entries: readonly Entry[]): Promise<void> {
     const res = await api.env.gql(
-      `query($after: String) { changes(after: $after, first: 500) { nodes { cursor type id op version changed before after actor at } pageInfo { hasNextPage endCursor } } }`,
+      `query($after: String) { changes(after: $after, first: 500) { nodes { cursor type id op version changed before after actor at changeRequestId } pageInfo { hasNextPage endCursor } } }`,
       { after: cursor },
       { token: graphqlToken },
     );
@@ -1401,8 +1402,9 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
     const { nodes, pageInfo } = res.body.data!.changes;
     expect(pageInfo.hasNextPage).toBe(false);
     expect(
-      nodes.map((n: any) => ({
+      nodes.map(({ changeRequestId, ...n }: any) => ({
         ...n,
+        changeRequest: changeRequestId === null ? null : Number(changeRequestId),
         seq: Number(n.cursor),
         type: n.type.toLowerCase(),
         op: n.op.toLowerCase(),

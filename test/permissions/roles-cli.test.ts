@@ -66,7 +66,7 @@ describe.each(providers)('roles command line on %s', (provider) => {
       'roles.mes.products.read.fields[1]: "nope" is not an attribute or relationship of products',
       "roles.mes.products.read.where: may name the row's own fields and its to-one relationships' ids only",
       'roles.mes.products.update.check.consumer_price.gt: must be a number (got "cheap")',
-      'roles.mes.products.destroy: is not an operation: read, create, update, delete',
+      'roles.mes.products.destroy: is not an operation: read, create, update, delete, approve',
       'roles.mes.units.delete: units are never deleted',
       'roles.mes.brands.read.where: may not name modified_date: the change log does not record it',
       'roles.mes.product_structure_items.read.where: may not name product_structure: the change log does not record it',

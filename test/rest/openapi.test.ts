@@ -20,6 +20,9 @@
  *   /usr/bin/chromium: without it that test is skipped with a warning; under CI (CI=true) it
  *   fails instead.
  */
+import { ChangeRequests } from '../../src/change-requests/requests.ts';
+import { RoleBook } from '../../src/permissions/book.ts';
+import { changeRequestRoutes } from '../../src/rest/change-requests.ts';
 import { Readable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -69,6 +72,16 @@ const WEBHOOK_OPERATIONS = [
   'GET /webhooks/{id}/deliveries',
   'POST /webhooks/{id}/replay',
   'POST /webhooks/{id}/rotate-secret',
+];
+
+const CHANGE_REQUEST_OPERATIONS = [
+  'GET /change_requests',
+  'POST /change_requests',
+  'GET /change_requests/{id}',
+  'GET /change_requests/{id}/preview',
+  'POST /change_requests/{id}/approve',
+  'POST /change_requests/{id}/reject',
+  'POST /change_requests/{id}/withdraw',
 ];
 
 const doc = openApiDocument();
@@ -171,6 +184,7 @@ describe('the OpenAPI document', () => {
         `GET ${CHANGES_PATH}`,
         'POST /operations',
         ...WEBHOOK_OPERATIONS,
+        ...CHANGE_REQUEST_OPERATIONS,
       ].sort(),
     );
     expect(doc.components!.securitySchemes!.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -190,6 +204,7 @@ describe('the OpenAPI document', () => {
       'changes',
       'operations',
       'webhooks',
+      'change_requests',
     ]);
     expect(resources).toHaveLength(21);
   });
@@ -334,10 +349,19 @@ describe('the document lists every route the REST layer serves', () => {
       maxBodyBytes: 1024 * 1024,
       trustProxy: 0,
       logger: createLogger('silent'),
+      requests: new ChangeRequests(database.db, new RoleBook(database.db.prisma, database.db.provider)),
     });
   const webhooks = () =>
     webhookRoutes({
       endpoints: new Endpoints(database.db, new Targets({ allowHttp: false, allowedNetworks: [] }), systemClock),
+      basePath: '',
+      trustProxy: 0,
+      maxBodyBytes: 1024,
+    });
+  const changeRequests = () =>
+    changeRequestRoutes({
+      db: database.db,
+      requests: new ChangeRequests(database.db, new RoleBook(database.db.prisma, database.db.provider)),
       basePath: '',
       trustProxy: 0,
       maxBodyBytes: 1024,
@@ -351,11 +375,18 @@ describe('the document lists every route the REST layer serves', () => {
     });
 
   it('the routes of the mounted REST app and token endpoints are exactly the documented operations', () => {
-    const served = [...servedRoutes(rest()), ...servedRoutes(oauth()), ...servedRoutes(webhooks())];
-    // The table, the token endpoints, GET /changes, POST /operations and the webhooks'.
-    expect(served.length).toBe(REST_ROUTES.length + 4 + WEBHOOK_OPERATIONS.length);
+    const served = [
+      ...servedRoutes(rest()),
+      ...servedRoutes(oauth()),
+      ...servedRoutes(webhooks()),
+      ...servedRoutes(changeRequests()),
+    ];
+    // The table, the token endpoints, GET /changes, POST /operations, the webhooks' and the
+    // change requests' (list, propose, read, preview, approve, reject, withdraw).
+    expect(served.length).toBe(REST_ROUTES.length + 4 + WEBHOOK_OPERATIONS.length + CHANGE_REQUEST_OPERATIONS.length);
     expect(undocumented(rest(), doc)).toEqual([]);
     expect(undocumented(webhooks(), doc)).toEqual([]);
+    expect(undocumented(changeRequests(), doc)).toEqual([]);
     expect(undocumented(oauth(), doc)).toEqual([]);
     const listed = operations(doc).map((o) => `${o.method} ${o.path}`);
     expect(listed.filter((route) => !served.includes(route))).toEqual([]);

@@ -291,6 +291,13 @@ function responsesOf(route: RestRoute, reading: boolean, described: OperationPar
   const posting = route.method === 'POST' && !route.refused;
   const responses: ResponsesObject = {};
   if (success) responses[success[0]] = withValidators(route, success[1]);
+  // A role whose rule asks for approval: the write waits as a change request (../change-requests.ts).
+  if (success && !reading && route.operation !== 'add-structure')
+    responses['202'] = ok(
+      'Not written yet: this client’s role makes this write only with another client’s approval. The change request it is now, pending; `Location` is its URL.',
+      { type: 'object', required: ['data'], properties: { data: schemaRef('ChangeRequest') } },
+      LOCATION,
+    );
   if (reading) responses['304'] = responseRef('NotModified');
   responses['400'] = responseRef(route.refused ? 'BadToken' : requestBody ? 'BadRequestBody' : 'BadRequest');
   responses['401'] = responseRef('Unauthorized');

@@ -1,0 +1,580 @@
+/**
+ * Change requests: writes that wait (docs/guides/changes-that-wait.md). A request holds a JSON:API
+ * Atomic Operations document as `POST /operations` takes it, proposed by one API client and
+ * applied, all of it or nothing, once another approves it: at once, or at its `effective_date`.
+ *
+ * - Proposing runs the operations in a transaction that is rolled back, under the author's role
+ *   as a proposer (its rules that ask for approval allow them): a request that could never be
+ *   applied is refused as `POST /operations` would refuse it, naming the operation.
+ * - Approving needs another client than the author (four eyes) whose role may `approve` every type
+ *   the request writes, on the rows it writes as they are before and after it, and could make
+ *   every change itself: the operations run under the approver's role.
+ * - Applying is one transaction: the operations, their change-log entries (the author as actor,
+ *   the request's id on each) and the request's new state, under the version of the request that
+ *   was read, so that two replicas applying it at once apply it once. A refusal at that moment
+ *   (a version the operations expect, a unique value, a role that changed) leaves it `failed`
+ *   with the reason, and writes nothing else.
+ * - Who sees a request: its author, clients whose role may approve it, and admin. What they see
+ *   of its operations is limited to the fields their role sees.
+ */
+import type { Database } from '../db/client.ts';
+import { Sql, WRITE_INSTANT } from '../db/sql.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import type { WriteCaller } from '../data/write-caller.ts';
+import { AtomicWriter } from '../data/atomic-writes.ts';
+import { rowsFor } from '../data/authorize.ts';
+import { DomainError } from '../data/errors.ts';
+import { MAX_BULK_ROWS } from '../data/bulk-writes.ts';
+import { idFromText, isId } from '../db/integers.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Access } from '../permissions/access.ts';
+import type { RoleBook } from '../permissions/book.ts';
+import { resourceByType } from '../resources/registry.ts';
+import { OperationFailure } from '../rest/atomic-errors.ts';
+import { OperationRunner } from '../rest/atomic.ts';
+import { ProposalRefused } from './approval.ts';
+import { quoted } from '../words.ts';
+
+export const CHANGE_REQUEST_STATES = ['pending', 'scheduled', 'applied', 'rejected', 'withdrawn', 'failed'] as const;
+export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
+
+/** The longest comment kept, of a request or a decision. */
+export const MAX_COMMENT_LENGTH = 2000;
+
+export interface Decision {
+  decision: 'approved' | 'rejected' | 'withdrawn';
+  /** The client_id of the API client that decided. */
+  by: string;
+  /** Its row id. */
+  clientId: number;
+  comment: string | null;
+  at: Date;
+}
+
+export interface ChangeRequest {
+  id: number;
+  /** The `atomic:operations` array, as proposed. */
+  operations: unknown[];
+  /** The resource types its operations write. */
+  types: string[];
+  comment: string | null;
+  effectiveDate: Date | null;
+  authorId: number;
+  /** The author's client_id. */
+  author: string;
+  state: ChangeRequestState;
+  failure: string | null;
+  settledDate: Date | null;
+  version: number;
+  createdDate: Date;
+  modifiedDate: Date;
+  decisions: Decision[];
+  /** Once applied: the change-log position of its last entry (null when it changed nothing, or before). */
+  position: number | null;
+}
+
+/** Who asks: an API client (its row id) and its role's Access (none for admin). */
+export interface Viewer {
+  clientId: number;
+  access: Access | undefined;
+}
+
+export interface Proposal {
+  operations: unknown;
+  comment?: unknown;
+  effectiveDate?: unknown;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function invalid(message: string, at?: string): HttpError {
+  return new HttpError(400, 'invalid_json', message, {}, at);
+}
+
+function notFound(id: number | string): HttpError {
+  return new HttpError(404, 'not_found', `change_requests ${id} not found`);
+}
+
+/** The types an operations document writes: each operation's `ref` or `data` type, in order, once. */
+export function typesOf(operations: readonly unknown[]): string[] {
+  const types = new Set<string>();
+  for (const operation of operations) {
+    if (!isObject(operation)) continue;
+    const named = isObject(operation.ref)
+      ? operation.ref.type
+      : isObject(operation.data)
+        ? operation.data.type
+        : undefined;
+    if (typeof named === 'string' && resourceByType(named)) types.add(named);
+  }
+  return [...types];
+}
+
+/** The resources the operations name by id (not by lid): those that exist before the request is applied. */
+function namedResources(operations: readonly unknown[]): { type: string; id: number }[] {
+  const named: { type: string; id: number }[] = [];
+  for (const operation of operations) {
+    if (!isObject(operation)) continue;
+    const ref = isObject(operation.ref) ? operation.ref : operation.op === 'update' ? operation.data : undefined;
+    if (!isObject(ref) || typeof ref.type !== 'string' || !resourceByType(ref.type)) continue;
+    const id = typeof ref.id === 'string' ? idFromText(ref.id) : ref.id;
+    if (isId(id)) named.push({ type: ref.type, id });
+  }
+  return named;
+}
+
+function comment(value: unknown, at: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.length > MAX_COMMENT_LENGTH)
+    throw invalid(`${at} must be text of at most ${MAX_COMMENT_LENGTH} characters`, at);
+  return value;
+}
+
+function effectiveDate(value: unknown, now: Date): Date | null {
+  if (value === undefined || value === null) return null;
+  const date =
+    typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(value)
+      ? new Date(value)
+      : undefined;
+  if (!date || Number.isNaN(date.getTime()))
+    throw invalid(
+      `effective_date must be an instant with its offset, e.g. "2027-01-01T00:00:00Z" (got ${quoted(value)})`,
+      'effective_date',
+    );
+  if (date.getTime() <= now.getTime())
+    throw invalid(
+      `effective_date must be in the future (got ${value}); leave it out for a request applied once approved`,
+      'effective_date',
+    );
+  return date;
+}
+
+type Row = {
+  id: number;
+  operations: string;
+  types: string;
+  comment: string | null;
+  effective_date: Date | null;
+  author_id: number;
+  author: { client_id: string };
+  state: string;
+  failure: string | null;
+  settled_date: Date | null;
+  version: number;
+  created_date: Date;
+  modified_date: Date;
+  decisions: { api_client_id: number; decision: string; comment: string | null; decided_date: Date }[];
+};
+
+const WITH_DECISIONS = {
+  author: { select: { client_id: true } },
+  decisions: { orderBy: { id: 'asc' } },
+} as const;
+
+export class ChangeRequests {
+  constructor(
+    private readonly db: Database,
+    private readonly roles: RoleBook,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Stores a pending request, once its operations were tried under the author's role (rolled
+   * back). `beforeCommit` runs in the transaction that stores it (an idempotency key's record).
+   */
+  async propose(
+    viewer: Viewer,
+    proposal: Proposal,
+    beforeCommit?: WriteCaller['beforeCommit'],
+  ): Promise<ChangeRequest> {
+    const { operations } = proposal;
+    if (!Array.isArray(operations) || operations.length === 0)
+      throw invalid(
+        'operations must be a list of at least one operation, as atomic:operations takes them',
+        'operations',
+      );
+    if (operations.length > MAX_BULK_ROWS)
+      throw invalid(`a request takes at most ${MAX_BULK_ROWS} operations (got ${operations.length})`, 'operations');
+    const text = comment(proposal.comment, 'comment');
+    const date = effectiveDate(proposal.effectiveDate, this.now());
+    const types = typesOf(operations);
+    const writer = new AtomicWriter(this.db, { apiClientId: viewer.clientId, access: viewer.access?.proposals() });
+    await this.tried(writer, viewer.access?.proposals(), operations);
+    const id = await this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ id: number }>(
+        new Sql(tx.provider)
+          .text(
+            'INSERT INTO "change_requests" ("operations", "types", "comment", "effective_date", "author_id", "state", "created_date", "modified_date") VALUES (',
+          )
+          .value(JSON.stringify(operations))
+          .text(', ')
+          .value(JSON.stringify(types))
+          .text(', ')
+          .value(text)
+          .text(', ')
+          .value(date)
+          .text(', ')
+          .value(viewer.clientId)
+          .text(`, 'pending', `)
+          .value(WRITE_INSTANT)
+          .text(', ')
+          .value(WRITE_INSTANT)
+          .text(') RETURNING "id"'),
+      );
+      await beforeCommit?.(tx);
+      return Number(row!.id);
+    });
+    return (await this.read(id))!;
+  }
+
+  /** The operations run in a transaction that is rolled back; ProposalRefused naming the first refused. */
+  private async tried(writer: AtomicWriter, access: Access | undefined, operations: readonly unknown[]) {
+    try {
+      await writer.rolledBack(() => new OperationRunner({ writer, access }).all(operations));
+    } catch (error) {
+      if (error instanceof OperationFailure) throw new ProposalRefused(error, operations);
+      throw error;
+    }
+  }
+
+  /** The requests `viewer` may see, newest first; `state` narrows them. */
+  async list(
+    viewer: Viewer,
+    { state, page, perPage }: { state?: ChangeRequestState; page: number; perPage: number },
+  ): Promise<{ requests: ChangeRequest[]; total: number }> {
+    const rows = (await this.db.prisma.changeRequest.findMany({
+      where: state ? { state } : {},
+      orderBy: { id: 'desc' },
+      include: WITH_DECISIONS,
+    })) as Row[];
+    const visible = rows.filter((row) => this.sees(viewer, row.author_id, JSON.parse(row.types) as string[]));
+    const shown = visible.slice((page - 1) * perPage, page * perPage);
+    return { requests: await this.withDetails(shown), total: visible.length };
+  }
+
+  /** One request, if `viewer` may see it (404 otherwise, as if it did not exist). */
+  async get(viewer: Viewer, id: number): Promise<ChangeRequest> {
+    const request = await this.read(id);
+    if (!request || !this.sees(viewer, request.authorId, request.types)) throw notFound(id);
+    return request;
+  }
+
+  private sees(viewer: Viewer, authorId: number, types: readonly string[]): boolean {
+    return !viewer.access || viewer.clientId === authorId || types.every((type) => viewer.access!.mayApprove(type));
+  }
+
+  private async read(id: number): Promise<ChangeRequest | undefined> {
+    const row = (await this.db.prisma.changeRequest.findUnique({ where: { id }, include: WITH_DECISIONS })) as
+      | Row
+      | undefined
+      | null;
+    return row ? (await this.withDetails([row]))[0] : undefined;
+  }
+
+  private async withDetails(rows: readonly Row[]): Promise<ChangeRequest[]> {
+    const deciders = [...new Set(rows.flatMap((row) => row.decisions.map((d) => d.api_client_id)))];
+    const names = new Map(
+      (
+        await this.db.prisma.apiClient.findMany({
+          where: { id: { in: deciders } },
+          select: { id: true, client_id: true },
+        })
+      ).map((c) => [c.id, c.client_id]),
+    );
+    const applied = rows.filter((row) => row.state === 'applied').map((row) => row.id);
+    const positions = new Map<number, number>();
+    if (applied.length > 0) {
+      const sql = new Sql(this.db.provider)
+        .text('SELECT "change_request_id" AS "id", MAX("seq") AS "seq" FROM "changes" WHERE "change_request_id"')
+        .in(applied)
+        .text(' GROUP BY "change_request_id"');
+      for (const row of await this.db.primary.query<{ id: number; seq: unknown }>(sql))
+        positions.set(Number(row.id), Number(row.seq));
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      operations: JSON.parse(row.operations) as unknown[],
+      types: JSON.parse(row.types) as string[],
+      comment: row.comment,
+      effectiveDate: row.effective_date,
+      authorId: row.author_id,
+      author: row.author.client_id,
+      state: row.state as ChangeRequestState,
+      failure: row.failure,
+      settledDate: row.settled_date,
+      version: row.version,
+      createdDate: row.created_date,
+      modifiedDate: row.modified_date,
+      decisions: row.decisions.map((d) => ({
+        decision: d.decision as Decision['decision'],
+        by: names.get(d.api_client_id) ?? `client ${d.api_client_id}`,
+        clientId: d.api_client_id,
+        comment: d.comment,
+        at: d.decided_date,
+      })),
+      position: positions.get(row.id) ?? null,
+    }));
+  }
+
+  /**
+   * Approves a pending request: applied at once (or `failed`, with the reason), or `scheduled`
+   * when its effective date is still to come. 403 when `viewer` is its author, may not approve
+   * what it writes, or could not make every change itself.
+   */
+  async approve(viewer: Viewer, id: number, note: unknown): Promise<ChangeRequest> {
+    const request = await this.get(viewer, id);
+    const text = comment(note, 'comment');
+    this.requireState(request, ['pending'], 'approved');
+    if (viewer.clientId === request.authorId)
+      throw new HttpError(403, 'forbidden', `change request ${id} was made by this client: another must approve it`);
+    const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
+    if (refused)
+      throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not approve changes to ${refused}`);
+    const decision = { clientId: viewer.clientId, decision: 'approved' as const, comment: text };
+    if (request.effectiveDate && request.effectiveDate.getTime() > this.now().getTime()) {
+      // Applied later: what the approver's role allows is checked now, and again then.
+      await this.requireApprover(request, viewer.access);
+      await this.settle(request, 'scheduled', decision);
+      return (await this.read(id))!;
+    }
+    await this.apply(request, viewer.access, decision);
+    return (await this.read(id))!;
+  }
+
+  async reject(viewer: Viewer, id: number, note: unknown): Promise<ChangeRequest> {
+    const request = await this.get(viewer, id);
+    const text = comment(note, 'comment');
+    this.requireState(request, ['pending', 'scheduled'], 'rejected');
+    if (viewer.clientId === request.authorId)
+      throw new HttpError(
+        403,
+        'forbidden',
+        `change request ${id} was made by this client: it can withdraw it, not reject it`,
+      );
+    const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
+    if (refused)
+      throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not decide on changes to ${refused}`);
+    await this.settle(request, 'rejected', { clientId: viewer.clientId, decision: 'rejected', comment: text });
+    return (await this.read(id))!;
+  }
+
+  async withdraw(viewer: Viewer, id: number, note: unknown): Promise<ChangeRequest> {
+    const request = await this.get(viewer, id);
+    const text = comment(note, 'comment');
+    if (viewer.clientId !== request.authorId)
+      throw new HttpError(403, 'forbidden', `only the author of change request ${id} can withdraw it`);
+    this.requireState(request, ['pending', 'scheduled'], 'withdrawn');
+    await this.settle(request, 'withdrawn', { clientId: viewer.clientId, decision: 'withdrawn', comment: text });
+    return (await this.read(id))!;
+  }
+
+  private requireState(request: ChangeRequest, states: readonly ChangeRequestState[], becoming: string): void {
+    if (!states.includes(request.state))
+      throw new HttpError(
+        409,
+        'conflict',
+        `change request ${request.id} is ${request.state}: only a ${states.join(' or ')} request can be ${becoming}`,
+      );
+  }
+
+  /**
+   * The operations under the approver's role in a transaction that is rolled back, with the rows
+   * they write checked against its `approve` rules: 403 when its role is what refuses them. A
+   * refusal that admin would meet too is the request's own, and is not the approver's to answer.
+   */
+  private async requireApprover(request: ChangeRequest, access: Access | undefined): Promise<void> {
+    if (!access) return;
+    const writer = new AtomicWriter(this.db, { apiClientId: request.authorId, access });
+    try {
+      await writer.rolledBack((tx) => this.runAsApprover(tx, writer, access, request.operations));
+    } catch (error) {
+      if (!(error instanceof OperationFailure || error instanceof DomainError || error instanceof HttpError))
+        throw error;
+      if (await this.appliesUnrestricted(request)) throw approverRefused(access, error);
+    }
+  }
+
+  /** The operations, with the approver's `approve` rules checked on the rows they name before and on every row they wrote after. */
+  private async runAsApprover(tx: WriteTx, writer: AtomicWriter, access: Access | undefined, operations: unknown[]) {
+    if (access) await requireApprovable(tx, access, namedResources(operations));
+    const runner = new OperationRunner({ writer, access });
+    await runner.all(operations);
+    if (access) await requireApprovable(tx, access, runner.touched);
+  }
+
+  /** Whether the operations would apply under admin now (rolled back). */
+  private async appliesUnrestricted(request: ChangeRequest): Promise<boolean> {
+    const writer = new AtomicWriter(this.db, { apiClientId: request.authorId });
+    try {
+      await writer.rolledBack(() => new OperationRunner({ writer, access: undefined }).all(request.operations));
+      return true;
+    } catch (error) {
+      if (error instanceof OperationFailure) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Applies an approved request in one transaction under the approver's role: its writes, their
+   * entries, and its state `applied` (with `decision`, when it is taken now). Refused, the
+   * request is `failed` with the reason, unless the approver's role is what refused (403, the
+   * request stays as it was).
+   */
+  private async apply(
+    request: ChangeRequest,
+    access: Access | undefined,
+    decision?: { clientId: number; decision: 'approved'; comment: string | null },
+  ): Promise<void> {
+    const writer = new AtomicWriter(this.db, {
+      apiClientId: request.authorId,
+      access,
+      changeRequestId: request.id,
+      beforeCommit: (tx) => settleIn(tx, request, 'applied', null, decision),
+    });
+    try {
+      await writer.inTransaction((tx) => this.runAsApprover(tx, writer, access, request.operations));
+    } catch (error) {
+      if (!(error instanceof OperationFailure || error instanceof DomainError || error instanceof HttpError))
+        throw error;
+      if (error instanceof DecidedMeanwhile) throw error;
+      // Approving now, the approver's role is what refused: the request stays pending.
+      if (decision && access && (await this.appliesUnrestricted(request))) throw approverRefused(access, error);
+      await this.settle(request, 'failed', decision, failureText(error));
+    }
+  }
+
+  /**
+   * Applies a scheduled request that came due (./scheduler.ts), under the role its approver has
+   * now. Nothing when it is no longer scheduled, or another replica settled it first.
+   */
+  async applyScheduled(id: number): Promise<void> {
+    const request = await this.read(id);
+    if (request?.state !== 'scheduled') return;
+    const approval = request.decisions.findLast((d) => d.decision === 'approved');
+    try {
+      if (!approval) await this.settle(request, 'failed', undefined, 'scheduled without an approval');
+      else await this.apply(request, await this.accessOf(approval.clientId));
+    } catch (error) {
+      if (!(error instanceof DecidedMeanwhile)) throw error;
+    }
+  }
+
+  /** A request's new state, with a decision, in a transaction of its own (nothing else written). */
+  private async settle(
+    request: ChangeRequest,
+    state: ChangeRequestState,
+    decision?: { clientId: number; decision: Decision['decision']; comment: string | null },
+    failure: string | null = null,
+  ): Promise<void> {
+    await this.db.transaction((tx) => settleIn(tx, request, state, failure, decision));
+  }
+
+  /**
+   * What applying the request would write: each resource it writes as it is now and as it would
+   * be after, read with `read` inside a transaction that is rolled back.
+   */
+  async preview<T>(
+    viewer: Viewer,
+    id: number,
+    read: (source: WriteTx, touched: readonly { type: string; id: number }[]) => Promise<T>,
+  ): Promise<{ request: ChangeRequest; after: T }> {
+    const request = await this.get(viewer, id);
+    const writer = new AtomicWriter(this.db, { apiClientId: request.authorId });
+    try {
+      const after = await writer.rolledBack(async (tx) => {
+        const runner = new OperationRunner({ writer, access: undefined });
+        await runner.all(request.operations);
+        return read(tx, runner.touched);
+      });
+      return { request, after };
+    } catch (error) {
+      if (error instanceof OperationFailure) throw new ProposalRefused(error, request.operations);
+      throw error;
+    }
+  }
+
+  /** The Access of the role an API client has now (none for admin). */
+  async accessOf(clientId: number): Promise<Access | undefined> {
+    const client = await this.db.prisma.apiClient.findUnique({ where: { id: clientId }, select: { role: true } });
+    return this.roles.access(client?.role ?? 'admin');
+  }
+}
+
+/** Another client or replica settled the request first (409): nothing of this attempt is written. */
+class DecidedMeanwhile extends HttpError {
+  constructor(id: number) {
+    super(409, 'conflict', `change request ${id} was decided meanwhile: read it again`);
+  }
+}
+
+function approverRefused(access: Access, error: Error): HttpError {
+  return new HttpError(
+    403,
+    'forbidden',
+    `the role ${access.name} could not make this change itself, so it cannot approve it: ${failureText(error)}`,
+  );
+}
+
+function failureText(error: Error): string {
+  return error instanceof OperationFailure ? `/atomic:operations/${error.index}: ${error.message}` : error.message;
+}
+
+/** 403 unless `access` may approve (read, and meet its `approve` rule's where) every resource named. */
+async function requireApprovable(
+  tx: WriteTx,
+  access: Access,
+  resources: readonly { type: string; id: number }[],
+): Promise<void> {
+  const byType = new Map<string, number[]>();
+  for (const { type, id } of resources) byType.set(type, [...(byType.get(type) ?? []), id]);
+  for (const [type, ids] of byType) {
+    const allowed = new Set(await rowsFor(tx, access, type, ids, 'approve'));
+    const outside = ids.find((id) => !allowed.has(id));
+    if (outside !== undefined)
+      throw new HttpError(403, 'forbidden', `${type} ${outside} is outside what the role ${access.name} may approve`);
+  }
+}
+
+/**
+ * The request's new state in `tx`, on the condition that it is still at the version read (409
+ * otherwise, and the transaction rolls back: another replica or client settled it first).
+ */
+async function settleIn(
+  tx: WriteTx,
+  request: ChangeRequest,
+  state: ChangeRequestState,
+  failure: string | null,
+  decision?: { clientId: number; decision: Decision['decision']; comment: string | null },
+): Promise<void> {
+  const settles = state === 'applied' || state === 'failed';
+  const sql = new Sql(tx.provider)
+    .text('UPDATE "change_requests" SET "state" = ')
+    .value(state)
+    .text(', "failure" = ')
+    .value(failure)
+    .text(', "version" = "version" + 1, "modified_date" = ')
+    .value(WRITE_INSTANT);
+  if (settles) sql.text(', "settled_date" = ').value(WRITE_INSTANT);
+  sql.text(', "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ').value(request.id);
+  sql.text(' AND "version" = ').value(request.version);
+  if ((await tx.execute(sql)) !== 1) throw new DecidedMeanwhile(request.id);
+  if (decision)
+    await tx.execute(
+      new Sql(tx.provider)
+        .text(
+          'INSERT INTO "change_request_decisions" ("change_request_id", "api_client_id", "decision", "comment", "decided_date") VALUES (',
+        )
+        .value(request.id)
+        .text(', ')
+        .value(decision.clientId)
+        .text(', ')
+        .value(decision.decision)
+        .text(', ')
+        .value(decision.comment)
+        .text(', ')
+        .value(WRITE_INSTANT)
+        .text(')'),
+    );
+}

@@ -1,0 +1,112 @@
+/**
+ * Scheduled change requests applied at their instant (./requests.ts), by one replica each.
+ *
+ * Every SCHEDULE_TICK_MS a replica claims the scheduled requests that came due and nobody holds:
+ * a claim in the request's row (`lease_owner`, `lease_until`) that lasts CLAIM_MS. On PostgreSQL
+ * replicas that look at the same moment skip each other's rows (FOR UPDATE SKIP LOCKED); SQLite
+ * has one writer. A replica that dies holding claims leaves them to another after CLAIM_MS.
+ *
+ * Exactly once does not rest on the claims: applying writes the request's new state on the
+ * condition that its version is still the one read, in the transaction of its writes, so a second
+ * replica applying the same request (a claim that ran out while the first was still at it) rolls
+ * back everything it did.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { Sql } from '../db/sql.ts';
+import type { ChangeRequests } from './requests.ts';
+
+/** How often a replica looks for requests that came due: how late one is applied, at most, when nothing else is. */
+export const SCHEDULE_TICK_MS = 250;
+/** How long a claim holds. */
+export const CLAIM_MS = 10_000;
+/** Requests claimed at a time by one replica. */
+const CLAIM_BATCH = 50;
+/** Requests applied at once by one replica (each a transaction on a connection of its own). */
+const PARALLEL = 4;
+
+export class ScheduledChanges {
+  /** This replica, as claim holder. */
+  readonly owner = `${process.pid}-${randomUUID()}`;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly requests: ChangeRequests,
+    private readonly clock: Clock,
+    private readonly onError: (error: Error, what: string) => void,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), SCHEDULE_TICK_MS);
+    this.timer.unref();
+    this.tick();
+  }
+
+  /** Stops claiming; what is being applied finishes, and the claims not yet used are given up. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+    await this.db.prisma.changeRequest
+      .updateMany({
+        where: { lease_owner: this.owner, state: 'scheduled' },
+        data: { lease_owner: null, lease_until: null },
+      })
+      .catch((error: Error) => this.onError(error, 'change requests: giving up the claims failed'));
+  }
+
+  private tick(): void {
+    if (this.ticking) return;
+    this.ticking = this.applyDue()
+      .then(() => undefined)
+      .catch((error: Error) => this.onError(error, 'change requests: applying scheduled requests failed'))
+      .finally(() => {
+        this.ticking = undefined;
+      });
+  }
+
+  /** Claims the requests due now, and applies them, PARALLEL at a time; again while a full batch came. */
+  async applyDue(): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const claimed = await this.claim();
+      let next = 0;
+      const worker = async () => {
+        while (next < claimed.length) {
+          const id = claimed[next++]!;
+          await this.requests
+            .applyScheduled(id)
+            .catch((error: Error) => this.onError(error, `change requests: applying change request ${id} failed`));
+          applied++;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL, claimed.length) }, worker));
+      if (claimed.length < CLAIM_BATCH || !this.timer) return applied;
+    }
+  }
+
+  /** The ids of the scheduled requests due now that this replica now holds, soonest first. */
+  private async claim(): Promise<number[]> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + CLAIM_MS);
+    const pg = this.db.provider === 'postgresql';
+    const sql = new Sql(this.db.provider)
+      .text('UPDATE "change_requests" SET "lease_owner" = ')
+      .value(this.owner)
+      .text(', "lease_until" = ')
+      .value(until)
+      .text(` WHERE "id" IN (SELECT "id" FROM "change_requests" WHERE "state" = 'scheduled' AND "effective_date" <= `)
+      .value(now)
+      .text(' AND ("lease_until" IS NULL OR "lease_until" < ')
+      .value(now)
+      .text(
+        `) ORDER BY "effective_date", "id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING "id"`,
+      );
+    const rows = await this.db.transaction((tx) => tx.query<{ id: number }>(sql));
+    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * Change requests over REST (docs/guides/changes-that-wait.md; src/change-requests says how they
+ * work):
+ *
+ * - `GET /change_requests` (`?state=`, `page`, `per_page`), `GET /change_requests/{id}`;
+ * - `POST /change_requests` `{"data": {"type": "change_requests", "attributes": {"operations":
+ *   [...], "comment"?, "effective_date"?}}}`: 201 with the request;
+ * - `POST /change_requests/{id}/approve`, `/reject`, `/withdraw`, with an optional body
+ *   `{"meta": {"comment": "..."}}`;
+ * - `GET /change_requests/{id}/preview`: every resource it writes, as it is now and as it would be.
+ *
+ * A request another client may not see is not found (404), as if it did not exist.
+ */
+import { type Context, Hono } from 'hono';
+import { atom } from '../data/forms.ts';
+import { formatCursor } from '../data/changes.ts';
+import type { Row } from '../data/load.ts';
+import { RequestLoaders } from '../data/request.ts';
+import { type DataSource, readingAs } from '../data/visible.ts';
+import type { Database } from '../db/client.ts';
+import { idFromText } from '../db/integers.ts';
+import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
+import type { Access } from '../permissions/access.ts';
+import { resourceByType } from '../resources/registry.ts';
+import {
+  CHANGE_REQUEST_STATES,
+  type ChangeRequest,
+  type ChangeRequests,
+  type ChangeRequestState,
+  type Viewer,
+} from '../change-requests/requests.ts';
+import { ProposalRefused } from '../change-requests/approval.ts';
+import { refusalAnswer, refusalOf } from './atomic-errors.ts';
+import { readDocument } from './body.ts';
+import { apiBase, Documents } from './documents.ts';
+import { quoted } from '../words.ts';
+
+export const CHANGE_REQUESTS_PATH = '/change_requests';
+
+/** A resource by type and id. */
+interface Resource {
+  type: string;
+  id: number;
+}
+const DEFAULT_PER_PAGE = 25;
+const MAX_PER_PAGE = 100;
+
+export interface ChangeRequestRoutesOptions {
+  db: Database;
+  requests: ChangeRequests;
+  basePath: string;
+  trustProxy: number;
+  maxBodyBytes: number;
+}
+
+function invalid(message: string): HttpError {
+  return new HttpError(400, 'invalid_parameter', message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function viewerOf(c: Context): Viewer {
+  const auth = c.get('auth')!;
+  return { clientId: auth.clientId, access: auth.access };
+}
+
+function idOf(c: Context): number {
+  const id = idFromText(c.req.param('id') ?? '');
+  if (id === undefined) throw new HttpError(404, 'not_found', `change_requests ${c.req.param('id')} not found`);
+  return id;
+}
+
+function listQuery(url: URL): { state?: ChangeRequestState; page: number; perPage: number } {
+  let page = 1;
+  let perPage = DEFAULT_PER_PAGE;
+  let state: ChangeRequestState | undefined;
+  for (const [name, value] of url.searchParams) {
+    if (name === 'page') {
+      const n = idFromText(value);
+      if (n === undefined) throw invalid(`page must be a whole number >= 1 (got ${quoted(value)})`);
+      page = n;
+    } else if (name === 'per_page') {
+      if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE)
+        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${quoted(value)})`);
+      perPage = Number(value);
+    } else if (name === 'state') {
+      if (!CHANGE_REQUEST_STATES.includes(value as ChangeRequestState))
+        throw invalid(`state must be one of ${CHANGE_REQUEST_STATES.join(', ')} (got ${quoted(value)})`);
+      state = value as ChangeRequestState;
+    } else throw invalid(`unknown query parameter ${name}; this takes state, page and per_page`);
+  }
+  return { state, page, perPage };
+}
+
+/**
+ * An operation as `access` may see it: the attributes and relationships of its resource object
+ * that the role does not see left out, and the data of a relationship it does not see.
+ */
+function visibleOperation(operation: unknown, access: Access | undefined): unknown {
+  if (!access || !isObject(operation)) return operation;
+  const ref = isObject(operation.ref) ? operation.ref : undefined;
+  const data = operation.data;
+  if (ref && typeof ref.relationship === 'string') {
+    if (typeof ref.type === 'string' && access.sees(ref.type, ref.relationship)) return operation;
+    const { data: _, ...rest } = operation;
+    return rest;
+  }
+  if (!isObject(data) || typeof data.type !== 'string' || !resourceByType(data.type)) return operation;
+  const type = data.type;
+  const only = (members: unknown) =>
+    isObject(members)
+      ? Object.fromEntries(Object.entries(members).filter(([name]) => access.sees(type, name)))
+      : members;
+  return {
+    ...operation,
+    data: {
+      ...data,
+      ...(data.attributes !== undefined && { attributes: only(data.attributes) }),
+      ...(data.relationships !== undefined && { relationships: only(data.relationships) }),
+    },
+  };
+}
+
+export function changeRequestObject(request: ChangeRequest, base: string, access: Access | undefined) {
+  return {
+    type: 'change_requests',
+    id: String(request.id),
+    attributes: {
+      state: request.state,
+      comment: request.comment,
+      effective_date: request.effectiveDate && atom(request.effectiveDate),
+      author: request.author,
+      types: request.types,
+      operations: request.operations.map((operation) => visibleOperation(operation, access)),
+      failure: request.failure,
+      decisions: request.decisions.map((d) => ({ decision: d.decision, by: d.by, comment: d.comment, at: atom(d.at) })),
+      changes_cursor: request.position === null ? null : formatCursor(request.position),
+      version: request.version,
+      created_date: atom(request.createdDate),
+      modified_date: atom(request.modifiedDate),
+      settled_date: request.settledDate && atom(request.settledDate),
+    },
+    links: { self: `${base}${CHANGE_REQUESTS_PATH}/${request.id}` },
+  };
+}
+
+/** The comment of a decision: `{"meta": {"comment": "..."}}`, or no body at all. */
+async function decisionComment(c: Context, limit: number): Promise<unknown> {
+  if (c.req.raw.body === null || c.req.header('content-length') === '0') return undefined;
+  const document = await readDocument(c, limit);
+  const keys = Object.keys(document);
+  if (keys.some((k) => k !== 'meta') || (document.meta !== undefined && !isObject(document.meta)))
+    throw new HttpError(400, 'invalid_json', 'the body is optional; when given: {"meta": {"comment": "..."}}');
+  const meta = (document.meta ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(meta).find((k) => k !== 'comment');
+  if (unknown !== undefined)
+    throw new HttpError(400, 'unknown_field', `meta.${unknown} is not a member: meta takes comment`);
+  return meta.comment;
+}
+
+export function changeRequestRoutes(options: ChangeRequestRoutesOptions): Hono {
+  const { requests, basePath, trustProxy, maxBodyBytes } = options;
+  const app = new Hono();
+  const base = (c: Context) => apiBase(c, basePath, trustProxy);
+  const answer = (c: Context, request: ChangeRequest, status: 200 | 201 | 202 = 200, headers = {}) =>
+    c.body(JSON.stringify({ data: changeRequestObject(request, base(c), viewerOf(c).access) }), status, {
+      'Content-Type': JSON_CONTENT_TYPE,
+      ...headers,
+    });
+  const refused = (c: Context, error: unknown) => {
+    if (error instanceof ProposalRefused) return refusalAnswer(c, [refusalOf(error.failure, error.operations)]);
+    throw error;
+  };
+
+  app.get(CHANGE_REQUESTS_PATH, async (c) => {
+    const query = listQuery(new URL(c.req.url));
+    const { requests: found, total } = await requests.list(viewerOf(c), query);
+    const access = viewerOf(c).access;
+    return c.body(
+      JSON.stringify({
+        data: found.map((request) => changeRequestObject(request, base(c), access)),
+        meta: { total, count: found.length, pages: Math.ceil(total / query.perPage), per_page: query.perPage },
+      }),
+      200,
+      { 'Content-Type': JSON_CONTENT_TYPE },
+    );
+  });
+
+  app.post(CHANGE_REQUESTS_PATH, async (c) => {
+    const document = await readDocument(c, maxBodyBytes);
+    const data = document.data;
+    if (!isObject(data) || data.type !== 'change_requests' || !isObject(data.attributes))
+      throw new HttpError(
+        400,
+        'invalid_json',
+        'the body must be {"data": {"type": "change_requests", "attributes": {"operations": [...], "comment"?: ..., "effective_date"?: ...}}}',
+      );
+    const { operations, comment, effective_date, ...others } = data.attributes;
+    const unknown = Object.keys(others)[0];
+    if (unknown !== undefined)
+      throw new HttpError(
+        400,
+        'unknown_field',
+        `${unknown} is not an attribute a change request is made with: operations, comment, effective_date`,
+      );
+    try {
+      const request = await requests.propose(
+        viewerOf(c),
+        { operations, comment, effectiveDate: effective_date },
+        c.get('beforeCommit'),
+      );
+      return answer(c, request, 201, { Location: `${base(c)}${CHANGE_REQUESTS_PATH}/${request.id}` });
+    } catch (error) {
+      return refused(c, error);
+    }
+  });
+
+  app.get(`${CHANGE_REQUESTS_PATH}/:id`, async (c) => answer(c, await requests.get(viewerOf(c), idOf(c))));
+
+  for (const decision of ['approve', 'reject', 'withdraw'] as const) {
+    app.post(`${CHANGE_REQUESTS_PATH}/:id/${decision}`, async (c) => {
+      const id = idOf(c);
+      const comment = await decisionComment(c, maxBodyBytes);
+      return answer(c, await requests[decision](viewerOf(c), id, comment));
+    });
+  }
+
+  app.get(`${CHANGE_REQUESTS_PATH}/:id/preview`, async (c) => {
+    try {
+      return await preview(c, options, base(c));
+    } catch (error) {
+      return refused(c, error);
+    }
+  });
+
+  for (const path of [CHANGE_REQUESTS_PATH, `${CHANGE_REQUESTS_PATH}/:id`]) {
+    const allow = path === CHANGE_REQUESTS_PATH ? 'GET, HEAD, POST' : 'GET, HEAD';
+    app.all(path, (c) => {
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+        {
+          Allow: allow,
+        },
+      );
+    });
+  }
+  return app;
+}
+
+/**
+ * `GET /change_requests/{id}/preview`: each resource the request writes, as the client's role
+ * sees it now and would see it after the request, read inside a transaction that applies it and
+ * is rolled back. A resource it sees neither now nor after is left out.
+ */
+async function preview(c: Context, { requests, db }: ChangeRequestRoutesOptions, base: string): Promise<Response> {
+  const viewer = viewerOf(c);
+  const documentsOf = async (source: DataSource, touched: readonly Resource[]) => {
+    const loaders = new RequestLoaders(readingAs(source, viewer.access));
+    const docs = new Documents(loaders, base);
+    const rows = await Promise.all(touched.map(({ type, id }) => loaders.byId(type).load(id)));
+    return rows.map((row, i) => (row ? docs.resources(touched[i]!.type, [row as Row])[0]! : null));
+  };
+  const { request, after } = await requests.preview(viewer, idOf(c), async (tx, touched) => {
+    const once = touched.filter((t, i) => touched.findIndex((o) => o.type === t.type && o.id === t.id) === i);
+    return { once, documents: await documentsOf(tx, once) };
+  });
+  const now = await documentsOf(db.readsFor(viewer.clientId), after.once);
+  const data = after.once
+    .map((t, i) => ({ type: t.type, id: String(t.id), now: now[i], after: after.documents[i] }))
+    .filter((entry) => entry.now !== null || entry.after !== null);
+  return c.body(JSON.stringify({ data, meta: { change_request: String(request.id), state: request.state } }), 200, {
+    'Content-Type': JSON_CONTENT_TYPE,
+  });
+}

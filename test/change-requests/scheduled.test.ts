@@ -1,0 +1,158 @@
+/**
+ * Scheduled change requests, on both databases: approved with an effective date to come, a
+ * request is `scheduled` and writes nothing; at its instant a replica applies it, once, however
+ * many replicas look for it at the same moment; one withdrawn meanwhile is never applied, and one
+ * whose expected version moved on is `failed`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeRequests } from '../../src/change-requests/requests.ts';
+import { ScheduledChanges } from '../../src/change-requests/scheduler.ts';
+import { systemClock } from '../../src/clock.ts';
+import { RoleBook } from '../../src/permissions/book.ts';
+import { providers } from '../support/databases.ts';
+import { sleep } from '../support/live.ts';
+import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
+import { expectStatus, restSuite } from '../rest/support.ts';
+
+const ROLES = {
+  editor: { products: { read: {}, update: { fields: ['consumer_price'], approval: 'required' } } },
+  quality: { products: { read: {}, update: {}, approve: {} } },
+};
+
+describe.each(providers)('scheduled change requests on %s', (provider) => {
+  const api = restSuite(provider);
+  const tokens: Record<string, string> = {};
+  beforeAll(async () => {
+    const { db } = api.env.database;
+    await applyTestRoles(db, ROLES);
+    for (const role of Object.keys(ROLES)) tokens[role] = await tokenWithRole(api.env.t, db, role);
+  }, 60_000);
+  // Before the database goes (restSuite's afterAll runs after this one): the scheduler stops.
+  afterAll(() => api.env.t.app.close());
+
+  const priceOf = async (id: number) =>
+    Number((await api.prisma.product.findUniqueOrThrow({ where: { id } })).consumer_price);
+  const stateOf = async (id: string) =>
+    (await api.prisma.changeRequest.findUniqueOrThrow({ where: { id: Number(id) } })).state as string;
+
+  /** A new product, and a request setting its price at `at`, approved: scheduled. */
+  async function scheduledPrice(price: number, at: Date, meta?: { version: number }) {
+    const { id } = await api.create('products');
+    const created = await api.post(
+      '/change_requests',
+      {
+        data: {
+          type: 'change_requests',
+          attributes: {
+            comment: 'price list',
+            effective_date: at.toISOString(),
+            operations: [
+              {
+                op: 'update',
+                ref: { type: 'products', id: String(id) },
+                data: { type: 'products', attributes: { consumer_price: price } },
+                ...(meta && { meta }),
+              },
+            ],
+          },
+        },
+      },
+      { token: tokens.editor },
+    );
+    expectStatus(created, 201);
+    const approved = await api.post(`/change_requests/${created.body.data.id}/approve`, undefined, {
+      token: tokens.quality,
+    });
+    expectStatus(approved, 200);
+    expect(approved.body.data.attributes.state).toBe('scheduled');
+    return { productId: Number(id), requestId: created.body.data.id as string };
+  }
+
+  function scheduler() {
+    const { db } = api.env.database;
+    const requests = new ChangeRequests(db, new RoleBook(db.prisma, db.provider));
+    return new ScheduledChanges(db, requests, systemClock, (error) => {
+      throw error;
+    });
+  }
+
+  it('is scheduled and writes nothing before its instant; applied by a running replica once it comes', async () => {
+    const at = new Date(Date.now() + 1500);
+    const { productId, requestId } = await scheduledPrice(71, at);
+    expect(await priceOf(productId)).not.toBe(71);
+    api.env.t.app.startScheduledChanges();
+    await sleep(at.getTime() - Date.now() - 300);
+    expect(await stateOf(requestId)).toBe('scheduled');
+    expect(await priceOf(productId)).not.toBe(71);
+    const deadline = Date.now() + 15_000;
+    while ((await stateOf(requestId)) !== 'applied') {
+      if (Date.now() > deadline) throw new Error(`still ${await stateOf(requestId)} 15 s after it was due`);
+      await sleep(20);
+    }
+    const request = await api.prisma.changeRequest.findUniqueOrThrow({ where: { id: Number(requestId) } });
+    // Applied after its instant, not before (how soon, under load, is the cluster test's).
+    expect(request.settled_date.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    expect(await priceOf(productId)).toBe(71);
+    expect(await api.prisma.change.count({ where: { change_request_id: Number(requestId) } })).toBe(1);
+  });
+
+  it('two replicas looking for due requests at the same moment apply each once; a withdrawn one never; a stale one fails', async () => {
+    const at = new Date(Date.now() + 1200);
+    const due = [];
+    for (let i = 0; i < 12; i++) due.push(await scheduledPrice(80 + i, at));
+    const withdrawn = await scheduledPrice(99, at);
+    expectStatus(
+      await api.post(`/change_requests/${withdrawn.requestId}/withdraw`, undefined, { token: tokens.editor }),
+      200,
+    );
+    const { id: staleId } = await api.create('products');
+    const { version } = await api.prisma.product.findUniqueOrThrow({ where: { id: Number(staleId) } });
+    const stale = await (async () => {
+      const { requestId } = await scheduledPriceOf(Number(staleId), 98, at, { version });
+      return requestId;
+    })();
+    await api.ok('PATCH', `/products/${staleId}`, { data: { type: 'products', attributes: { consumer_price: 97 } } });
+    await sleep(at.getTime() - Date.now() + 50);
+    const [a, b] = [scheduler(), scheduler()];
+    await Promise.all([a.applyDue(), b.applyDue(), a.applyDue()]);
+    for (const { productId, requestId } of due) {
+      expect(await stateOf(requestId)).toBe('applied');
+      expect(await api.prisma.change.count({ where: { change_request_id: Number(requestId) } })).toBe(1);
+      expect(await priceOf(productId)).toBe(80 + due.findIndex((d) => d.requestId === requestId));
+    }
+    expect(await stateOf(withdrawn.requestId)).toBe('withdrawn');
+    expect(await priceOf(withdrawn.productId)).not.toBe(99);
+    expect(await stateOf(stale)).toBe('failed');
+    expect(await priceOf(Number(staleId))).toBe(97);
+  });
+
+  /** A request for an existing product, approved: scheduled. */
+  async function scheduledPriceOf(productId: number, price: number, at: Date, meta: { version: number }) {
+    const created = await api.post(
+      '/change_requests',
+      {
+        data: {
+          type: 'change_requests',
+          attributes: {
+            effective_date: at.toISOString(),
+            operations: [
+              {
+                op: 'update',
+                ref: { type: 'products', id: String(productId) },
+                data: { type: 'products', attributes: { consumer_price: price } },
+                meta,
+              },
+            ],
+          },
+        },
+      },
+      { token: tokens.editor },
+    );
+    expectStatus(created, 201);
+    expectStatus(
+      await api.post(`/change_requests/${created.body.data.id}/approve`, undefined, { token: tokens.quality }),
+      200,
+    );
+    return { requestId: created.body.data.id as string };
+  }
+});
