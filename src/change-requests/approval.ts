@@ -6,7 +6,10 @@
 import type { Access } from '../permissions/access.ts';
 import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType } from '../resources/registry.ts';
-import type { OperationFailure } from '../rest/atomic-errors.ts';
+import { rowsFor } from '../data/authorize.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import { HttpError } from '../http/errors.ts';
+import { OperationFailure } from '../rest/atomic-errors.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -47,4 +50,32 @@ function rulesUsedBy(operation: unknown): [string, RoleOperation][] {
 /** Whether any of the operations is one that `access` makes only with another client's approval. */
 export function needsApproval(access: Access | undefined, operations: readonly unknown[]): boolean {
   return !!access && operations.some((o) => rulesUsedBy(o).some(([type, op]) => access.needsApproval(type, op)));
+}
+
+export function approverRefused(access: Access, error: Error): HttpError {
+  return new HttpError(
+    403,
+    'forbidden',
+    `the role ${access.name} could not make this change itself, so it cannot approve it: ${failureText(error)}`,
+  );
+}
+
+export function failureText(error: Error): string {
+  return error instanceof OperationFailure ? `/atomic:operations/${error.index}: ${error.message}` : error.message;
+}
+
+/** 403 unless `access` may approve (read, and meet its `approve` rule's where) every resource named. */
+export async function requireApprovable(
+  tx: WriteTx,
+  access: Access,
+  resources: readonly { type: string; id: number }[],
+): Promise<void> {
+  const byType = new Map<string, number[]>();
+  for (const { type, id } of resources) byType.set(type, [...(byType.get(type) ?? []), id]);
+  for (const [type, ids] of byType) {
+    const allowed = new Set(await rowsFor(tx, access, type, ids, 'approve'));
+    const outside = ids.find((id) => !allowed.has(id));
+    if (outside !== undefined)
+      throw new HttpError(403, 'forbidden', `${type} ${outside} is outside what the role ${access.name} may approve`);
+  }
 }

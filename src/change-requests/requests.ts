@@ -22,133 +22,38 @@ import { Sql, WRITE_INSTANT } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
-import { rowsFor } from '../data/authorize.ts';
+import { actorName } from '../data/change-log.ts';
 import { DomainError } from '../data/errors.ts';
 import { MAX_BULK_ROWS } from '../data/bulk-writes.ts';
-import { idFromText, isId } from '../db/integers.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Access } from '../permissions/access.ts';
 import type { RoleBook } from '../permissions/book.ts';
-import { resourceByType } from '../resources/registry.ts';
 import { OperationFailure } from '../rest/atomic-errors.ts';
 import { OperationRunner } from '../rest/atomic.ts';
-import { ProposalRefused } from './approval.ts';
-import { quoted } from '../words.ts';
+import { comment, effectiveDate, invalid, namedResources, notFound, typesOf } from './input.ts';
+import { approverRefused, failureText, ProposalRefused, requireApprovable } from './approval.ts';
+import {
+  type ChangeRequest,
+  type ChangeRequestState,
+  type Decider,
+  type Decision,
+  DecidedMeanwhile,
+  type NewDecision,
+  settleIn,
+} from './states.ts';
 
-export const CHANGE_REQUEST_STATES = ['pending', 'scheduled', 'applied', 'rejected', 'withdrawn', 'failed'] as const;
-export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
-
-/** The longest comment kept, of a request or a decision. */
-export const MAX_COMMENT_LENGTH = 2000;
-
-export interface Decision {
-  decision: 'approved' | 'rejected' | 'withdrawn';
-  /** The client_id of the API client that decided. */
-  by: string;
-  /** Its row id. */
-  clientId: number;
-  comment: string | null;
-  at: Date;
-}
-
-export interface ChangeRequest {
-  id: number;
-  /** The `atomic:operations` array, as proposed. */
-  operations: unknown[];
-  /** The resource types its operations write. */
-  types: string[];
-  comment: string | null;
-  effectiveDate: Date | null;
-  authorId: number;
-  /** The author's client_id. */
-  author: string;
-  state: ChangeRequestState;
-  failure: string | null;
-  settledDate: Date | null;
-  version: number;
-  createdDate: Date;
-  modifiedDate: Date;
-  decisions: Decision[];
-  /** Once applied: the change-log position of its last entry (null when it changed nothing, or before). */
-  position: number | null;
-}
-
-/** Who asks: an API client (its row id) and its role's Access (none for admin). */
-export interface Viewer {
-  clientId: number;
-  access: Access | undefined;
-}
+/**
+ * Who asks: an API client (its row id) and its role's Access (none for admin); or an operator at
+ * the command line (`npm run change-requests`), who may do what admin may, and is never an author.
+ */
+export type Viewer =
+  | { clientId: number; access: Access | undefined }
+  | { operator: string; clientId?: undefined; access?: undefined };
 
 export interface Proposal {
   operations: unknown;
   comment?: unknown;
   effectiveDate?: unknown;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function invalid(message: string, at?: string): HttpError {
-  return new HttpError(400, 'invalid_json', message, {}, at);
-}
-
-function notFound(id: number | string): HttpError {
-  return new HttpError(404, 'not_found', `change_requests ${id} not found`);
-}
-
-/** The types an operations document writes: each operation's `ref` or `data` type, in order, once. */
-export function typesOf(operations: readonly unknown[]): string[] {
-  const types = new Set<string>();
-  for (const operation of operations) {
-    if (!isObject(operation)) continue;
-    const named = isObject(operation.ref)
-      ? operation.ref.type
-      : isObject(operation.data)
-        ? operation.data.type
-        : undefined;
-    if (typeof named === 'string' && resourceByType(named)) types.add(named);
-  }
-  return [...types];
-}
-
-/** The resources the operations name by id (not by lid): those that exist before the request is applied. */
-function namedResources(operations: readonly unknown[]): { type: string; id: number }[] {
-  const named: { type: string; id: number }[] = [];
-  for (const operation of operations) {
-    if (!isObject(operation)) continue;
-    const ref = isObject(operation.ref) ? operation.ref : operation.op === 'update' ? operation.data : undefined;
-    if (!isObject(ref) || typeof ref.type !== 'string' || !resourceByType(ref.type)) continue;
-    const id = typeof ref.id === 'string' ? idFromText(ref.id) : ref.id;
-    if (isId(id)) named.push({ type: ref.type, id });
-  }
-  return named;
-}
-
-function comment(value: unknown, at: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length > MAX_COMMENT_LENGTH)
-    throw invalid(`${at} must be text of at most ${MAX_COMMENT_LENGTH} characters`, at);
-  return value;
-}
-
-function effectiveDate(value: unknown, now: Date): Date | null {
-  if (value === undefined || value === null) return null;
-  const date =
-    typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(value)
-      ? new Date(value)
-      : undefined;
-  if (!date || Number.isNaN(date.getTime()))
-    throw invalid(
-      `effective_date must be an instant with its offset, e.g. "2027-01-01T00:00:00Z" (got ${quoted(value)})`,
-      'effective_date',
-    );
-  if (date.getTime() <= now.getTime())
-    throw invalid(
-      `effective_date must be in the future (got ${value}); leave it out for a request applied once approved`,
-      'effective_date',
-    );
-  return date;
 }
 
 type Row = {
@@ -165,7 +70,13 @@ type Row = {
   version: number;
   created_date: Date;
   modified_date: Date;
-  decisions: { api_client_id: number; decision: string; comment: string | null; decided_date: Date }[];
+  decisions: {
+    api_client_id: number | null;
+    decided_by: string;
+    decision: string;
+    comment: string | null;
+    decided_date: Date;
+  }[];
 };
 
 const WITH_DECISIONS = {
@@ -200,6 +111,7 @@ export class ChangeRequests {
     const text = comment(proposal.comment, 'comment');
     const date = effectiveDate(proposal.effectiveDate, this.now());
     const types = typesOf(operations);
+    if (viewer.clientId === undefined) throw invalid('a change request is made by an API client');
     const writer = new AtomicWriter(this.db, { apiClientId: viewer.clientId, access: viewer.access?.proposals() });
     await this.tried(writer, viewer.access?.proposals(), operations);
     const id = await this.db.transaction(async (tx) => {
@@ -262,7 +174,8 @@ export class ChangeRequests {
   }
 
   private sees(viewer: Viewer, authorId: number, types: readonly string[]): boolean {
-    return !viewer.access || viewer.clientId === authorId || types.every((type) => viewer.access!.mayApprove(type));
+    const { access } = viewer;
+    return !access || viewer.clientId === authorId || types.every((type) => access.mayApprove(type));
   }
 
   private async read(id: number): Promise<ChangeRequest | undefined> {
@@ -274,15 +187,6 @@ export class ChangeRequests {
   }
 
   private async withDetails(rows: readonly Row[]): Promise<ChangeRequest[]> {
-    const deciders = [...new Set(rows.flatMap((row) => row.decisions.map((d) => d.api_client_id)))];
-    const names = new Map(
-      (
-        await this.db.prisma.apiClient.findMany({
-          where: { id: { in: deciders } },
-          select: { id: true, client_id: true },
-        })
-      ).map((c) => [c.id, c.client_id]),
-    );
     const applied = rows.filter((row) => row.state === 'applied').map((row) => row.id);
     const positions = new Map<number, number>();
     if (applied.length > 0) {
@@ -309,7 +213,7 @@ export class ChangeRequests {
       modifiedDate: row.modified_date,
       decisions: row.decisions.map((d) => ({
         decision: d.decision as Decision['decision'],
-        by: names.get(d.api_client_id) ?? `client ${d.api_client_id}`,
+        by: d.decided_by,
         clientId: d.api_client_id,
         comment: d.comment,
         at: d.decided_date,
@@ -332,7 +236,7 @@ export class ChangeRequests {
     const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
     if (refused)
       throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not approve changes to ${refused}`);
-    const decision = { clientId: viewer.clientId, decision: 'approved' as const, comment: text };
+    const decision: NewDecision = { ...(await this.decider(viewer)), decision: 'approved', comment: text };
     if (request.effectiveDate && request.effectiveDate.getTime() > this.now().getTime()) {
       // Applied later: what the approver's role allows is checked now, and again then.
       await this.requireApprover(request, viewer.access);
@@ -356,7 +260,7 @@ export class ChangeRequests {
     const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
     if (refused)
       throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not decide on changes to ${refused}`);
-    await this.settle(request, 'rejected', { clientId: viewer.clientId, decision: 'rejected', comment: text });
+    await this.settle(request, 'rejected', { ...(await this.decider(viewer)), decision: 'rejected', comment: text });
     return (await this.read(id))!;
   }
 
@@ -366,7 +270,7 @@ export class ChangeRequests {
     if (viewer.clientId !== request.authorId)
       throw new HttpError(403, 'forbidden', `only the author of change request ${id} can withdraw it`);
     this.requireState(request, ['pending', 'scheduled'], 'withdrawn');
-    await this.settle(request, 'withdrawn', { clientId: viewer.clientId, decision: 'withdrawn', comment: text });
+    await this.settle(request, 'withdrawn', { ...(await this.decider(viewer)), decision: 'withdrawn', comment: text });
     return (await this.read(id))!;
   }
 
@@ -422,11 +326,7 @@ export class ChangeRequests {
    * request is `failed` with the reason, unless the approver's role is what refused (403, the
    * request stays as it was).
    */
-  private async apply(
-    request: ChangeRequest,
-    access: Access | undefined,
-    decision?: { clientId: number; decision: 'approved'; comment: string | null },
-  ): Promise<void> {
+  private async apply(request: ChangeRequest, access: Access | undefined, decision?: NewDecision): Promise<void> {
     const writer = new AtomicWriter(this.db, {
       apiClientId: request.authorId,
       access,
@@ -455,7 +355,7 @@ export class ChangeRequests {
     const approval = request.decisions.findLast((d) => d.decision === 'approved');
     try {
       if (!approval) await this.settle(request, 'failed', undefined, 'scheduled without an approval');
-      else await this.apply(request, await this.accessOf(approval.clientId));
+      else await this.apply(request, approval.clientId === null ? undefined : await this.accessOf(approval.clientId));
     } catch (error) {
       if (!(error instanceof DecidedMeanwhile)) throw error;
     }
@@ -465,7 +365,7 @@ export class ChangeRequests {
   private async settle(
     request: ChangeRequest,
     state: ChangeRequestState,
-    decision?: { clientId: number; decision: Decision['decision']; comment: string | null },
+    decision?: NewDecision,
     failure: string | null = null,
   ): Promise<void> {
     await this.db.transaction((tx) => settleIn(tx, request, state, failure, decision));
@@ -495,86 +395,15 @@ export class ChangeRequests {
     }
   }
 
+  /** Who takes a decision, as it is recorded. */
+  private async decider(viewer: Viewer): Promise<Decider> {
+    if (viewer.clientId === undefined) return { clientId: null, by: `cli ${viewer.operator}` };
+    return { clientId: viewer.clientId, by: await actorName(this.db, this.db.primary, viewer.clientId) };
+  }
+
   /** The Access of the role an API client has now (none for admin). */
   async accessOf(clientId: number): Promise<Access | undefined> {
     const client = await this.db.prisma.apiClient.findUnique({ where: { id: clientId }, select: { role: true } });
     return this.roles.access(client?.role ?? 'admin');
   }
-}
-
-/** Another client or replica settled the request first (409): nothing of this attempt is written. */
-class DecidedMeanwhile extends HttpError {
-  constructor(id: number) {
-    super(409, 'conflict', `change request ${id} was decided meanwhile: read it again`);
-  }
-}
-
-function approverRefused(access: Access, error: Error): HttpError {
-  return new HttpError(
-    403,
-    'forbidden',
-    `the role ${access.name} could not make this change itself, so it cannot approve it: ${failureText(error)}`,
-  );
-}
-
-function failureText(error: Error): string {
-  return error instanceof OperationFailure ? `/atomic:operations/${error.index}: ${error.message}` : error.message;
-}
-
-/** 403 unless `access` may approve (read, and meet its `approve` rule's where) every resource named. */
-async function requireApprovable(
-  tx: WriteTx,
-  access: Access,
-  resources: readonly { type: string; id: number }[],
-): Promise<void> {
-  const byType = new Map<string, number[]>();
-  for (const { type, id } of resources) byType.set(type, [...(byType.get(type) ?? []), id]);
-  for (const [type, ids] of byType) {
-    const allowed = new Set(await rowsFor(tx, access, type, ids, 'approve'));
-    const outside = ids.find((id) => !allowed.has(id));
-    if (outside !== undefined)
-      throw new HttpError(403, 'forbidden', `${type} ${outside} is outside what the role ${access.name} may approve`);
-  }
-}
-
-/**
- * The request's new state in `tx`, on the condition that it is still at the version read (409
- * otherwise, and the transaction rolls back: another replica or client settled it first).
- */
-async function settleIn(
-  tx: WriteTx,
-  request: ChangeRequest,
-  state: ChangeRequestState,
-  failure: string | null,
-  decision?: { clientId: number; decision: Decision['decision']; comment: string | null },
-): Promise<void> {
-  const settles = state === 'applied' || state === 'failed';
-  const sql = new Sql(tx.provider)
-    .text('UPDATE "change_requests" SET "state" = ')
-    .value(state)
-    .text(', "failure" = ')
-    .value(failure)
-    .text(', "version" = "version" + 1, "modified_date" = ')
-    .value(WRITE_INSTANT);
-  if (settles) sql.text(', "settled_date" = ').value(WRITE_INSTANT);
-  sql.text(', "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ').value(request.id);
-  sql.text(' AND "version" = ').value(request.version);
-  if ((await tx.execute(sql)) !== 1) throw new DecidedMeanwhile(request.id);
-  if (decision)
-    await tx.execute(
-      new Sql(tx.provider)
-        .text(
-          'INSERT INTO "change_request_decisions" ("change_request_id", "api_client_id", "decision", "comment", "decided_date") VALUES (',
-        )
-        .value(request.id)
-        .text(', ')
-        .value(decision.clientId)
-        .text(', ')
-        .value(decision.decision)
-        .text(', ')
-        .value(decision.comment)
-        .text(', ')
-        .value(WRITE_INSTANT)
-        .text(')'),
-    );
 }

@@ -2,6 +2,10 @@
  * The REST compatibility layer: every route of the route table (./routes.ts) answered as the old
  * interface did, through the data layer: reads through the request's loaders (./documents.ts),
  * writes through the same write operations as GraphQL, each one transaction.
+ *
+ * Kept whole: one handler per kind of route of the old interface, each a few lines over the state
+ * they share (the request's loaders, entity tags, kept answer bytes and totals); apart, they
+ * would pass that state around.
  */
 import { type DataSource, readingAs } from '../data/visible.ts';
 import type { Access } from '../permissions/access.ts';
@@ -21,7 +25,7 @@ import { identifiers, itemInputs, readDocument, toOneIdentifier, writeInput } fr
 import { atomicOperations } from './atomic.ts';
 import { needsApproval, ProposalRefused } from '../change-requests/approval.ts';
 import type { ChangeRequests } from '../change-requests/requests.ts';
-import { CHANGE_REQUESTS_PATH, changeRequestObject } from './change-requests.ts';
+import { atomicOperationOf, proposalAnswer, refuseWaitingStructure, withData } from './proposals.ts';
 import { asOfMeta, keepsTotals, readingAt } from './as-of.ts';
 import { changesRoutes, withChangesCursor } from './changes.ts';
 import { EntityTags, lastModified, lastModifiedHeader, READ_CACHE_CONTROL } from './conditional.ts';
@@ -167,49 +171,19 @@ class RestHandlers {
     });
   }
 
-  /**
-   * A write of a role whose rule asks for approval: stored as a change request, 202 with it
-   * (src/change-requests); refused as the write itself would be when it could never apply.
-   */
-  async proposed(c: Context, operations: unknown[]): Promise<Response> {
-    const auth = c.get('auth')!;
-    const request = await this.options.requests.propose(
-      { clientId: auth.clientId, access: auth.access },
-      { operations },
-      c.get('beforeCommit'),
-    );
+  /** Writes of a role that needs approval, as a change request: 202 (./proposals.ts). */
+  proposed(c: Context, operations: unknown[]): Promise<Response> {
     const base = apiBase(c, this.options.basePath, this.options.trustProxy);
-    return json(c, { data: changeRequestObject(request, base, auth.access) }, 202, {
-      Location: `${base}${CHANGE_REQUESTS_PATH}/${request.id}`,
-    });
+    return proposalAnswer(c, this.options.requests, base, operations);
   }
 
   /** A REST write (`operation`, the atomic operation it stands for, without its data) as a change request. */
   async propose(c: Context, route: RestRoute, operation: Record<string, unknown>): Promise<Response> {
     parseQuery(c, route, roleOf(c));
     const document = await readDocument(c, this.options.maxBodyBytes);
-    const { expectedVersion, unlessVersion, unmodifiedSince } = operation.ref ? this.conditions(c, route) : {};
-    const versions = expectedVersion === undefined ? [] : [expectedVersion].flat();
-    if (expectedVersion !== undefined && versions.length === 0)
-      throw new HttpError(
-        412,
-        'precondition_failed',
-        'If-Match names no version of this resource, as this client sees it',
-      );
-    if (versions.length > 1 || unlessVersion !== undefined || unmodifiedSince !== undefined)
-      throw new HttpError(
-        400,
-        'invalid_parameter',
-        'a write that waits for approval keeps one precondition: If-Match with one entity tag, checked when it is applied',
-      );
+    const proposal = withData(operation, document, operation.ref ? this.conditions(c, route) : {});
     try {
-      return await this.proposed(c, [
-        {
-          ...operation,
-          data: operation.data && isRecord(document.data) ? { ...document.data, ...operation.data } : document.data,
-          ...(versions.length === 1 && { meta: { version: versions[0] } }),
-        },
-      ]);
+      return await this.proposed(c, [proposal]);
     } catch (error) {
       // Refused as the path refuses the write itself.
       if (error instanceof ProposalRefused) throw error.failure.error;
@@ -515,35 +489,6 @@ class RestHandlers {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
- * The atomic operation (./atomic.ts) a REST write stands for, without its data: what a change
- * request holds when the write waits for approval. Undefined for reads.
- */
-function atomicOperationOf(route: RestRoute, id: string | undefined): Record<string, unknown> | undefined {
-  const ref = { type: route.type, id };
-  const relationship = { ...ref, relationship: route.relationship };
-  switch (route.operation) {
-    case 'add':
-      return { op: 'add', data: { type: route.type } };
-    case 'update':
-      return { op: 'update', ref };
-    case 'rel-set':
-    case 'rel-replace':
-      return { op: 'update', ref: relationship };
-    case 'rel-add':
-    case 'add-items':
-      return { op: 'add', ref: relationship };
-    case 'rel-remove':
-      return { op: 'remove', ref: relationship };
-    default:
-      return undefined;
-  }
-}
-
 export function restApi(options: RestOptions): Hono {
   const app = new Hono();
   const handlers = new RestHandlers(options);
@@ -560,12 +505,7 @@ export function restApi(options: RestOptions): Hono {
       const access = roleOf(c);
       authorizeRoute(access, route);
       if (route.refused) throw new HttpError(403, 'forbidden', route.refused);
-      if (access && route.operation === 'add-structure' && access.needsApproval('product_structures', 'create'))
-        throw new HttpError(
-          403,
-          'forbidden',
-          `the role ${access.name} may add a structure only with another client's approval, and a new structure cannot wait as a change request: ask a client that may add it`,
-        );
+      if (access && route.operation === 'add-structure') refuseWaitingStructure(access);
       const operation = access && atomicOperationOf(route, c.req.param('id'));
       if (operation && needsApproval(access, [operation])) return handlers.propose(c, route, operation);
       return handlers[route.operation](c, route);

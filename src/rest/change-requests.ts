@@ -22,13 +22,8 @@ import { idFromText } from '../db/integers.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import type { Access } from '../permissions/access.ts';
 import { resourceByType } from '../resources/registry.ts';
-import {
-  CHANGE_REQUEST_STATES,
-  type ChangeRequest,
-  type ChangeRequests,
-  type ChangeRequestState,
-  type Viewer,
-} from '../change-requests/requests.ts';
+import type { ChangeRequests, Viewer } from '../change-requests/requests.ts';
+import { CHANGE_REQUEST_STATES, type ChangeRequest, type ChangeRequestState } from '../change-requests/states.ts';
 import { ProposalRefused } from '../change-requests/approval.ts';
 import { refusalAnswer, refusalOf } from './atomic-errors.ts';
 import { readDocument } from './body.ts';

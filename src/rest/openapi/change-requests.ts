@@ -4,7 +4,8 @@
  */
 import type { OperationObject, ParameterObject, PathItemObject, SchemaObject, TagObject } from 'openapi3-ts/oas31';
 import { resources } from '../../resources/registry.ts';
-import { CHANGE_REQUEST_STATES, MAX_COMMENT_LENGTH } from '../../change-requests/requests.ts';
+import { MAX_COMMENT_LENGTH } from '../../change-requests/input.ts';
+import { CHANGE_REQUEST_STATES } from '../../change-requests/states.ts';
 import { ATOM_PATTERN, jsonBody, LOCATION, ok, responseRef, schemaRef } from './common.ts';
 import { ID_PARAMETER } from './parameters.ts';
 

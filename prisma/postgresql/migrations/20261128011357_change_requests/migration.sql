@@ -25,7 +25,8 @@ CREATE TABLE "change_requests" (
 CREATE TABLE "change_request_decisions" (
     "id" SERIAL NOT NULL,
     "change_request_id" INTEGER NOT NULL,
-    "api_client_id" INTEGER NOT NULL,
+    "api_client_id" INTEGER,
+    "decided_by" TEXT NOT NULL,
     "decision" TEXT NOT NULL,
     "comment" TEXT,
     "decided_date" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

@@ -24,7 +24,8 @@ CREATE TABLE "change_requests" (
 CREATE TABLE "change_request_decisions" (
     "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "change_request_id" INTEGER NOT NULL,
-    "api_client_id" INTEGER NOT NULL,
+    "api_client_id" INTEGER,
+    "decided_by" TEXT NOT NULL,
     "decision" TEXT NOT NULL,
     "comment" TEXT,
     "decided_date" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,

@@ -1,0 +1,103 @@
+/**
+ * A change request's state written (./requests.ts): in the transaction given (that of the
+ * request's writes, when it is applied), on the condition that the request is still at the
+ * version read, with the decision that moved it.
+ */
+import { Sql, WRITE_INSTANT } from '../db/sql.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import { HttpError } from '../http/errors.ts';
+
+export const CHANGE_REQUEST_STATES = ['pending', 'scheduled', 'applied', 'rejected', 'withdrawn', 'failed'] as const;
+export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
+
+export interface Decision {
+  decision: 'approved' | 'rejected' | 'withdrawn';
+  /** Who decided: the API client's client_id, or `cli user@host` for an operator at the command line. */
+  by: string;
+  /** The API client's row id; null for an operator. */
+  clientId: number | null;
+  comment: string | null;
+  at: Date;
+}
+
+export interface ChangeRequest {
+  id: number;
+  /** The `atomic:operations` array, as proposed. */
+  operations: unknown[];
+  /** The resource types its operations write. */
+  types: string[];
+  comment: string | null;
+  effectiveDate: Date | null;
+  authorId: number;
+  /** The author's client_id. */
+  author: string;
+  state: ChangeRequestState;
+  failure: string | null;
+  settledDate: Date | null;
+  version: number;
+  createdDate: Date;
+  modifiedDate: Date;
+  decisions: Decision[];
+  /** Once applied: the change-log position of its last entry (null when it changed nothing, or before). */
+  position: number | null;
+}
+
+/** What a decision records of who took it. */
+export type Decider = { clientId: number | null; by: string };
+
+/** A decision about to be recorded. */
+export interface NewDecision extends Decider {
+  decision: Decision['decision'];
+  comment: string | null;
+}
+
+/** Another client or replica settled the request first (409): nothing of this attempt is written. */
+export class DecidedMeanwhile extends HttpError {
+  constructor(id: number) {
+    super(409, 'conflict', `change request ${id} was decided meanwhile: read it again`);
+  }
+}
+
+/**
+ * The request's new state in `tx`, on the condition that it is still at the version read (409
+ * otherwise, and the transaction rolls back: another replica or client settled it first).
+ */
+export async function settleIn(
+  tx: WriteTx,
+  request: ChangeRequest,
+  state: ChangeRequestState,
+  failure: string | null,
+  decision?: NewDecision,
+): Promise<void> {
+  const settles = state === 'applied' || state === 'failed';
+  const sql = new Sql(tx.provider)
+    .text('UPDATE "change_requests" SET "state" = ')
+    .value(state)
+    .text(', "failure" = ')
+    .value(failure)
+    .text(', "version" = "version" + 1, "modified_date" = ')
+    .value(WRITE_INSTANT);
+  if (settles) sql.text(', "settled_date" = ').value(WRITE_INSTANT);
+  sql.text(', "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ').value(request.id);
+  sql.text(' AND "version" = ').value(request.version);
+  if ((await tx.execute(sql)) !== 1) throw new DecidedMeanwhile(request.id);
+  if (decision)
+    await tx.execute(
+      new Sql(tx.provider)
+        .text(
+          'INSERT INTO "change_request_decisions" ("change_request_id", "api_client_id", "decided_by", "decision", "comment", "decided_date") VALUES (',
+        )
+        .value(request.id)
+        .text(', ')
+        .value(decision.clientId)
+        .text(', ')
+        .value(decision.by)
+        .text(', ')
+        .value(decision.decision)
+        .text(', ')
+        .value(decision.comment)
+        .text(', ')
+        .value(WRITE_INSTANT)
+        .text(')'),
+    );
+}
