@@ -157,15 +157,12 @@ export function createApp(options: AppOptions): App {
     '/',
     tokenEndpoints({ tokens, throttle: new FailureThrottle(clock, throttle), logger, trustProxy: config.trustProxy }),
   );
-  const demoToken = demoTokens(db.prisma, tokens, clock);
-  // The pages that call the API (GraphiQL, the API reference) open with the demo client's token
-  // for a browser on this machine (./auth/demo.ts).
-  const pageToken = (c: Context) =>
-    config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined);
+  const pageToken = pageTokenOf(db, tokens, clock, config);
   const changeFeed = changeFeedOf(db, config, logger);
   const { max: perReplica, perClient } = config.subscriptions;
   const subscriptions = new SubscriptionLimits({ perReplica, perClient });
   const webhooks = webhooksOf(app, { db, config, roles, changeFeed, logger, metrics, clock, resolve, requestQueue });
+  const changeRequests = new ChangeRequests(db, roles, () => clock.now());
   const graphql = graphqlRoutes({
     db,
     tokens,
@@ -175,6 +172,7 @@ export function createApp(options: AppOptions): App {
       subscriptions,
       watchToken: (auth) => tokens.watch(auth),
       webhooks: webhooks.endpoints,
+      changeRequests,
     },
     logger,
     metrics,
@@ -185,7 +183,7 @@ export function createApp(options: AppOptions): App {
     graphiqlToken: pageToken,
   });
   app.route('/', graphql.routes);
-  const scheduled = restRoutes(app, { db, config, roles, clock, logger });
+  const scheduled = restRoutes(app, { db, config, requests: changeRequests, clock, logger });
   app.route('/', apiDocs({ basePath: config.basePath, pageToken }));
 
   operationalRoutes(app, { db, logger, metrics, metricsRoute: config.metrics, draining: () => draining });
@@ -211,6 +209,16 @@ export function createApp(options: AppOptions): App {
       draining = true;
     },
   };
+}
+
+/**
+ * The token the pages that call the API (GraphiQL, the API reference) open with: the demo
+ * client's, for a browser on this machine (./auth/demo.ts).
+ */
+function pageTokenOf(db: Database, tokens: TokenService, clock: Clock, config: Config) {
+  const demoToken = demoTokens(db.prisma, tokens, clock);
+  return (c: Context) =>
+    config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined);
 }
 
 /** The committed changes that subscriptions follow. */
@@ -276,10 +284,15 @@ function followRevocations(db: Database, config: Config, tokens: TokenService, l
  */
 function restRoutes(
   app: Hono,
-  { db, config, roles, clock, logger }: { db: Database; config: Config; roles: RoleBook; clock: Clock; logger: Logger },
+  {
+    db,
+    config,
+    requests,
+    clock,
+    logger,
+  }: { db: Database; config: Config; requests: ChangeRequests; clock: Clock; logger: Logger },
 ): ScheduledChanges {
   const { basePath, maxBodyBytes, trustProxy } = config;
-  const requests = new ChangeRequests(db, roles, () => clock.now());
   app.route('/', changeRequestRoutes({ db, requests, basePath, trustProxy, maxBodyBytes }));
   app.route('/', restApi({ db, basePath, maxBodyBytes, trustProxy, logger, requests }));
   return new ScheduledChanges(db, requests, clock, (error, what) => logger.error({ err: error }, what));

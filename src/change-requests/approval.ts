@@ -8,7 +8,7 @@ import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { rowsFor } from '../data/authorize.ts';
 import type { WriteTx } from '../db/transactions.ts';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../data/errors.ts';
 import { OperationFailure } from '../rest/atomic-errors.ts';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -52,9 +52,8 @@ export function needsApproval(access: Access | undefined, operations: readonly u
   return !!access && operations.some((o) => rulesUsedBy(o).some(([type, op]) => access.needsApproval(type, op)));
 }
 
-export function approverRefused(access: Access, error: Error): HttpError {
-  return new HttpError(
-    403,
+export function approverRefused(access: Access, error: Error): DomainError {
+  return new DomainError(
     'forbidden',
     `the role ${access.name} could not make this change itself, so it cannot approve it: ${failureText(error)}`,
   );
@@ -76,6 +75,6 @@ export async function requireApprovable(
     const allowed = new Set(await rowsFor(tx, access, type, ids, 'approve'));
     const outside = ids.find((id) => !allowed.has(id));
     if (outside !== undefined)
-      throw new HttpError(403, 'forbidden', `${type} ${outside} is outside what the role ${access.name} may approve`);
+      throw new DomainError('forbidden', `${type} ${outside} is outside what the role ${access.name} may approve`);
   }
 }

@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabase, withoutReplica } from '../db/url.ts';
+import { DomainError } from '../data/errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { actor } from '../permissions/actor.ts';
 import { RoleBook } from '../permissions/book.ts';
@@ -85,7 +86,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     // What the API answers with a status, said as the command's error.
-    if (error instanceof HttpError) throw new CommandError(error.message);
+    if (error instanceof DomainError || error instanceof HttpError) throw new CommandError(error.message);
     throw error;
   } finally {
     await db.close();

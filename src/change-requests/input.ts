@@ -3,7 +3,7 @@
  * the resources they name, its comment, its effective date.
  */
 import { idFromText, isId } from '../db/integers.ts';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../data/errors.ts';
 import { resourceByType } from '../resources/registry.ts';
 import { quoted } from '../words.ts';
 
@@ -14,12 +14,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function invalid(message: string, at?: string): HttpError {
-  return new HttpError(400, 'invalid_json', message, {}, at);
+export function invalid(message: string, at?: string): DomainError {
+  return new DomainError('bad_input', message, at, undefined, 'invalid_attribute');
 }
 
-export function notFound(id: number | string): HttpError {
-  return new HttpError(404, 'not_found', `change_requests ${id} not found`);
+export function notFound(id: number | string): DomainError {
+  return new DomainError('not_found', `change_requests ${id} not found`);
 }
 
 /** The types an operations document writes: each operation's `ref` or `data` type, in order, once. */

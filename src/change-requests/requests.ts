@@ -232,10 +232,10 @@ export class ChangeRequests {
     const text = comment(note, 'comment');
     this.requireState(request, ['pending'], 'approved');
     if (viewer.clientId === request.authorId)
-      throw new HttpError(403, 'forbidden', `change request ${id} was made by this client: another must approve it`);
+      throw new DomainError('forbidden', `change request ${id} was made by this client: another must approve it`);
     const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
     if (refused)
-      throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not approve changes to ${refused}`);
+      throw new DomainError('forbidden', `the role ${viewer.access!.name} may not approve changes to ${refused}`);
     const decision: NewDecision = { ...(await this.decider(viewer)), decision: 'approved', comment: text };
     if (request.effectiveDate && request.effectiveDate.getTime() > this.now().getTime()) {
       // Applied later: what the approver's role allows is checked now, and again then.
@@ -252,14 +252,13 @@ export class ChangeRequests {
     const text = comment(note, 'comment');
     this.requireState(request, ['pending', 'scheduled'], 'rejected');
     if (viewer.clientId === request.authorId)
-      throw new HttpError(
-        403,
+      throw new DomainError(
         'forbidden',
         `change request ${id} was made by this client: it can withdraw it, not reject it`,
       );
     const refused = viewer.access && request.types.find((type) => !viewer.access!.mayApprove(type));
     if (refused)
-      throw new HttpError(403, 'forbidden', `the role ${viewer.access!.name} may not decide on changes to ${refused}`);
+      throw new DomainError('forbidden', `the role ${viewer.access!.name} may not decide on changes to ${refused}`);
     await this.settle(request, 'rejected', { ...(await this.decider(viewer)), decision: 'rejected', comment: text });
     return (await this.read(id))!;
   }
@@ -268,7 +267,7 @@ export class ChangeRequests {
     const request = await this.get(viewer, id);
     const text = comment(note, 'comment');
     if (viewer.clientId !== request.authorId)
-      throw new HttpError(403, 'forbidden', `only the author of change request ${id} can withdraw it`);
+      throw new DomainError('forbidden', `only the author of change request ${id} can withdraw it`);
     this.requireState(request, ['pending', 'scheduled'], 'withdrawn');
     await this.settle(request, 'withdrawn', { ...(await this.decider(viewer)), decision: 'withdrawn', comment: text });
     return (await this.read(id))!;
@@ -276,8 +275,7 @@ export class ChangeRequests {
 
   private requireState(request: ChangeRequest, states: readonly ChangeRequestState[], becoming: string): void {
     if (!states.includes(request.state))
-      throw new HttpError(
-        409,
+      throw new DomainError(
         'conflict',
         `change request ${request.id} is ${request.state}: only a ${states.join(' or ')} request can be ${becoming}`,
       );

@@ -5,7 +5,7 @@
  */
 import { Sql, WRITE_INSTANT } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../data/errors.ts';
 
 export const CHANGE_REQUEST_STATES = ['pending', 'scheduled', 'applied', 'rejected', 'withdrawn', 'failed'] as const;
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
@@ -52,9 +52,9 @@ export interface NewDecision extends Decider {
 }
 
 /** Another client or replica settled the request first (409): nothing of this attempt is written. */
-export class DecidedMeanwhile extends HttpError {
+export class DecidedMeanwhile extends DomainError {
   constructor(id: number) {
-    super(409, 'conflict', `change request ${id} was decided meanwhile: read it again`);
+    super('conflict', `change request ${id} was decided meanwhile: read it again`);
   }
 }
 

@@ -9,7 +9,7 @@ import type { ImplementableLoadableObjectRef } from '@pothos/plugin-dataloader';
 import type { Row } from '../data/load.ts';
 import type { GraphQLContext } from './context.ts';
 import { PAST_CONTEXT_PLUGIN } from './past.ts';
-import { DateTimeScalar, DecimalScalar, JsonScalar } from './scalars.ts';
+import { AtomicOperationsScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './scalars.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -17,6 +17,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     Decimal: { Input: string; Output: number | string };
     JSON: { Input: never; Output: unknown };
+    AtomicOperations: { Input: unknown[]; Output: never };
   };
   DefaultFieldNullability: true;
 }>({
@@ -34,6 +35,7 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('Decimal', DecimalScalar);
 builder.addScalarType('JSON', JsonScalar);
+builder.addScalarType('AtomicOperations', AtomicOperationsScalar);
 
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 

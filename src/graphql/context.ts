@@ -10,6 +10,7 @@ import type { Database } from '../db/client.ts';
 import type { ColumnPlan } from './plan.ts';
 import type { SubscriptionLimits } from './subscription-limits.ts';
 import type { Endpoints } from '../webhooks/endpoints.ts';
+import type { ChangeRequests } from '../change-requests/requests.ts';
 
 export interface GraphQLContext {
   /** Pothos's per-request cache (its DataLoaders): a fresh object per request and per event. */
@@ -36,6 +37,8 @@ export interface GraphQLContext {
   watchToken(auth: BearerAuth): TokenWatch;
   /** The client's webhook endpoints. */
   webhooks: Endpoints;
+  /** Writes that wait for approval or a date (src/change-requests). */
+  changeRequests: ChangeRequests;
 }
 
 /** The as-of reads of an operation: one per instant, each open until the operation ends. */

@@ -77,8 +77,8 @@ export interface OperationOptions {
   clock: Clock;
   localeChain: readonly Locale[];
   introspection: boolean;
-  /** What subscriptions and webhooks need: GraphQLContext's changeFeed, subscriptions, watchToken and webhooks. */
-  live: Pick<GraphQLContext, 'changeFeed' | 'subscriptions' | 'watchToken' | 'webhooks'>;
+  /** What subscriptions, webhooks and change requests need: those of GraphQLContext. */
+  live: Pick<GraphQLContext, 'changeFeed' | 'subscriptions' | 'watchToken' | 'webhooks' | 'changeRequests'>;
 }
 
 /**
@@ -212,6 +212,7 @@ function requestContext(
     subscriptions: live.subscriptions,
     watchToken: live.watchToken,
     webhooks: live.webhooks,
+    changeRequests: live.changeRequests,
   };
 }
 

@@ -137,6 +137,19 @@ const WEBHOOK_MUTATIONS = new Set([
   'rotateWebhookSecret',
 ]);
 
+/**
+ * The root fields of change requests (./change-requests.ts): seen by roles that write (propose,
+ * withdraw) or approve (approve, reject); the requests each may see are narrowed apart.
+ */
+const CHANGE_REQUEST_QUERIES = new Set(['changeRequests', 'changeRequest']);
+const CHANGE_REQUEST_MUTATIONS = new Set([
+  'createChangeRequest',
+  'withdrawChangeRequest',
+  'approveChangeRequest',
+  'rejectChangeRequest',
+]);
+const WRITES: readonly RoleOperation[] = ['create', 'update', 'delete'];
+
 /** What one role may see and set, in the GraphQL schema's names. */
 export class RoleView {
   constructor(readonly access: Access) {}
@@ -148,6 +161,16 @@ export class RoleView {
   /** Whether the role reads any type at all (else it has the change log of none). */
   readsAny(): boolean {
     return resources.some((r) => this.reads(r.type));
+  }
+
+  /** Whether the role writes any type, itself or by change requests (it may propose and withdraw them). */
+  writesAny(): boolean {
+    return resources.some((r) => WRITES.some((operation) => this.access.can(r.type, operation)));
+  }
+
+  /** Whether the role may approve change requests of any type. */
+  approvesAny(): boolean {
+    return resources.some((r) => this.access.mayApprove(r.type));
   }
 
   /** Whether a resource type's field `field` (its GraphQL name) is shown; unknown fields are not. */
@@ -255,6 +278,7 @@ export class RoleView {
   showsQuery(field: string): boolean {
     const type = queryFields.get(field);
     if (type) return this.reads(type);
+    if (CHANGE_REQUEST_QUERIES.has(field)) return this.writesAny() || this.approvesAny();
     return (field === 'changes' || field === 'asOf' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
   }
 
@@ -265,6 +289,8 @@ export class RoleView {
    */
   showsMutation(field: string): boolean {
     if (WEBHOOK_MUTATIONS.has(field)) return this.readsAny();
+    if (CHANGE_REQUEST_MUTATIONS.has(field))
+      return field.startsWith('approve') || field.startsWith('reject') ? this.approvesAny() : this.writesAny();
     const needs = mutationFields.get(field) ?? STRUCTURE_MUTATIONS[field];
     return (
       needs?.every(

@@ -2,7 +2,7 @@
  * `DateTime` (RFC 3339), `Decimal` (as a JSON number, by the decimal policy of src/db/decimal.ts) and `JSON`
  * (output only: change-log values).
  */
-import { GraphQLScalarType, Kind } from 'graphql';
+import { valueFromASTUntyped, GraphQLScalarType, Kind } from 'graphql';
 import {
   DecimalInputError,
   MAX_SCALE,
@@ -82,3 +82,24 @@ export const JsonScalar = new GraphQLScalarType<never, unknown>({
     throw badInput('JSON is an output type only');
   },
 });
+
+/**
+ * What a change request holds (src/change-requests): an `atomic:operations` array as REST's
+ * `POST /operations` takes it, given as a JSON value (in a variable, or as a literal list of
+ * objects). Its operations are checked when it is proposed, as the writes themselves would be.
+ */
+export const AtomicOperationsScalar = new GraphQLScalarType<unknown[], never>({
+  name: 'AtomicOperations',
+  description:
+    'An `atomic:operations` array (JSON:API Atomic Operations, as REST’s POST /operations takes it, in REST’s names), input only.',
+  serialize: () => {
+    throw new Error('AtomicOperations is an input type only');
+  },
+  parseValue: operationsArray,
+  parseLiteral: (ast, variables) => operationsArray(valueFromASTUntyped(ast, variables)),
+});
+
+function operationsArray(value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw badInput('AtomicOperations must be a list of operations');
+  return value;
+}

@@ -12,6 +12,7 @@ import './bom.ts';
 import './changes.ts';
 import './subscriptions.ts';
 import './webhooks.ts';
+import './change-requests.ts';
 
 export const schema = builder.toSchema();
 

@@ -14,29 +14,21 @@
 import { type Context, Hono } from 'hono';
 import { atom } from '../data/forms.ts';
 import { formatCursor } from '../data/changes.ts';
-import type { Row } from '../data/load.ts';
-import { RequestLoaders } from '../data/request.ts';
-import { type DataSource, readingAs } from '../data/visible.ts';
 import type { Database } from '../db/client.ts';
 import { idFromText } from '../db/integers.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import type { Access } from '../permissions/access.ts';
-import { resourceByType } from '../resources/registry.ts';
 import type { ChangeRequests, Viewer } from '../change-requests/requests.ts';
 import { CHANGE_REQUEST_STATES, type ChangeRequest, type ChangeRequestState } from '../change-requests/states.ts';
 import { ProposalRefused } from '../change-requests/approval.ts';
+import { previewOf, visibleOperation } from '../change-requests/views.ts';
 import { refusalAnswer, refusalOf } from './atomic-errors.ts';
 import { readDocument } from './body.ts';
-import { apiBase, Documents } from './documents.ts';
+import { apiBase } from './documents.ts';
 import { quoted } from '../words.ts';
 
 export const CHANGE_REQUESTS_PATH = '/change_requests';
 
-/** A resource by type and id. */
-interface Resource {
-  type: string;
-  id: number;
-}
 const DEFAULT_PER_PAGE = 25;
 const MAX_PER_PAGE = 100;
 
@@ -87,35 +79,6 @@ function listQuery(url: URL): { state?: ChangeRequestState; page: number; perPag
     } else throw invalid(`unknown query parameter ${name}; this takes state, page and per_page`);
   }
   return { state, page, perPage };
-}
-
-/**
- * An operation as `access` may see it: the attributes and relationships of its resource object
- * that the role does not see left out, and the data of a relationship it does not see.
- */
-function visibleOperation(operation: unknown, access: Access | undefined): unknown {
-  if (!access || !isObject(operation)) return operation;
-  const ref = isObject(operation.ref) ? operation.ref : undefined;
-  const data = operation.data;
-  if (ref && typeof ref.relationship === 'string') {
-    if (typeof ref.type === 'string' && access.sees(ref.type, ref.relationship)) return operation;
-    const { data: _, ...rest } = operation;
-    return rest;
-  }
-  if (!isObject(data) || typeof data.type !== 'string' || !resourceByType(data.type)) return operation;
-  const type = data.type;
-  const only = (members: unknown) =>
-    isObject(members)
-      ? Object.fromEntries(Object.entries(members).filter(([name]) => access.sees(type, name)))
-      : members;
-  return {
-    ...operation,
-    data: {
-      ...data,
-      ...(data.attributes !== undefined && { attributes: only(data.attributes) }),
-      ...(data.relationships !== undefined && { relationships: only(data.relationships) }),
-    },
-  };
 }
 
 export function changeRequestObject(request: ChangeRequest, base: string, access: Access | undefined) {
@@ -246,27 +209,10 @@ export function changeRequestRoutes(options: ChangeRequestRoutesOptions): Hono {
   return app;
 }
 
-/**
- * `GET /change_requests/{id}/preview`: each resource the request writes, as the client's role
- * sees it now and would see it after the request, read inside a transaction that applies it and
- * is rolled back. A resource it sees neither now nor after is left out.
- */
+/** `GET /change_requests/{id}/preview`: src/change-requests/views.ts. */
 async function preview(c: Context, { requests, db }: ChangeRequestRoutesOptions, base: string): Promise<Response> {
-  const viewer = viewerOf(c);
-  const documentsOf = async (source: DataSource, touched: readonly Resource[]) => {
-    const loaders = new RequestLoaders(readingAs(source, viewer.access));
-    const docs = new Documents(loaders, base);
-    const rows = await Promise.all(touched.map(({ type, id }) => loaders.byId(type).load(id)));
-    return rows.map((row, i) => (row ? docs.resources(touched[i]!.type, [row as Row])[0]! : null));
-  };
-  const { request, after } = await requests.preview(viewer, idOf(c), async (tx, touched) => {
-    const once = touched.filter((t, i) => touched.findIndex((o) => o.type === t.type && o.id === t.id) === i);
-    return { once, documents: await documentsOf(tx, once) };
-  });
-  const now = await documentsOf(db.readsFor(viewer.clientId), after.once);
-  const data = after.once
-    .map((t, i) => ({ type: t.type, id: String(t.id), now: now[i], after: after.documents[i] }))
-    .filter((entry) => entry.now !== null || entry.after !== null);
+  const { request, entries } = await previewOf(db, requests, viewerOf(c), idOf(c), base);
+  const data = entries.map((entry) => ({ ...entry, id: String(entry.id) }));
   return c.body(JSON.stringify({ data, meta: { change_request: String(request.id), state: request.state } }), 200, {
     'Content-Type': JSON_CONTENT_TYPE,
   });
