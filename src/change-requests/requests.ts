@@ -19,6 +19,7 @@
  */
 import type { Database } from '../db/client.ts';
 import { Sql, WRITE_INSTANT } from '../db/sql.ts';
+import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
@@ -397,6 +398,38 @@ export class ChangeRequests {
   private async decider(viewer: Viewer): Promise<Decider> {
     if (viewer.clientId === undefined) return { clientId: null, by: `cli ${viewer.operator}` };
     return { clientId: viewer.clientId, by: await actorName(this.db, this.db.primary, viewer.clientId) };
+  }
+
+  /**
+   * Reads the hub as of `at` (both APIs' `asOf`): as committed then (src/db/past.ts), or, for an
+   * instant to come, as it will be once the scheduled requests due by then are applied: the
+   * present with them applied in order, each under a savepoint (one that would fail now is left
+   * out, as it would be `failed` then), in a transaction rolled back once `work` is done. They are
+   * applied as admin may: the approvers' roles are checked when each is applied for real.
+   */
+  async readAsOf<T>(at: Date, work: (source: DataSource) => Promise<T>): Promise<T> {
+    if (at.getTime() <= this.now().getTime()) return this.db.past(at, work);
+    const due = (await this.db.prisma.changeRequest.findMany({
+      where: { state: 'scheduled', effective_date: { lte: at } },
+      orderBy: [{ effective_date: 'asc' }, { id: 'asc' }],
+      select: { operations: true },
+    })) as { operations: string }[];
+    if (due.length === 0) return this.db.past(at, work);
+    const writer = new AtomicWriter(this.db, {});
+    return writer.rolledBack(async (tx) => {
+      const run = (statement: string) => tx.execute(new Sql(tx.provider).text(statement));
+      for (const { operations } of due) {
+        await run('SAVEPOINT "due"');
+        try {
+          await new OperationRunner({ writer, access: undefined }).all(JSON.parse(operations) as unknown[]);
+        } catch (error) {
+          if (!(error instanceof OperationFailure)) throw error;
+          await run('ROLLBACK TO SAVEPOINT "due"');
+        }
+        await run('RELEASE SAVEPOINT "due"');
+      }
+      return work({ provider: tx.provider, asOf: at.toISOString(), query: (statement) => tx.query(statement) });
+    });
   }
 
   /** The Access of the role an API client has now (none for admin). */

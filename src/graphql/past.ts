@@ -86,7 +86,7 @@ export class PastReadsOfOperation implements PastReads {
     let source = this.sources.get(at.getTime());
     if (!source) {
       source = new Promise<DataSource>((resolve, reject) => {
-        const read = context.db.past(
+        const read = context.changeRequests.readAsOf(
           at,
           (past) =>
             new Promise<void>((end) => {

@@ -147,7 +147,7 @@ class RestHandlers {
 
   /** A GET's work on the request's state: of the present, or with `as_of` of the past (./as-of.ts). */
   private reading(c: Context, query: Query, work: (state: RequestState) => Promise<Response>): Promise<Response> {
-    return readingAt(this.options.db, query, (past) => work(this.request(c, past)));
+    return readingAt(this.options.requests, query, (past) => work(this.request(c, past)));
   }
 
   /** Writes for the request's client, with what the idempotency layer runs before each commit (src/http/idempotency.ts). */

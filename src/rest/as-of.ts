@@ -2,7 +2,7 @@
  * `as_of` on the GETs of resources: the answer read as the hub was committed at an instant
  * (src/db/past.ts), saying so in `meta.as_of`.
  */
-import type { Database } from '../db/client.ts';
+import type { ChangeRequests } from '../change-requests/requests.ts';
 import { HistoryPurgedError } from '../db/past.ts';
 import type { DataSource } from '../db/reads.ts';
 import { HttpError } from '../http/errors.ts';
@@ -10,16 +10,17 @@ import type { Query } from './query.ts';
 
 /**
  * Runs a GET's `work` with reads of the present (`past` undefined), or with `as_of` of the hub as
- * committed then: 410 `history_purged` before the oldest instant it keeps.
+ * committed then (as it will be, for an instant to come: src/change-requests): 410
+ * `history_purged` before the oldest instant it keeps.
  */
 export async function readingAt<T>(
-  db: Database,
+  requests: ChangeRequests,
   query: Query,
   work: (past: DataSource | undefined) => Promise<T>,
 ): Promise<T> {
   if (!query.asOf) return work(undefined);
   try {
-    return await db.past(query.asOf, work);
+    return await requests.readAsOf(query.asOf, work);
   } catch (error) {
     if (error instanceof HistoryPurgedError) throw new HttpError(410, 'history_purged', error.message);
     throw error;
