@@ -106,7 +106,9 @@ export function changeRequestObject(request: ChangeRequest, base: string, access
 
 /** The comment of a decision: `{"meta": {"comment": "..."}}`, or no body at all. */
 async function decisionComment(c: Context, limit: number): Promise<unknown> {
+  // No body at all (`curl -X POST` sends none, without a type): no comment.
   if (c.req.raw.body === null || c.req.header('content-length') === '0') return undefined;
+  if (c.req.header('content-type') === undefined && (await c.req.raw.clone().text()) === '') return undefined;
   const document = await readDocument(c, limit);
   const keys = Object.keys(document);
   if (keys.some((k) => k !== 'meta') || (document.meta !== undefined && !isObject(document.meta)))
