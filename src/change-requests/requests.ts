@@ -43,6 +43,17 @@ import {
   settleIn,
 } from './states.ts';
 
+/** What applying a request needs of it. */
+export type Applicable = Pick<ChangeRequest, 'id' | 'version' | 'authorId' | 'operations'>;
+
+/**
+ * A scheduled request as the scheduler claimed it (./scheduler.ts): `approverId` the API client
+ * whose approval scheduled it, null for an operator, undefined when none did.
+ */
+export interface DueRequest extends Applicable {
+  approverId: number | null | undefined;
+}
+
 /**
  * Who asks: an API client (its row id) and its role's Access (none for admin); or an operator at
  * the command line (`npm run change-requests`), who may do what admin may, and is never an author.
@@ -308,7 +319,7 @@ export class ChangeRequests {
   }
 
   /** Whether the operations would apply under admin now (rolled back). */
-  private async appliesUnrestricted(request: ChangeRequest): Promise<boolean> {
+  private async appliesUnrestricted(request: Applicable): Promise<boolean> {
     const writer = new AtomicWriter(this.db, { apiClientId: request.authorId });
     try {
       await writer.rolledBack(() => new OperationRunner({ writer, access: undefined }).all(request.operations));
@@ -325,7 +336,7 @@ export class ChangeRequests {
    * request is `failed` with the reason, unless the approver's role is what refused (403, the
    * request stays as it was).
    */
-  private async apply(request: ChangeRequest, access: Access | undefined, decision?: NewDecision): Promise<void> {
+  private async apply(request: Applicable, access: Access | undefined, decision?: NewDecision): Promise<void> {
     const writer = new AtomicWriter(this.db, {
       apiClientId: request.authorId,
       access,
@@ -348,13 +359,15 @@ export class ChangeRequests {
    * Applies a scheduled request that came due (./scheduler.ts), under the role its approver has
    * now. Nothing when it is no longer scheduled, or another replica settled it first.
    */
-  async applyScheduled(id: number): Promise<void> {
-    const request = await this.read(id);
-    if (request?.state !== 'scheduled') return;
-    const approval = request.decisions.findLast((d) => d.decision === 'approved');
+  async applyScheduled(due: DueRequest, approvers = new Map<number, Promise<Access | undefined>>()): Promise<void> {
+    const { approverId } = due;
     try {
-      if (!approval) await this.settle(request, 'failed', undefined, 'scheduled without an approval');
-      else await this.apply(request, approval.clientId === null ? undefined : await this.accessOf(approval.clientId));
+      if (approverId === undefined) await this.settle(due, 'failed', undefined, 'scheduled without an approval');
+      else {
+        // An approver's role, read once for the requests applied together.
+        if (approverId !== null && !approvers.has(approverId)) approvers.set(approverId, this.accessOf(approverId));
+        await this.apply(due, approverId === null ? undefined : await approvers.get(approverId));
+      }
     } catch (error) {
       if (!(error instanceof DecidedMeanwhile)) throw error;
     }
@@ -362,7 +375,7 @@ export class ChangeRequests {
 
   /** A request's new state, with a decision, in a transaction of its own (nothing else written). */
   private async settle(
-    request: ChangeRequest,
+    request: Applicable,
     state: ChangeRequestState,
     decision?: NewDecision,
     failure: string | null = null,

@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { Sql } from '../db/sql.ts';
-import type { ChangeRequests } from './requests.ts';
+import type { Access } from '../permissions/access.ts';
+import type { ChangeRequests, DueRequest } from './requests.ts';
 
 /** How often a replica looks for requests that came due: how late one is applied, at most, when nothing else is. */
 export const SCHEDULE_TICK_MS = 250;
@@ -24,7 +25,7 @@ export const CLAIM_MS = 10_000;
 /** Requests claimed at a time by one replica. */
 const CLAIM_BATCH = 50;
 /** Requests applied at once by one replica (each a transaction on a connection of its own). */
-const PARALLEL = 4;
+const PARALLEL = 8;
 
 export class ScheduledChanges {
   /** This replica, as claim holder. */
@@ -74,13 +75,14 @@ export class ScheduledChanges {
     let applied = 0;
     for (;;) {
       const claimed = await this.claim();
+      const approvers = new Map<number, Promise<Access | undefined>>();
       let next = 0;
       const worker = async () => {
         while (next < claimed.length) {
-          const id = claimed[next++]!;
+          const due = claimed[next++]!;
           await this.requests
-            .applyScheduled(id)
-            .catch((error: Error) => this.onError(error, `change requests: applying change request ${id} failed`));
+            .applyScheduled(due, approvers)
+            .catch((error: Error) => this.onError(error, `change requests: applying change request ${due.id} failed`));
           applied++;
         }
       };
@@ -89,8 +91,11 @@ export class ScheduledChanges {
     }
   }
 
-  /** The ids of the scheduled requests due now that this replica now holds, soonest first. */
-  private async claim(): Promise<number[]> {
+  /**
+   * The scheduled requests due now that this replica now holds, soonest first, with what applying
+   * them needs: two statements for the batch, not a read per request.
+   */
+  private async claim(): Promise<DueRequest[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + CLAIM_MS);
     const pg = this.db.provider === 'postgresql';
@@ -103,10 +108,30 @@ export class ScheduledChanges {
       .value(now)
       .text(' AND ("lease_until" IS NULL OR "lease_until" < ')
       .value(now)
-      .text(
-        `) ORDER BY "effective_date", "id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING "id"`,
-      );
-    const rows = await this.db.transaction((tx) => tx.query<{ id: number }>(sql));
-    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+      .text(`) ORDER BY "effective_date", "id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE SKIP LOCKED' : ''})`)
+      .text(' RETURNING "id", "version", "author_id", "operations", "effective_date"');
+    const rows = await this.db.transaction((tx) =>
+      tx.query<{ id: number; version: number; author_id: number; operations: string; effective_date: unknown }>(sql),
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => Number(row.id));
+    const approvals = await this.db.primary.query<{ id: number; approver: number | null }>(
+      new Sql(this.db.provider)
+        .text(
+          `SELECT "change_request_id" AS "id", "api_client_id" AS "approver" FROM "change_request_decisions" WHERE "decision" = 'approved' AND "change_request_id"`,
+        )
+        .in(ids)
+        .text(' ORDER BY "id"'),
+    );
+    const approverOf = new Map(approvals.map((a) => [Number(a.id), a.approver === null ? null : Number(a.approver)]));
+    return rows
+      .sort((a, b) => String(a.effective_date).localeCompare(String(b.effective_date)) || a.id - b.id)
+      .map((row) => ({
+        id: Number(row.id),
+        version: Number(row.version),
+        authorId: Number(row.author_id),
+        operations: JSON.parse(row.operations) as unknown[],
+        approverId: approverOf.get(Number(row.id)),
+      }));
   }
 }

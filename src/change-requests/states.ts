@@ -64,7 +64,7 @@ export class DecidedMeanwhile extends DomainError {
  */
 export async function settleIn(
   tx: WriteTx,
-  request: ChangeRequest,
+  request: Pick<ChangeRequest, 'id' | 'version'>,
   state: ChangeRequestState,
   failure: string | null,
   decision?: NewDecision,
