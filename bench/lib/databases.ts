@@ -157,8 +157,7 @@ async function ensurePostgresDatabase(dataset: Dataset, adminUrl: string): Promi
 
 /**
  * Starts the dataset afresh: the benchmark's own PostgreSQL database dropped and created again, or
- * its SQLite file removed. For a migration edited since it was applied, which the service's
- * migrator (and so the seed) refuses to build on.
+ * its SQLite file removed.
  */
 async function recreateDataset(dataset: Dataset, adminUrl: string): Promise<void> {
   if (dataset.provider === 'sqlite') {
@@ -224,7 +223,10 @@ export async function prepareDataset(dataset: Dataset, adminUrl: string, log: (l
   } else {
     log(`${dataset.id}: seeding scale ${dataset.scale} into ${describe(dataset)} (${reason})`);
     const started = Date.now();
-    if (reason.startsWith(MIGRATIONS_CHANGED)) await recreateDataset(dataset, adminUrl);
+    // Always afresh: a seed that replaces the data leaves the history of the rows it replaced
+    // (versions that ended), which the as-of case would then read through; and a migration edited
+    // since it was applied leaves nothing the migrator builds on.
+    await recreateDataset(dataset, adminUrl);
     await runSeed(dataset);
     const still = await staleReason(dataset);
     if (still) throw new Error(`${dataset.id}: still not usable after seeding: ${still}`);
