@@ -24,13 +24,11 @@ import { ProposalRefused } from '../change-requests/approval.ts';
 import { previewOf, visibleOperation } from '../change-requests/views.ts';
 import { refusalAnswer, refusalOf } from './atomic-errors.ts';
 import { readDocument } from './body.ts';
+import { pageOf } from './webhooks.ts';
 import { apiBase } from './documents.ts';
 import { quoted } from '../words.ts';
 
 export const CHANGE_REQUESTS_PATH = '/change_requests';
-
-const DEFAULT_PER_PAGE = 25;
-const MAX_PER_PAGE = 100;
 
 export interface ChangeRequestRoutesOptions {
   db: Database;
@@ -60,25 +58,15 @@ function idOf(c: Context): number {
 }
 
 function listQuery(url: URL): { state?: ChangeRequestState; page: number; perPage: number } {
-  let page = 1;
-  let perPage = DEFAULT_PER_PAGE;
   let state: ChangeRequestState | undefined;
-  for (const [name, value] of url.searchParams) {
-    if (name === 'page') {
-      const n = idFromText(value);
-      if (n === undefined) throw invalid(`page must be a whole number >= 1 (got ${quoted(value)})`);
-      page = n;
-    } else if (name === 'per_page') {
-      if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE)
-        throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${quoted(value)})`);
-      perPage = Number(value);
-    } else if (name === 'state') {
+  const paging = pageOf(url, {
+    state: (value) => {
       if (!CHANGE_REQUEST_STATES.includes(value as ChangeRequestState))
         throw invalid(`state must be one of ${CHANGE_REQUEST_STATES.join(', ')} (got ${quoted(value)})`);
       state = value as ChangeRequestState;
-    } else throw invalid(`unknown query parameter ${name}; this takes state, page and per_page`);
-  }
-  return { state, page, perPage };
+    },
+  });
+  return { state, ...paging };
 }
 
 export function changeRequestObject(request: ChangeRequest, base: string, access: Access | undefined) {

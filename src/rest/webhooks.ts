@@ -28,7 +28,14 @@ function invalid(message: string): HttpError {
   return new HttpError(400, 'invalid_parameter', message);
 }
 
-function pageOf(url: URL): { page: number; perPage: number } {
+/**
+ * `page` and `per_page` of a list of the extensions' own (webhooks, change requests), and the
+ * other parameters it takes, each read by its function; any other is 400.
+ */
+export function pageOf(
+  url: URL,
+  others: Record<string, (value: string) => void> = {},
+): { page: number; perPage: number } {
   let page = 1;
   let perPage = DEFAULT_PER_PAGE;
   for (const [name, value] of url.searchParams) {
@@ -40,7 +47,11 @@ function pageOf(url: URL): { page: number; perPage: number } {
       if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PER_PAGE)
         throw invalid(`per_page must be an integer from 1 to ${MAX_PER_PAGE} (got ${quoted(value)})`);
       perPage = Number(value);
-    } else throw invalid(`unknown query parameter ${name}; this takes page and per_page`);
+    } else if (others[name]) others[name](value);
+    else
+      throw invalid(
+        `unknown query parameter ${name}; this takes ${[...Object.keys(others), 'page', 'per_page'].join(', ')}`,
+      );
   }
   return { page, perPage };
 }

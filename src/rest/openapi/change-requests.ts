@@ -8,6 +8,7 @@ import { MAX_COMMENT_LENGTH } from '../../change-requests/input.ts';
 import { CHANGE_REQUEST_STATES } from '../../change-requests/states.ts';
 import { ATOM_PATTERN, jsonBody, LOCATION, ok, responseRef, schemaRef } from './common.ts';
 import { ID_PARAMETER } from './parameters.ts';
+import { PAGING } from './webhooks.ts';
 
 export const CHANGE_REQUESTS_TAG: TagObject = {
   name: 'change_requests',
@@ -104,13 +105,7 @@ const COMMON = {
 
 const LIST_PARAMETERS: ParameterObject[] = [
   { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...CHANGE_REQUEST_STATES] } },
-  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
-  {
-    name: 'per_page',
-    in: 'query',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
-  },
+  ...PAGING,
 ];
 
 function operation(id: string, summary: string, description: string, rest: Partial<OperationObject>): OperationObject {

@@ -123,7 +123,8 @@ export function webhookSchemas(): Record<string, SchemaObject> {
   };
 }
 
-const PAGING: ParameterObject[] = [
+/** `page` and `per_page` of the extensions' own lists (webhooks, change requests). */
+export const PAGING: ParameterObject[] = [
   { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
   {
     name: 'per_page',
