@@ -94,8 +94,18 @@ const WRITE_ROUTES = REST_ROUTES.filter((r) => isWrite(r.operation) && !r.refuse
 const REFUSED_ROUTES = REST_ROUTES.filter((r) => r.refused);
 /** A client's webhook endpoints are no master data: their mutations leave no entry (a test below says so). */
 const WEBHOOK_MUTATIONS = ['createWebhook', 'updateWebhook', 'rotateWebhookSecret', 'replayWebhook', 'deleteWebhook'];
+/**
+ * Change requests are no master data either: proposing and deciding leave no entry, applying
+ * leaves those of the request's writes, each naming it (a test below says so).
+ */
+const CHANGE_REQUEST_MUTATIONS = [
+  'createChangeRequest',
+  'withdrawChangeRequest',
+  'rejectChangeRequest',
+  'approveChangeRequest',
+];
 const MUTATIONS = Object.values(schema.getMutationType()!.getFields()).filter(
-  (f) => !WEBHOOK_MUTATIONS.includes(f.name),
+  (f) => !WEBHOOK_MUTATIONS.includes(f.name) && !CHANGE_REQUEST_MUTATIONS.includes(f.name),
 );
 
 /** What a mutation does, from its name; undefined for one this file does not know (a new kind: give it a case). */
@@ -207,7 +217,8 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
       for (const c of page.data) {
         const a = c.attributes;
         expect(c.type).toBe('changes');
-        expect(c.relationships).toEqual({ resource: { data: { type: a.resource_type, id: a.resource_id } } });
+        const { change_request: request, ...relationships } = c.relationships;
+        expect(relationships).toEqual({ resource: { data: { type: a.resource_type, id: a.resource_id } } });
         entries.push({
           seq: Number(c.id),
           type: a.resource_type,
@@ -219,7 +230,7 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
           after: a.after,
           actor: a.actor,
           at: a.at,
-          changeRequest: null,
+          changeRequest: request ? Number(request.data.id) : null,
         });
       }
       after = page.meta.cursor;
@@ -1470,6 +1481,54 @@ describe.each(providers)('every write and its change-log entries on %s', (provid
         .sort(),
     ).toEqual(ran);
     expect(await entriesAfter(cursor)).toEqual([]);
+  });
+
+  it('the mutations of change requests leave no entry, but those of the writes of an applied request, which name it', async () => {
+    const product = await api.create('products');
+    const cursor = await cursorNow();
+    const run = async (query: string, token: string, variables?: Record<string, unknown>) => {
+      const res = await api.env.t.request('/graphql', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await res.json()) as { data?: any; errors?: unknown };
+      expect(body.errors, query).toBeUndefined();
+      return body.data;
+    };
+    const propose = async (price: number) =>
+      (
+        await run(
+          'mutation($ops: AtomicOperations!) { createChangeRequest(input: { operations: $ops }) { id } }',
+          graphqlToken,
+          {
+            ops: [
+              {
+                op: 'update',
+                ref: { type: 'products', id: String(product.id) },
+                data: { type: 'products', attributes: { consumer_price: price } },
+              },
+            ],
+          },
+        )
+      ).createChangeRequest.id as number;
+    const withdrawn = await propose(1.11);
+    await run(`mutation { withdrawChangeRequest(id: ${withdrawn}) { id } }`, graphqlToken);
+    const rejected = await propose(2.22);
+    await run(`mutation { rejectChangeRequest(id: ${rejected}) { id } }`, api.env.token);
+    const approved = await propose(3.33);
+    await run(`mutation { approveChangeRequest(id: ${approved}) { id } }`, api.env.token);
+    expect(
+      Object.keys(schema.getMutationType()!.getFields())
+        .filter((n) => n.endsWith('ChangeRequest'))
+        .sort(),
+    ).toEqual([...CHANGE_REQUEST_MUTATIONS].sort());
+    const entries = await entriesAfter(cursor);
+    expect(entries.map((e) => [e.type, e.id, e.op, e.changed, e.actor])).toEqual([
+      ['products', Number(product.id), 'updated', ['consumer_price'], graphqlActor],
+    ]);
+    expect(entries[0]!.changeRequest).toBe(approved);
+    await expectSameInGraphQL(cursor, entries);
   });
 
   it("one name for two fields: a supplier's `currency` attribute (free text) is in its entries as well as its `currency` relationship", async () => {
