@@ -17,6 +17,8 @@ import { applyTestRoles, EXAMPLE_ROLES, tokenWithRole } from '../support/roles.t
 
 /** A client's own webhook endpoints: in the schema of every role that reads something (they send what it sees). */
 const WEBHOOK_MUTATIONS = ['createWebhook', 'deleteWebhook', 'replayWebhook', 'rotateWebhookSecret', 'updateWebhook'];
+/** What every role that writes has: it may propose change requests, and withdraw its own. */
+const PROPOSING_MUTATIONS = ['createChangeRequest', 'withdrawChangeRequest'];
 
 const ROLES = {
   ...EXAMPLE_ROLES,
@@ -44,7 +46,13 @@ describe('role schemas, made from the full schema', () => {
     const everything = Object.fromEntries(
       resources.map((r) => [
         r.type,
-        { read: {}, create: {}, update: {}, ...(r.type === 'product_structure_items' ? { delete: {} } : {}) },
+        {
+          read: {},
+          create: {},
+          update: {},
+          approve: {},
+          ...(r.type === 'product_structure_items' ? { delete: {} } : {}),
+        },
       ]),
     );
     expect(sdlOf(roleSchema(everything))).toBe(printSdl());
@@ -87,7 +95,9 @@ describe('role schemas, made from the full schema', () => {
     const mutations = Object.keys(made.getMutationType()!.getFields());
     // The bulk forms too: createBrands and upsertBrands (which creates, and leaves a row as it is)
     // stay; updateBrands, whose rows' input keeps nothing, goes.
-    expect(mutations.sort()).toEqual(['createBrand', 'createBrands', 'upsertBrands', ...WEBHOOK_MUTATIONS].sort());
+    expect(mutations.sort()).toEqual(
+      ['createBrand', 'createBrands', 'upsertBrands', ...WEBHOOK_MUTATIONS, ...PROPOSING_MUTATIONS].sort(),
+    );
     expect(made.getType('UpdateBrandInput')).toBeUndefined();
   });
 
@@ -281,6 +291,7 @@ describe.each(providers)('GraphQL per role on %s', (provider) => {
         'updateSupplierTypes',
         'updateSuppliers',
         ...WEBHOOK_MUTATIONS,
+        ...PROPOSING_MUTATIONS,
       ].sort(),
     );
     expect(types.__type.inputFields.map((f: { name: string }) => f.name).sort()).toEqual([
