@@ -11,7 +11,8 @@ import { createClient } from '../../src/auth/clients.ts';
 import { RoleBook } from '../../src/permissions/book.ts';
 import { getTokens } from '../support/oauth.ts';
 import { providers } from '../support/databases.ts';
-import { expectStatus, restSuite } from '../rest/support.ts';
+import { restSuite } from '../rest/support.ts';
+import { scheduledPriceChange } from './support.ts';
 
 describe.each(providers)('reading an instant to come on %s', (provider) => {
   const api = restSuite(provider);
@@ -22,34 +23,15 @@ describe.each(providers)('reading an instant to come on %s', (provider) => {
   const later = (at: Date) => new Date(at.getTime() + 1000).toISOString();
 
   /** A request of admin's setting the product's price (and its English name) at `at`, approved by another client. */
-  async function scheduled(price: number, at: Date, meta?: { version: number }) {
-    const created = await api.ok(
-      'POST',
-      '/change_requests',
-      {
-        data: {
-          type: 'change_requests',
-          attributes: {
-            effective_date: at.toISOString(),
-            operations: [
-              {
-                op: 'update',
-                ref: { type: 'products', id: String(productId) },
-                data: { type: 'products', attributes: { consumer_price: price, name: { en: `priced ${price}` } } },
-                ...(meta && { meta }),
-              },
-            ],
-          },
-        },
-      },
-      201,
-    );
-    const approved = await api.post(`/change_requests/${created.data.id}/approve`, undefined, {
-      token: await approverToken(),
+  const scheduled = async (price: number, at: Date, meta?: { version: number }) =>
+    scheduledPriceChange(api, {
+      productId,
+      price,
+      at,
+      meta,
+      attributes: { name: { en: `priced ${price}` } },
+      approverToken: await approverToken(),
     });
-    expectStatus(approved, 200);
-    expect(approved.body.data.attributes.state).toBe('scheduled');
-  }
 
   /** Another admin client: four eyes, the author's never approves. */
   let approver: string | undefined;

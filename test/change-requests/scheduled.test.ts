@@ -13,6 +13,7 @@ import { providers } from '../support/databases.ts';
 import { sleep } from '../support/live.ts';
 import { applyTestRoles, tokenWithRole } from '../support/roles.ts';
 import { expectStatus, restSuite } from '../rest/support.ts';
+import { scheduledPriceChange } from './support.ts';
 
 const ROLES = {
   editor: { products: { read: {}, update: { fields: ['consumer_price'], approval: 'required' } } },
@@ -37,36 +38,20 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
 
   /** A new product, and a request setting its price at `at`, approved: scheduled. */
   async function scheduledPrice(price: number, at: Date, meta?: { version: number }) {
-    const { id } = await api.create('products');
-    const created = await api.post(
-      '/change_requests',
-      {
-        data: {
-          type: 'change_requests',
-          attributes: {
-            comment: 'price list',
-            effective_date: at.toISOString(),
-            operations: [
-              {
-                op: 'update',
-                ref: { type: 'products', id: String(id) },
-                data: { type: 'products', attributes: { consumer_price: price } },
-                ...(meta && { meta }),
-              },
-            ],
-          },
-        },
-      },
-      { token: tokens.editor },
-    );
-    expectStatus(created, 201);
-    const approved = await api.post(`/change_requests/${created.body.data.id}/approve`, undefined, {
-      token: tokens.quality,
-    });
-    expectStatus(approved, 200);
-    expect(approved.body.data.attributes.state).toBe('scheduled');
-    return { productId: Number(id), requestId: created.body.data.id as string };
+    const productId = Number((await api.create('products')).id);
+    return { productId, requestId: await scheduledPriceOf(productId, price, at, meta) };
   }
+
+  /** A request for an existing product, approved: scheduled. */
+  const scheduledPriceOf = (productId: number, price: number, at: Date, meta?: { version: number }) =>
+    scheduledPriceChange(api, {
+      productId,
+      price,
+      at,
+      meta,
+      authorToken: tokens.editor,
+      approverToken: tokens.quality!,
+    });
 
   function scheduler() {
     const { db } = api.env.database;
@@ -109,10 +94,7 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
     );
     const { id: staleId } = await api.create('products');
     const { version } = await api.prisma.product.findUniqueOrThrow({ where: { id: Number(staleId) } });
-    const stale = await (async () => {
-      const { requestId } = await scheduledPriceOf(Number(staleId), 98, at, { version });
-      return requestId;
-    })();
+    const stale = await scheduledPriceOf(Number(staleId), 98, at, { version });
     await api.ok('PATCH', `/products/${staleId}`, { data: { type: 'products', attributes: { consumer_price: 97 } } });
     const made = [...due.map((d) => d.requestId), withdrawn.requestId, stale].map(Number);
     await api.prisma.changeRequest.updateMany({
@@ -139,34 +121,4 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
     expect(await stateOf(stale)).toBe('failed');
     expect(await priceOf(Number(staleId))).toBe(97);
   });
-
-  /** A request for an existing product, approved: scheduled. */
-  async function scheduledPriceOf(productId: number, price: number, at: Date, meta: { version: number }) {
-    const created = await api.post(
-      '/change_requests',
-      {
-        data: {
-          type: 'change_requests',
-          attributes: {
-            effective_date: at.toISOString(),
-            operations: [
-              {
-                op: 'update',
-                ref: { type: 'products', id: String(productId) },
-                data: { type: 'products', attributes: { consumer_price: price } },
-                meta,
-              },
-            ],
-          },
-        },
-      },
-      { token: tokens.editor },
-    );
-    expectStatus(created, 201);
-    expectStatus(
-      await api.post(`/change_requests/${created.body.data.id}/approve`, undefined, { token: tokens.quality }),
-      200,
-    );
-    return { requestId: created.body.data.id as string };
-  }
 });
