@@ -1,7 +1,8 @@
 /**
  * Scheduled change requests applied at their instant (./requests.ts), by one replica each.
  *
- * Every SCHEDULE_TICK_MS a replica claims the scheduled requests that came due and nobody holds:
+ * Every SCHEDULE_TICK_MS a replica claims the scheduled requests that came due and nobody holds,
+ * those of the earliest instant first (a later one waits until they are all applied or failed):
  * a claim in the request's row (`lease_owner`, `lease_until`) that lasts CLAIM_MS. On PostgreSQL
  * replicas that look at the same moment skip each other's rows (FOR UPDATE SKIP LOCKED); SQLite
  * has one writer. A replica that dies holding claims leaves them to another after CLAIM_MS.
@@ -32,6 +33,7 @@ export class ScheduledChanges {
   readonly owner = `${process.pid}-${randomUUID()}`;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly db: Database,
@@ -51,6 +53,7 @@ export class ScheduledChanges {
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.closed = true;
     await this.ticking;
     await this.db.prisma.changeRequest
       .updateMany({
@@ -70,7 +73,7 @@ export class ScheduledChanges {
       });
   }
 
-  /** Claims the requests due now, and applies them, PARALLEL at a time; again while a full batch came. */
+  /** Claims the requests due now, and applies them, PARALLEL at a time, instant after instant. */
   async applyDue(): Promise<number> {
     let applied = 0;
     for (;;) {
@@ -87,7 +90,8 @@ export class ScheduledChanges {
         }
       };
       await Promise.all(Array.from({ length: Math.min(PARALLEL, claimed.length) }, worker));
-      if (claimed.length < CLAIM_BATCH || !this.timer) return applied;
+      // Again while it found some: more of the same instant, or the next instant due.
+      if (claimed.length === 0 || this.closed) return applied;
     }
   }
 
@@ -106,6 +110,9 @@ export class ScheduledChanges {
       .value(until)
       .text(` WHERE "id" IN (SELECT "id" FROM "change_requests" WHERE "state" = 'scheduled' AND "effective_date" <= `)
       .value(now)
+      // The earliest instant first, whole: a request is never applied before one due earlier,
+      // on this replica or another (those due at the same instant go in no particular order).
+      .text(` AND "effective_date" = (SELECT MIN("effective_date") FROM "change_requests" WHERE "state" = 'scheduled')`)
       .text(' AND ("lease_until" IS NULL OR "lease_until" < ')
       .value(now)
       .text(`) ORDER BY "effective_date", "id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE SKIP LOCKED' : ''})`)

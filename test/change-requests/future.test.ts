@@ -52,13 +52,14 @@ describe.each(providers)('reading an instant to come on %s', (provider) => {
     return res.body.data!.asOf.product as { consumerPrice: number; version: number };
   };
 
+  /** The three requests, in the order they were made. */
+  const requests: string[] = [];
   beforeAll(async () => {
     productId = Number((await api.create('products', { attributes: { consumer_price: 10 } })).id);
     const { version } = await api.prisma.product.findUniqueOrThrow({ where: { id: productId } });
-    await scheduled(11, first);
-    await scheduled(12, second);
+    requests.push(await scheduled(11, first), await scheduled(12, second));
     // Expects the version the product has now: stale once the first request is applied.
-    await scheduled(99, second, { version });
+    requests.push(await scheduled(99, second, { version }));
   });
 
   it('answers the present with the scheduled requests due by then, in their order, and writes nothing', async () => {
@@ -90,6 +91,12 @@ describe.each(providers)('reading an instant to come on %s', (provider) => {
     await scheduler.applyDue();
     const states = await api.prisma.changeRequest.findMany({ orderBy: { id: 'asc' }, select: { state: true } });
     expect(states.slice(-3).map((s: { state: string }) => s.state)).toEqual(['applied', 'applied', 'failed']);
+    // Both were due when the scheduler looked: applied in the order of their instants.
+    const log = await api.prisma.change.findMany({
+      where: { resource_type: 'products', resource_id: productId, change_request_id: { not: null } },
+      orderBy: { seq: 'asc' },
+    });
+    expect(log.map((e: { change_request_id: number }) => String(e.change_request_id))).toEqual(requests.slice(0, 2));
     const applied = await api.ok('GET', `/products/${productId}`);
     const { modified_date: _a, ...projectedAttributes } = projected.data.attributes;
     const { modified_date: _b, ...appliedAttributes } = applied.data.attributes;
