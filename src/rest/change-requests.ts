@@ -16,6 +16,7 @@ import { atom } from '../data/forms.ts';
 import { formatCursor } from '../data/changes.ts';
 import type { Database } from '../db/client.ts';
 import { idFromText } from '../db/integers.ts';
+import { readBody } from '../http/body.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import type { Access } from '../permissions/access.ts';
 import type { ChangeRequests, Viewer } from '../change-requests/requests.ts';
@@ -96,7 +97,8 @@ export function changeRequestObject(request: ChangeRequest, base: string, access
 async function decisionComment(c: Context, limit: number): Promise<unknown> {
   // No body at all (`curl -X POST` sends none, without a type): no comment.
   if (c.req.raw.body === null || c.req.header('content-length') === '0') return undefined;
-  if (c.req.header('content-type') === undefined && (await c.req.raw.clone().text()) === '') return undefined;
+  // Read within the limit, once (readDocument reads the same bytes again from readBody's cache).
+  if (c.req.header('content-type') === undefined && (await readBody(c, limit)).length === 0) return undefined;
   const document = await readDocument(c, limit);
   const keys = Object.keys(document);
   if (keys.some((k) => k !== 'meta') || (document.meta !== undefined && !isObject(document.meta)))
