@@ -52,7 +52,22 @@ export type Applicable = Pick<ChangeRequest, 'id' | 'version' | 'authorId' | 'op
  */
 export interface DueRequest extends Applicable {
   approverId: number | null | undefined;
+  /** The role its approving API client has now; undefined for an operator, or a client that no longer exists. */
+  approverRole?: string;
+  effectiveDate: Date;
 }
+
+/** Why a scheduled request cannot be applied whatever it writes, if it cannot. */
+function unapplicable(due: DueRequest): string | undefined {
+  // Not left so by the API: a request scheduled by hand, or an approver removed since.
+  if (due.approverId === undefined) return 'scheduled without an approval';
+  if (due.approverId !== null && due.approverRole === undefined)
+    return 'the API client that approved it no longer exists';
+  return undefined;
+}
+
+/** The roles by name, as RoleBook.lookup gives them. */
+export type RoleLookup = (name: string) => Access | undefined;
 
 /**
  * Who asks: an API client (its row id) and its role's Access (none for admin); or an operator at
@@ -337,12 +352,7 @@ export class ChangeRequests {
    * request stays as it was).
    */
   private async apply(request: Applicable, access: Access | undefined, decision?: NewDecision): Promise<void> {
-    const writer = new AtomicWriter(this.db, {
-      apiClientId: request.authorId,
-      access,
-      changeRequestId: request.id,
-      beforeCommit: (tx) => settleIn(tx, request, 'applied', null, decision),
-    });
+    const writer = this.applier(request, access, decision);
     try {
       await writer.inTransaction((tx) => this.runAsApprover(tx, writer, access, request.operations));
     } catch (error) {
@@ -356,21 +366,43 @@ export class ChangeRequests {
   }
 
   /**
-   * Applies a scheduled request that came due (./scheduler.ts), under the role its approver has
-   * now. Nothing when it is no longer scheduled, or another replica settled it first.
+   * Applies a scheduled request alone, in a transaction of its own, once its instant came
+   * (./scheduler.ts, for one refused among others): under the role its approver has now; `failed`
+   * with the reason when refused. Nothing when another replica settled it first.
    */
-  async applyScheduled(due: DueRequest, approvers = new Map<number, Promise<Access | undefined>>()): Promise<void> {
-    const { approverId } = due;
+  async applyScheduled(due: DueRequest): Promise<void> {
+    const refusal = unapplicable(due);
     try {
-      if (approverId === undefined) await this.settle(due, 'failed', undefined, 'scheduled without an approval');
-      else {
-        // An approver's role, read once for the requests applied together.
-        if (approverId !== null && !approvers.has(approverId)) approvers.set(approverId, this.accessOf(approverId));
-        await this.apply(due, approverId === null ? undefined : await approvers.get(approverId));
-      }
+      if (refusal) await this.settle(due, 'failed', undefined, refusal);
+      else
+        await this.apply(due, due.approverRole === undefined ? undefined : await this.roles.access(due.approverRole));
     } catch (error) {
       if (!(error instanceof DecidedMeanwhile)) throw error;
     }
+  }
+
+  /**
+   * Applies a scheduled request in the caller's transaction `tx` (./scheduler.ts, which holds its
+   * row and commits at its instant): its writes, their entries and its state `applied`, under the
+   * role its approver has now (`roles`: without a read). Throws what refuses it: the caller rolls
+   * back, and applies it alone.
+   */
+  async applyIn(tx: WriteTx, due: DueRequest, roles: RoleLookup): Promise<void> {
+    const refusal = unapplicable(due);
+    if (refusal) throw new DomainError('forbidden', refusal);
+    const access = due.approverRole === undefined ? undefined : roles(due.approverRole);
+    const writer = this.applier(due, access);
+    await writer.inTransactionOf(tx, (tx) => this.runAsApprover(tx, writer, access, due.operations));
+  }
+
+  /** The writer of a request's operations as applied: its author the client, its id in the entries, its state `applied` last. */
+  private applier(request: Applicable, access: Access | undefined, decision?: NewDecision): AtomicWriter {
+    return new AtomicWriter(this.db, {
+      apiClientId: request.authorId,
+      access,
+      changeRequestId: request.id,
+      beforeCommit: (tx) => settleIn(tx, request, 'applied', null, decision),
+    });
   }
 
   /** A request's new state, with a decision, in a transaction of its own (nothing else written). */
@@ -445,9 +477,8 @@ export class ChangeRequests {
     });
   }
 
-  /** The Access of the role an API client has now (none for admin). */
-  async accessOf(clientId: number): Promise<Access | undefined> {
-    const client = await this.db.prisma.apiClient.findUnique({ where: { id: clientId }, select: { role: true } });
-    return this.roles.access(client?.role ?? 'admin');
+  /** The roles as this replica keeps them, for applyIn: looked up without a read. */
+  roleLookup(): Promise<RoleLookup> {
+    return this.roles.lookup();
   }
 }

@@ -1,39 +1,65 @@
 /**
  * Scheduled change requests applied at their instant (./requests.ts), by one replica each.
  *
- * Every SCHEDULE_TICK_MS a replica claims the scheduled requests that came due and nobody holds,
- * those of the earliest instant first (a later one waits until they are all applied or failed):
- * a claim in the request's row (`lease_owner`, `lease_until`) that lasts CLAIM_MS. On PostgreSQL
- * replicas that look at the same moment skip each other's rows (FOR UPDATE SKIP LOCKED); SQLite
- * has one writer. A replica that dies holding claims leaves them to another after CLAIM_MS.
+ * Every SCHEDULE_TICK_MS a replica looks for scheduled requests due within LEAD_MS, those of the
+ * earliest instant still scheduled first (a later one waits until they are all applied or
+ * failed). PARALLEL transactions of its own each claim some (a lock on their rows, FOR UPDATE
+ * SKIP LOCKED: replicas looking at the same moment skip each other's), make their writes, and
+ * go on claiming more of the same instant until it comes; then each waits for the instant, and
+ * commits. So the work of a thousand requests due in one second is done before that second, and
+ * at the instant only the commits are left: they take effect within milliseconds of it, whatever
+ * their number (measured: docs/operations/replicas.md, "The cluster test"). Their writes carry the
+ * instant itself (WriteTx.writesAt), as the change log's `at` and the start of their rows'
+ * versions.
  *
- * Exactly once does not rest on the claims: applying writes the request's new state on the
- * condition that its version is still the one read, in the transaction of its writes, so a second
- * replica applying the same request (a claim that ran out while the first was still at it) rolls
- * back everything it did.
+ * Made ready early, a request's version preconditions are checked before its instant, under the
+ * locks of its rows, which are held until it is applied: a write of the same rows meanwhile waits
+ * for it, and comes after it.
+ *
+ * A replica that dies holding requests rolls back with its connection: another takes them at
+ * its next look. Exactly once does not rest on the locks alone: applying writes the request's
+ * new state on the condition that its version is still the one read.
+ *
+ * A request that is refused (a version it expects, a unique value, a role that changed) rolls
+ * back the transaction it was in: the others are claimed again without it, and it is applied
+ * alone once its instant came, where its refusal leaves it `failed` with the reason.
+ *
+ * SQLite has one writer, which a transaction waiting for an instant would hold: there requests
+ * are taken once due (LEAD_MS none), and applied at once.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
+import { announceWrites } from '../data/change-log.ts';
+import { DomainError } from '../data/errors.ts';
 import type { Database } from '../db/client.ts';
 import { Sql } from '../db/sql.ts';
-import type { Access } from '../permissions/access.ts';
+import type { WriteTx } from '../db/transactions.ts';
+import { HttpError } from '../http/errors.ts';
+import { OperationFailure } from '../rest/atomic-errors.ts';
 import type { ChangeRequests, DueRequest } from './requests.ts';
 
-/** How often a replica looks for requests that came due: how late one is applied, at most, when nothing else is. */
+/** How often a replica looks for requests due: how late one is applied, at most, when nothing else is. */
 export const SCHEDULE_TICK_MS = 250;
-/** How long a claim holds. */
-export const CLAIM_MS = 10_000;
-/** Requests claimed at a time by one replica. */
-const CLAIM_BATCH = 50;
-/** Requests applied at once by one replica (each a transaction on a connection of its own). */
-const PARALLEL = 8;
+/** How long before their instant requests are claimed and made ready (PostgreSQL). */
+export const LEAD_MS = 1500;
+/** Requests claimed by one statement. */
+const CLAIM_BATCH = 25;
+/** Most requests one transaction makes ready before their instant. */
+const MOST_HELD = 400;
+/**
+ * Transactions of a replica applying requests at once, each on a connection of its own, which
+ * it holds until their instant (at most LEAD_MS): the pool (and PgBouncer's) needs room for them.
+ */
+const PARALLEL = 2;
+
+/** Thrown to roll back a transaction holding requests whose instant has not come, on close. */
+class Closing extends Error {}
 
 export class ScheduledChanges {
-  /** This replica, as claim holder. */
-  readonly owner = `${process.pid}-${randomUUID()}`;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private closed = false;
+  private wakeOnClose: (() => void) | undefined;
+  private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
 
   constructor(
     private readonly db: Database,
@@ -49,18 +75,13 @@ export class ScheduledChanges {
     this.tick();
   }
 
-  /** Stops claiming; what is being applied finishes, and the claims not yet used are given up. */
+  /** Stops claiming; what is being applied finishes, and what waits for its instant is given up to other replicas. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     this.closed = true;
+    this.wakeOnClose?.();
     await this.ticking;
-    await this.db.prisma.changeRequest
-      .updateMany({
-        where: { lease_owner: this.owner, state: 'scheduled' },
-        data: { lease_owner: null, lease_until: null },
-      })
-      .catch((error: Error) => this.onError(error, 'change requests: giving up the claims failed'));
   }
 
   private tick(): void {
@@ -73,72 +94,136 @@ export class ScheduledChanges {
       });
   }
 
-  /** Claims the requests due now, and applies them, PARALLEL at a time, instant after instant. */
+  /** Applies the requests due now (and makes those due within LEAD_MS ready, and applies them at their instant); how many it settled. */
   async applyDue(): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const claimed = await this.claim();
-      const approvers = new Map<number, Promise<Access | undefined>>();
-      let next = 0;
-      const worker = async () => {
-        while (next < claimed.length) {
-          const due = claimed[next++]!;
-          await this.requests
-            .applyScheduled(due, approvers)
-            .catch((error: Error) => this.onError(error, `change requests: applying change request ${due.id} failed`));
-          applied++;
+    let settled = 0;
+    const worker = async () => {
+      try {
+        while (!this.closed) {
+          const count = await this.applyTogether();
+          settled += count;
+          if (count === 0) return;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(PARALLEL, claimed.length) }, worker));
-      // Again while it found some: more of the same instant, or the next instant due.
-      if (claimed.length === 0 || this.closed) return applied;
+      } catch (error) {
+        // What was not applied yet stays scheduled, for another replica.
+        if (!(error instanceof Closing)) throw error;
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    return settled;
+  }
+
+  /**
+   * One transaction: requests of one instant claimed and applied, more while the instant is to
+   * come, committed once it came; then those refused in it, each alone. How many it settled.
+   */
+  private async applyTogether(): Promise<number> {
+    const alone: DueRequest[] = [];
+    // The approvers' roles, as this replica keeps them (read here, not in the transaction).
+    const roles = await this.requests.roleLookup();
+    for (;;) {
+      let refused: DueRequest | undefined;
+      try {
+        const applied = await this.db.transaction(async (tx) => {
+          const held: DueRequest[] = [];
+          let instant: Date | undefined;
+          for (;;) {
+            const claimed = await this.claim(tx, alone);
+            if (claimed.length === 0) break;
+            if (!instant) {
+              instant = claimed[0]!.effectiveDate;
+              await tx.writesAt(instant);
+            }
+            for (const due of claimed) {
+              refused = due;
+              await this.requests.applyIn(tx, due, roles);
+              held.push(due);
+            }
+            refused = undefined;
+            if (held.length >= MOST_HELD || this.clock.now().getTime() >= instant.getTime()) break;
+          }
+          if (instant) await this.until(instant);
+          return held;
+        });
+        if (applied.length > 0)
+          await announceWrites(
+            this.db,
+            applied.map((due) => due.authorId),
+          );
+        for (const due of alone) {
+          await this.until(due.effectiveDate);
+          await this.requests.applyScheduled(due);
+        }
+        return applied.length + alone.length;
+      } catch (error) {
+        if (!refused || !isRefusal(error)) throw error;
+        // Again without it; it is applied alone once its instant came.
+        alone.push(refused);
+      }
+    }
+  }
+
+  /** Waits for `instant`; throws Closing when the replica closes first (a transaction waiting rolls back). */
+  private async until(instant: Date): Promise<void> {
+    for (;;) {
+      const wait = instant.getTime() - this.clock.now().getTime();
+      if (wait <= 0) return;
+      if (this.closed) throw new Closing('closing');
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, Math.min(wait, 100))), this.closing]);
     }
   }
 
   /**
-   * The scheduled requests due now that this replica now holds, soonest first, with what applying
-   * them needs: two statements for the batch, not a read per request.
+   * Scheduled requests of the earliest instant still scheduled, due within LEAD_MS, that no other
+   * transaction holds, but those of `alone`: locked in `tx`, soonest first, with what applying
+   * them needs.
    */
-  private async claim(): Promise<DueRequest[]> {
-    const now = this.clock.now();
-    const until = new Date(now.getTime() + CLAIM_MS);
+  private async claim(tx: WriteTx, alone: readonly DueRequest[]): Promise<DueRequest[]> {
     const pg = this.db.provider === 'postgresql';
+    const horizon = new Date(this.clock.now().getTime() + (pg ? LEAD_MS : 0));
+    // Who approved it, and the role that client has now: read here, not on a connection of the
+    // pool, which the transactions waiting for their instant may all hold.
+    const approved = (select: string) =>
+      `(SELECT ${select} FROM "change_request_decisions" d LEFT JOIN "api_clients" a ON a."id" = d."api_client_id" WHERE d."change_request_id" = c."id" AND d."decision" = 'approved' ORDER BY d."id" DESC LIMIT 1)`;
     const sql = new Sql(this.db.provider)
-      .text('UPDATE "change_requests" SET "lease_owner" = ')
-      .value(this.owner)
-      .text(', "lease_until" = ')
-      .value(until)
-      .text(` WHERE "id" IN (SELECT "id" FROM "change_requests" WHERE "state" = 'scheduled' AND "effective_date" <= `)
-      .value(now)
+      .text(
+        `SELECT c."id", c."version", c."author_id", c."operations", c."effective_date", ${approved('d."api_client_id"')} AS "approver", ${approved('a."role"')} AS "role", ${approved('1')} AS "approved" FROM "change_requests" c WHERE c."state" = 'scheduled' AND c."effective_date" <= `,
+      )
+      .value(horizon)
       // The earliest instant first, whole: a request is never applied before one due earlier,
       // on this replica or another (those due at the same instant go in no particular order).
-      .text(` AND "effective_date" = (SELECT MIN("effective_date") FROM "change_requests" WHERE "state" = 'scheduled')`)
-      .text(' AND ("lease_until" IS NULL OR "lease_until" < ')
-      .value(now)
-      .text(`) ORDER BY "effective_date", "id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE SKIP LOCKED' : ''})`)
-      .text(' RETURNING "id", "version", "author_id", "operations", "effective_date"');
-    const rows = await this.db.transaction((tx) =>
-      tx.query<{ id: number; version: number; author_id: number; operations: string; effective_date: unknown }>(sql),
-    );
-    if (rows.length === 0) return [];
-    const ids = rows.map((row) => Number(row.id));
-    const approvals = await this.db.primary.query<{ id: number; approver: number | null }>(
-      new Sql(this.db.provider)
-        .text(
-          `SELECT "change_request_id" AS "id", "api_client_id" AS "approver" FROM "change_request_decisions" WHERE "decision" = 'approved' AND "change_request_id"`,
-        )
-        .in(ids)
-        .text(' ORDER BY "id"'),
-    );
-    const approverOf = new Map(approvals.map((a) => [Number(a.id), a.approver === null ? null : Number(a.approver)]));
-    return rows
-      .sort((a, b) => String(a.effective_date).localeCompare(String(b.effective_date)) || a.id - b.id)
-      .map((row) => ({
-        id: Number(row.id),
-        version: Number(row.version),
-        authorId: Number(row.author_id),
-        operations: JSON.parse(row.operations) as unknown[],
-        approverId: approverOf.get(Number(row.id)),
-      }));
+      .text(
+        ` AND c."effective_date" = (SELECT MIN("effective_date") FROM "change_requests" WHERE "state" = 'scheduled')`,
+      );
+    if (alone.length > 0)
+      sql
+        .text(' AND NOT (c."id"')
+        .in(alone.map((due) => due.id))
+        .text(')');
+    sql.text(` ORDER BY c."id" LIMIT ${CLAIM_BATCH}${pg ? ' FOR UPDATE OF c SKIP LOCKED' : ''}`);
+    const rows = await tx.query<{
+      id: number;
+      version: number;
+      author_id: number;
+      operations: string;
+      effective_date: string;
+      approver: number | null;
+      role: string | null;
+      approved: unknown;
+    }>(sql);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      version: Number(row.version),
+      authorId: Number(row.author_id),
+      operations: JSON.parse(row.operations) as unknown[],
+      effectiveDate: new Date(row.effective_date),
+      approverId: row.approved === null ? undefined : row.approver === null ? null : Number(row.approver),
+      approverRole: row.role ?? undefined,
+    }));
   }
+}
+
+/** What refuses a request's operations (as opposed to a database that failed). */
+function isRefusal(error: unknown): boolean {
+  return error instanceof OperationFailure || error instanceof DomainError || error instanceof HttpError;
 }

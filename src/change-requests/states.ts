@@ -78,7 +78,7 @@ export async function settleIn(
     .text(', "version" = "version" + 1, "modified_date" = ')
     .value(WRITE_INSTANT);
   if (settles) sql.text(', "settled_date" = ').value(WRITE_INSTANT);
-  sql.text(', "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ').value(request.id);
+  sql.text(' WHERE "id" = ').value(request.id);
   sql.text(' AND "version" = ').value(request.version);
   if ((await tx.execute(sql)) !== 1) throw new DecidedMeanwhile(request.id);
   if (decision)

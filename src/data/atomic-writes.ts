@@ -19,6 +19,11 @@ export class AtomicWriter extends BomWriter {
     return this.atomically(() => work(this.joinedTx));
   }
 
+  /** inTransaction() inside the caller's transaction `tx` (Writer.atomicallyIn): committed and announced by the caller. */
+  inTransactionOf<T>(tx: WriteTx, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.atomicallyIn(tx, () => work(this.joinedTx));
+  }
+
   /**
    * Runs `work` as one transaction of writes (atomically) that is rolled back whatever happens:
    * what it answered, or what it threw. For trials and previews: nothing is written, logged or

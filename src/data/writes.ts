@@ -61,22 +61,28 @@ export class Writer {
     written?: (tx: WriteTx, result: T) => Promise<void>,
   ): Promise<T> {
     if (this.joined) return this.join(this.joined, type, work, written);
-    const { apiClientId, beforeCommit, changeRequestId } = this.caller;
-    let logged = false;
     try {
-      const result = await this.db.transaction(async (tx) => {
-        const log = new ChangeRecorder(this.db, tx, apiClientId, changeRequestId);
-        const result = await work(tx, log);
-        logged = await log.append();
-        await written?.(tx, result);
-        await beforeCommit?.(tx);
-        return result;
-      });
+      const { result, logged } = await this.db.transaction((tx) => this.within(tx, work, written));
       if (logged) await this.announce();
       return result;
     } catch (error) {
       throw uniqueViolation(error, type) ?? error;
     }
+  }
+
+  /** transaction()'s work in `tx`, with the change log's entries and what runs before the commit; whether it logged any. */
+  private async within<T>(
+    tx: WriteTx,
+    work: (tx: WriteTx, log: ChangeRecorder) => Promise<T>,
+    written?: (tx: WriteTx, result: T) => Promise<void>,
+  ): Promise<{ result: T; logged: boolean }> {
+    const { apiClientId, beforeCommit, changeRequestId } = this.caller;
+    const log = new ChangeRecorder(this.db, tx, apiClientId, changeRequestId);
+    const result = await work(tx, log);
+    const logged = await log.append();
+    await written?.(tx, result);
+    await beforeCommit?.(tx);
+    return { result, logged };
   }
 
   /** The transaction of atomically(), which the writes made meanwhile join instead of starting their own. */
@@ -93,14 +99,32 @@ export class Writer {
    * the log gets one entry per resource changed, and all commit together or none does.
    */
   atomically<T>(work: () => Promise<T>): Promise<T> {
-    return this.transaction('operations', async (tx, log) => {
+    return this.transaction('operations', this.joining(work));
+  }
+
+  /**
+   * atomically() inside a transaction the caller holds, which other writers' writes share, each
+   * with entries of their own (scheduled change requests due at one instant, applied together):
+   * nothing is committed or announced here; the caller announces once it committed.
+   */
+  async atomicallyIn<T>(tx: WriteTx, work: () => Promise<T>): Promise<T> {
+    try {
+      return (await this.within(tx, this.joining(work))).result;
+    } catch (error) {
+      throw uniqueViolation(error, 'operations') ?? error;
+    }
+  }
+
+  /** `work` with the writes it makes joining the transaction and change log given. */
+  private joining<T>(work: () => Promise<T>) {
+    return async (tx: WriteTx, log: ChangeRecorder): Promise<T> => {
       this.joined = { tx, log };
       try {
         return await work();
       } finally {
         this.joined = undefined;
       }
-    });
+    };
   }
 
   /** A write inside atomically(): its statements run in the joined transaction, its last one too before the next write. */

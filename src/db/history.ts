@@ -18,7 +18,9 @@
  * PostgreSQL the transaction's start (`now()`), in UTC to the millisecond, a function of the
  * migration and the `changes.at` default; on SQLite, which has no such clock, a function every
  * connection of the service registers (registerWriteInstant): the instant a write transaction of
- * ours took when it began (./transactions.ts), else the moment it is called.
+ * ours took when it began (./transactions.ts), else the moment it is called. A transaction may
+ * move its instant later (WriteTx.writesAt; PostgreSQL's setting `mdg.write_instant`): the
+ * scheduled changes a replica makes ready before their instant are written at that instant.
  */
 import type Sqlite from 'better-sqlite3';
 import { resources } from '../resources/registry.ts';
@@ -83,6 +85,12 @@ export function registerWriteInstant(connection: Sqlite.Database): void {
 /** The write transaction now beginning on `connection` writes at this instant, until it ends. */
 export function beginWriteInstant(connection: Sqlite.Database): void {
   writeInstants.set(connection, new Date());
+}
+
+/** The write transaction open on `connection` writes at `instant` if that is later than its own (WriteTx.writesAt). */
+export function laterWriteInstant(connection: Sqlite.Database, instant: Date): void {
+  const own = writeInstants.get(connection);
+  if (own && instant.getTime() > own.getTime()) writeInstants.set(connection, instant);
 }
 
 export function endWriteInstant(connection: Sqlite.Database): void {

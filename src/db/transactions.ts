@@ -9,7 +9,7 @@
  */
 import type Sqlite from 'better-sqlite3';
 import type pg from 'pg';
-import { beginWriteInstant, endWriteInstant } from './history.ts';
+import { beginWriteInstant, endWriteInstant, laterWriteInstant } from './history.ts';
 import type { NamedStatements } from './named-statements.ts';
 import type { DataSource, SqliteStatements, Statement } from './reads.ts';
 
@@ -17,6 +17,12 @@ import type { DataSource, SqliteStatements, Statement } from './reads.ts';
 export interface WriteTx extends DataSource {
   /** Runs a statement that returns no rows; answers how many rows it changed. */
   execute(statement: Statement): Promise<number>;
+  /**
+   * The transaction writes at `instant` (its entries' `at`, its row versions' start:
+   * ./history.ts) when that is later than its own instant: a scheduled change made ready before
+   * its instant and committed once it came (src/change-requests/scheduler.ts).
+   */
+  writesAt(instant: Date): Promise<void>;
 }
 
 export type Transact = <T>(work: (tx: WriteTx) => Promise<T>) => Promise<T>;
@@ -57,6 +63,13 @@ export function postgresTransactions(pool: pg.Pool, names: NamedStatements, onSt
           onStatement();
           return (await names.run(client, s)).rowCount ?? 0;
         },
+        async writesAt(instant: Date) {
+          onStatement();
+          await client.query(
+            `SELECT set_config('mdg.write_instant', GREATEST(write_instant(), $1::timestamp(3))::text, true)`,
+            [instant.toISOString().replace('Z', '')],
+          );
+        },
       }),
     );
 }
@@ -86,6 +99,9 @@ export function sqliteTransactions(
         async execute(s: Statement) {
           onStatement();
           return statements.run(db, s);
+        },
+        async writesAt(instant: Date) {
+          laterWriteInstant(db, instant);
         },
       };
       try {

@@ -31,8 +31,7 @@ export class RoleBook {
   /** The Access of the role `name`: undefined for admin, which may do everything. */
   async access(name: string): Promise<Access | undefined> {
     if (name === ADMIN) return undefined;
-    const limit = this.provider === 'sqlite' ? KEPT_MS.sqlite : this.hearing ? KEPT_MS.heard : KEPT_MS.unheard;
-    if (!this.kept || performance.now() - this.keptAt >= limit) this.reload();
+    this.reloadIfStale();
     const asked = performance.now();
     let access = (await this.kept!).get(name);
     // A role not known here may have been made since it was read (roles apply, then client create):
@@ -42,6 +41,22 @@ export class RoleBook {
       access = (await this.kept!).get(name);
     }
     return access ?? NOTHING(name);
+  }
+
+  /**
+   * The roles as kept now, to look up without reading the database: inside a transaction that
+   * holds SQLite's one connection, a read of the roles would wait for it forever. A role not kept
+   * may do nothing.
+   */
+  async lookup(): Promise<(name: string) => Access | undefined> {
+    this.reloadIfStale();
+    const kept = await this.kept!;
+    return (name) => (name === ADMIN ? undefined : (kept.get(name) ?? NOTHING(name)));
+  }
+
+  private reloadIfStale(): void {
+    const limit = this.provider === 'sqlite' ? KEPT_MS.sqlite : this.hearing ? KEPT_MS.heard : KEPT_MS.unheard;
+    if (!this.kept || performance.now() - this.keptAt >= limit) this.reload();
   }
 
   private reload(): void {

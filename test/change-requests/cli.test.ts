@@ -16,6 +16,7 @@ describe.each(providers)('change requests command line on %s', (provider) => {
   let database: TestDatabase;
   let db: Database;
   let requests: ChangeRequests;
+  let roles: RoleBook;
   let author: number;
   let authorClientId: string;
   const cli = (...args: string[]) =>
@@ -28,7 +29,8 @@ describe.each(providers)('change requests command line on %s', (provider) => {
     const { client_id } = await createClient(db.prisma, 'unit-editor', ['read', 'write'], 'unit_editor');
     author = (await db.prisma.apiClient.findUniqueOrThrow({ where: { client_id } })).id;
     authorClientId = client_id;
-    requests = new ChangeRequests(db, new RoleBook(db.prisma, db.provider));
+    roles = new RoleBook(db.prisma, db.provider);
+    requests = new ChangeRequests(db, roles);
   });
   afterAll(async () => {
     await db?.close();
@@ -36,7 +38,7 @@ describe.each(providers)('change requests command line on %s', (provider) => {
   });
 
   const proposeUnit = async (reference: string) => {
-    const access = await requests.accessOf(author);
+    const access = await roles.access('unit_editor');
     const request = await requests.propose(
       { clientId: author, access },
       { operations: [{ op: 'add', data: { type: 'units', attributes: { reference } } }], comment: `add ${reference}` },

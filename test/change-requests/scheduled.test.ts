@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeRequests } from '../../src/change-requests/requests.ts';
-import { ScheduledChanges } from '../../src/change-requests/scheduler.ts';
+import pg from 'pg';
+import { LEAD_MS, ScheduledChanges } from '../../src/change-requests/scheduler.ts';
 import { systemClock } from '../../src/clock.ts';
 import { RoleBook } from '../../src/permissions/book.ts';
 import { providers } from '../support/databases.ts';
@@ -80,6 +81,59 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
     expect(await priceOf(productId)).toBe(71);
     expect(await api.prisma.change.count({ where: { change_request_id: Number(requestId) } })).toBe(1);
   });
+
+  it.runIf(provider === 'postgresql')(
+    'made ready before its instant (PostgreSQL): a write of the same row meanwhile comes after it; written at the instant itself',
+    async () => {
+      const at = new Date(Date.now() + 3000 + LEAD_MS);
+      const { productId, requestId } = await scheduledPrice(72, at);
+      const s = scheduler();
+      const applying = s.applyDue();
+      try {
+        // Once a replica holds the request (its row locked by the transaction that applies it)...
+        const watcher = new pg.Client({ connectionString: api.env.database.target.url });
+        await watcher.connect();
+        try {
+          const held = async () =>
+            (
+              await watcher.query(
+                'SELECT 1 FROM "change_requests" WHERE "id" = $1 AND "state" = \'scheduled\' FOR UPDATE SKIP LOCKED',
+                [Number(requestId)],
+              )
+            ).rowCount === 0;
+          while (!(await held())) {
+            if (Date.now() >= at.getTime()) throw new Error('no replica made the request ready before its instant');
+            await sleep(20);
+          }
+        } finally {
+          await watcher.end();
+        }
+        expect(Date.now()).toBeLessThan(at.getTime());
+        // ...a write of the product waits for it, and is answered after the instant.
+        const patched = await api.patch(`/products/${productId}`, {
+          data: { type: 'products', id: String(productId), attributes: { consumer_price: 55 } },
+        });
+        expectStatus(patched, 200);
+        expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
+      } finally {
+        await applying;
+      }
+      expect(await stateOf(requestId)).toBe('applied');
+      expect(await priceOf(productId)).toBe(55);
+      const log = await api.prisma.change.findMany({
+        where: { resource_type: 'products', resource_id: productId, op: 'updated' },
+        orderBy: { seq: 'asc' },
+      });
+      expect(log.map((e: { change_request_id: number | null }) => e.change_request_id)).toEqual([
+        Number(requestId),
+        null,
+      ]);
+      // The request's entry, its row version and its settling carry its instant exactly.
+      expect(log[0].at.getTime()).toBe(at.getTime());
+      const request = await api.prisma.changeRequest.findUniqueOrThrow({ where: { id: Number(requestId) } });
+      expect(request.settled_date.getTime()).toBe(at.getTime());
+    },
+  );
 
   it('two replicas looking for due requests at the same moment apply each once; a withdrawn one never; a stale one fails', async () => {
     // Made with an instant well ahead (making them takes long on a busy machine), then brought
