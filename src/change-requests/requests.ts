@@ -23,7 +23,10 @@ import type { DataSource } from '../db/reads.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
-import { actorName } from '../data/change-log.ts';
+import { actorName, announceWrites } from '../data/change-log.ts';
+import { type LoggedRequest, proposedEntry } from '../data/change-request-entries.ts';
+import { atom } from '../data/forms.ts';
+import { appendInsert } from '../data/rows.ts';
 import { DomainError } from '../data/errors.ts';
 import { MAX_BULK_ROWS } from '../data/bulk-writes.ts';
 import { HttpError } from '../http/errors.ts';
@@ -31,6 +34,7 @@ import type { Access } from '../permissions/access.ts';
 import type { RoleBook } from '../permissions/book.ts';
 import { OperationFailure } from '../rest/atomic-errors.ts';
 import { OperationRunner } from '../rest/atomic.ts';
+import { readAsOf } from './future.ts';
 import { comment, effectiveDate, invalid, namedResources, notFound, typesOf } from './input.ts';
 import { approverRefused, failureText, ProposalRefused, requireApprovable } from './approval.ts';
 import {
@@ -44,7 +48,7 @@ import {
 } from './states.ts';
 
 /** What applying a request needs of it. */
-export type Applicable = Pick<ChangeRequest, 'id' | 'version' | 'authorId' | 'operations'>;
+export type Applicable = Pick<ChangeRequest, 'id' | 'version' | 'state' | 'authorId' | 'operations'>;
 
 /**
  * A scheduled request as the scheduler claimed it (./scheduler.ts): `approverId` the API client
@@ -120,7 +124,8 @@ export class ChangeRequests {
 
   /**
    * Stores a pending request, once its operations were tried under the author's role (rolled
-   * back). `beforeCommit` runs in the transaction that stores it (an idempotency key's record).
+   * back), with its `created` entry in the change log. `beforeCommit` runs in the transaction that
+   * stores it (an idempotency key's record).
    */
   async propose(
     viewer: Viewer,
@@ -162,9 +167,21 @@ export class ChangeRequests {
           .value(WRITE_INSTANT)
           .text(') RETURNING "id"'),
       );
+      const id = Number(row!.id);
+      const author = await actorName(this.db, tx, viewer.clientId);
+      const logged: LoggedRequest = {
+        state: 'pending',
+        comment: text,
+        effective_date: date && atom(date),
+        author,
+        types,
+        operations,
+      };
+      await tx.execute(appendInsert(new Sql(tx.provider), 'changes', [proposedEntry(id, logged)]));
       await beforeCommit?.(tx);
-      return Number(row!.id);
+      return id;
     });
+    await announceWrites(this.db, [viewer.clientId]);
     return (await this.read(id))!;
   }
 
@@ -355,6 +372,8 @@ export class ChangeRequests {
     const writer = this.applier(request, access, decision);
     try {
       await writer.inTransaction((tx) => this.runAsApprover(tx, writer, access, request.operations));
+      // The request's own entry is numbered also when its operations changed nothing (the writer then announced none).
+      await announceWrites(this.db, [decision?.clientId ?? undefined]);
     } catch (error) {
       if (!(error instanceof OperationFailure || error instanceof DomainError || error instanceof HttpError))
         throw error;
@@ -401,18 +420,30 @@ export class ChangeRequests {
       apiClientId: request.authorId,
       access,
       changeRequestId: request.id,
-      beforeCommit: (tx) => settleIn(tx, request, 'applied', null, decision),
+      beforeCommit: async (tx) =>
+        settleIn(tx, request, 'applied', { actor: await this.actorOf(tx, request, decision), decision }),
     });
   }
 
-  /** A request's new state, with a decision, in a transaction of its own (nothing else written). */
+  /**
+   * A request's new state, with a decision, in a transaction of its own (nothing else written but
+   * its entry in the change log, announced once committed).
+   */
   private async settle(
     request: Applicable,
     state: ChangeRequestState,
     decision?: NewDecision,
     failure: string | null = null,
   ): Promise<void> {
-    await this.db.transaction((tx) => settleIn(tx, request, state, failure, decision));
+    await this.db.transaction(async (tx) =>
+      settleIn(tx, request, state, { actor: await this.actorOf(tx, request, decision), failure, decision }),
+    );
+    await announceWrites(this.db, [decision?.clientId ?? undefined]);
+  }
+
+  /** Who the change log names for a request's new state: the decider, or its author when none decides now (its date came). */
+  private async actorOf(tx: WriteTx, request: Applicable, decision: NewDecision | undefined): Promise<string> {
+    return decision ? decision.by : actorName(this.db, tx, request.authorId);
   }
 
   /**
@@ -445,36 +476,9 @@ export class ChangeRequests {
     return { clientId: viewer.clientId, by: await actorName(this.db, this.db.primary, viewer.clientId) };
   }
 
-  /**
-   * Reads the hub as of `at` (both APIs' `asOf`): as committed then (src/db/past.ts), or, for an
-   * instant to come, as it will be once the scheduled requests due by then are applied: the
-   * present with them applied in order, each under a savepoint (one that would fail now is left
-   * out, as it would be `failed` then), in a transaction rolled back once `work` is done. They are
-   * applied as admin may: the approvers' roles are checked when each is applied for real.
-   */
-  async readAsOf<T>(at: Date, work: (source: DataSource) => Promise<T>): Promise<T> {
-    if (at.getTime() <= this.now().getTime()) return this.db.past(at, work);
-    const due = (await this.db.prisma.changeRequest.findMany({
-      where: { state: 'scheduled', effective_date: { lte: at } },
-      orderBy: [{ effective_date: 'asc' }, { id: 'asc' }],
-      select: { operations: true },
-    })) as { operations: string }[];
-    if (due.length === 0) return this.db.past(at, work);
-    const writer = new AtomicWriter(this.db, {});
-    return writer.rolledBack(async (tx) => {
-      const run = (statement: string) => tx.execute(new Sql(tx.provider).text(statement));
-      for (const { operations } of due) {
-        await run('SAVEPOINT "due"');
-        try {
-          await new OperationRunner({ writer, access: undefined }).all(JSON.parse(operations) as unknown[]);
-        } catch (error) {
-          if (!(error instanceof OperationFailure)) throw error;
-          await run('ROLLBACK TO SAVEPOINT "due"');
-        }
-        await run('RELEASE SAVEPOINT "due"');
-      }
-      return work({ provider: tx.provider, asOf: at.toISOString(), query: (statement) => tx.query(statement) });
-    });
+  /** Reads the hub as of `at` (both APIs' `asOf`): ./future.ts. */
+  readAsOf<T>(at: Date, work: (source: DataSource) => Promise<T>): Promise<T> {
+    return readAsOf(this.db, this.now(), at, work);
   }
 
   /** The roles as this replica keeps them, for applyIn: looked up without a read. */

@@ -214,6 +214,7 @@ export class ScheduledChanges {
     return rows.map((row) => ({
       id: Number(row.id),
       version: Number(row.version),
+      state: 'scheduled' as const,
       authorId: Number(row.author_id),
       operations: JSON.parse(row.operations) as unknown[],
       effectiveDate: new Date(row.effective_date),

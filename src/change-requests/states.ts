@@ -6,6 +6,8 @@
 import { Sql, WRITE_INSTANT } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 import { DomainError } from '../data/errors.ts';
+import { requestEntry } from '../data/change-request-entries.ts';
+import { appendInsert, appendInsertFrom } from '../data/rows.ts';
 
 export const CHANGE_REQUEST_STATES = ['pending', 'scheduled', 'applied', 'rejected', 'withdrawn', 'failed'] as const;
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
@@ -58,29 +60,47 @@ export class DecidedMeanwhile extends DomainError {
   }
 }
 
+/** Who moves a request to its new state, and how. */
+export interface Settling {
+  /** Who the change log names: the decider, or for a request applied or failed at its date, its author. */
+  actor: string;
+  failure?: string | null;
+  decision?: NewDecision;
+}
+
 /**
  * The request's new state in `tx`, on the condition that it is still at the version read (409
- * otherwise, and the transaction rolls back: another replica or client settled it first).
+ * otherwise, and the transaction rolls back: another replica or client settled it first), with
+ * its `updated` entry in the change log (src/data/change-request-entries.ts): on PostgreSQL in
+ * the same statement.
  */
 export async function settleIn(
   tx: WriteTx,
-  request: Pick<ChangeRequest, 'id' | 'version'>,
+  request: Pick<ChangeRequest, 'id' | 'version' | 'state'>,
   state: ChangeRequestState,
-  failure: string | null,
-  decision?: NewDecision,
+  { actor, failure = null, decision }: Settling,
 ): Promise<void> {
-  const settles = state === 'applied' || state === 'failed';
-  const sql = new Sql(tx.provider)
-    .text('UPDATE "change_requests" SET "state" = ')
-    .value(state)
-    .text(', "failure" = ')
-    .value(failure)
-    .text(', "version" = "version" + 1, "modified_date" = ')
-    .value(WRITE_INSTANT);
-  if (settles) sql.text(', "settled_date" = ').value(WRITE_INSTANT);
-  sql.text(' WHERE "id" = ').value(request.id);
-  sql.text(' AND "version" = ').value(request.version);
-  if ((await tx.execute(sql)) !== 1) throw new DecidedMeanwhile(request.id);
+  const changed = failure === null ? ['state'] : ['state', 'failure'];
+  const entry = requestEntry(request.id, 'updated', request.version + 1, actor, {
+    changed,
+    before: { state: request.state, ...(failure !== null && { failure: null }) },
+    after: { state, ...(failure !== null && { failure }) },
+  });
+  const update = (sql: Sql) => {
+    sql.text('UPDATE "change_requests" SET "state" = ').value(state).text(', "failure" = ').value(failure);
+    sql.text(', "version" = "version" + 1, "modified_date" = ').value(WRITE_INSTANT);
+    if (state === 'applied' || state === 'failed') sql.text(', "settled_date" = ').value(WRITE_INSTANT);
+    return sql.text(' WHERE "id" = ').value(request.id).text(' AND "version" = ').value(request.version);
+  };
+  if (tx.provider === 'postgresql') {
+    // One round trip: the entry is inserted only if the request was still at its version.
+    const sql = update(new Sql(tx.provider).text('WITH "settled" AS (')).text(' RETURNING 1) ');
+    if ((await tx.execute(appendInsertFrom(sql, 'changes', entry, 'settled'))) !== 1)
+      throw new DecidedMeanwhile(request.id);
+  } else {
+    if ((await tx.execute(update(new Sql(tx.provider)))) !== 1) throw new DecidedMeanwhile(request.id);
+    await tx.execute(appendInsert(new Sql(tx.provider), 'changes', [entry]));
+  }
   if (decision)
     await tx.execute(
       new Sql(tx.provider)

@@ -29,6 +29,7 @@ import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './chan
 import { DomainError } from './errors.ts';
 import type { Access } from '../permissions/access.ts';
 import { readableTypes, roleViews } from './role-changes.ts';
+import { shownTo } from './change-request-entries.ts';
 import { count } from '../words.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
@@ -85,14 +86,19 @@ export class ChangeFeed {
 
   /**
    * A follower of the entries after `after` (of `types`, when given); from now when `after` is
-   * undefined. cursor_expired (a DomainError) when `after` cannot be followed. With `access`, it
-   * gets the entries as that role sees them (../data/role-changes.ts), of the types it may read.
+   * undefined. cursor_expired (a DomainError) when `after` cannot be followed. With a `reader`
+   * (an API client and its role), it gets the entries as that client of that role sees them
+   * (../data/role-changes.ts), of the types it may read.
    */
-  async follow(after: number | undefined, types?: readonly string[], access?: Access): Promise<Follower> {
+  async follow(
+    after: number | undefined,
+    types?: readonly string[],
+    reader?: { access: Access; clientId: number },
+  ): Promise<Follower> {
     const start = after === undefined ? await logPosition(this.db.primary) : after;
     if (after !== undefined) await checkCursor(this.db.primary, after);
-    const followed = access ? readableTypes(access, types) : types;
-    const follower = new Follower(this, followed ? new Set(followed) : undefined, start, access);
+    const followed = reader ? readableTypes(reader.access, types) : types;
+    const follower = new Follower(this, followed ? new Set(followed) : undefined, start, reader);
     this.followers.add(follower);
     try {
       await (this.running ??= this.run());
@@ -287,8 +293,8 @@ export class Follower implements AsyncIterableIterator<ChangeEntry> {
     private readonly feed: ChangeFeed,
     private readonly types: ReadonlySet<string> | undefined,
     start: number,
-    /** The role it follows for: entries as it sees them. None: admin, every entry as it is. */
-    private readonly access?: Access,
+    /** The client and role it follows for: entries as it sees them. None: admin, every entry as it is. */
+    private readonly reader?: { access: Access; clientId: number },
   ) {
     this.through = start;
   }
@@ -341,8 +347,9 @@ export class Follower implements AsyncIterableIterator<ChangeEntry> {
       if (this.closed) return null;
       if (this.queue.length > 0) {
         const taken = this.queue.splice(0, most);
-        if (!this.access) return taken;
-        const shown = (await this.feed.viewsOf(this.access, taken)).filter((e): e is ChangeEntry => e !== null);
+        if (!this.reader) return taken;
+        const views = (await this.feed.viewsOf(this.reader.access, taken)).filter((e): e is ChangeEntry => e !== null);
+        const shown = shownTo(views, this.reader.clientId);
         if (this.closed) return null;
         // Entries the role does not see are passed over: the next ones are waited for.
         if (shown.length > 0) return shown;

@@ -42,6 +42,11 @@ export interface ChangeEntry {
   at: string;
   /** The change request whose writes it records (src/change-requests), or null. */
   changeRequest: number | null;
+  /**
+   * A role's view of a change request's entry that only the request's author sees (its API
+   * client's row id): ./change-request-entries.ts. Never shown.
+   */
+  onlyFor?: number;
 }
 
 export function formatCursor(seq: number): string {

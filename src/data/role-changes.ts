@@ -1,6 +1,7 @@
 /**
  * The change log as a role sees it (docs/reference/roles.md), for every surface that serves it: REST's /changes, GraphQL's `changes` and `history`,
- * and live changes. So a consumer that reads everything and then follows the log holds exactly
+ * and live changes (and change requests' entries, as their author and approvers see them:
+ * ./change-request-entries.ts). So a consumer that reads everything and then follows the log holds exactly
  * the role's view of the database:
  *
  * - only entries of types the role may read;
@@ -20,36 +21,40 @@
 import type { DataSource as Reads } from '../db/reads.ts';
 import type { Access } from '../permissions/access.ts';
 import { matches } from '../permissions/matches.ts';
-import { resources } from '../resources/registry.ts';
 import type { WhereNode } from '../query/where.ts';
 import { type ChangeEntry, type ChangesPage, changesAfter, historiesOf } from './changes.ts';
 import { definition } from './columns.ts';
 import type { Identifier } from './forms.ts';
 import { type Around, fieldsOf, statesAround } from './role-state.ts';
+import { CHANGE_REQUESTS, LOGGED_TYPES, requestViews, shownTo } from './change-request-entries.ts';
 import { rowsFor } from './authorize.ts';
 
 /** A type no entry has: what a role that reads no type follows. */
 const NO_TYPE = '';
 
-/** The types of `types` (every type when none are given) the role may read; never empty. */
+/**
+ * The types of `types` (every type when none are given) the role may read, and change requests,
+ * whose entries are shown by who the client is (./change-request-entries.ts); never empty.
+ */
 export function readableTypes(access: Access, types?: readonly string[]): string[] {
-  const asked = types && types.length > 0 ? types : resources.map((r) => r.type);
-  const readable = asked.filter((type) => access.can(type, 'read'));
+  const asked = types && types.length > 0 ? types : LOGGED_TYPES;
+  const readable = asked.filter((type) => type === CHANGE_REQUESTS || access.can(type, 'read'));
   return readable.length > 0 ? readable : [NO_TYPE];
 }
 
 /**
- * The entries after `after` (of `types`, when given) as the role sees them: changesAfter's page,
- * with the entries it leaves out taken out (the cursor is the page's all the same).
+ * The entries after `after` (of `types`, when given) as API client `clientId` of the role sees
+ * them: changesAfter's page, with the entries it leaves out taken out (the cursor is the page's
+ * all the same).
  */
 export async function changesFor(
   source: Reads,
   access: Access,
   after: number | undefined,
-  { types, limit }: { types?: readonly string[]; limit: number },
+  { types, limit, clientId }: { types?: readonly string[]; limit: number; clientId: number },
 ): Promise<ChangesPage> {
   const page = await changesAfter(source, after, { types: readableTypes(access, types), limit });
-  return { ...page, entries: present(await roleViews(source, access, page.entries)) };
+  return { ...page, entries: shownTo(present(await roleViews(source, access, page.entries)), clientId) };
 }
 
 export interface RoleHistory {
@@ -83,11 +88,30 @@ function present(entries: readonly (ChangeEntry | null)[]): ChangeEntry[] {
 }
 
 /**
- * Each entry as the role sees it, in the same places; null where the role does not see it. The
- * statements: two more for the types with a row filter (./role-state.ts), one per related type
- * with a row filter that a shown relationship points at.
+ * Each entry as the role sees it, in the same places; null where the role does not see it, and
+ * `onlyFor` on a change request's entry only its author sees (shownTo). The statements: two more
+ * for the types with a row filter (./role-state.ts), one per related type with a row filter that
+ * a shown relationship points at, one for the entries of change requests.
  */
 export async function roleViews(
+  source: Reads,
+  access: Access,
+  entries: readonly ChangeEntry[],
+): Promise<(ChangeEntry | null)[]> {
+  const ofRequests = entries.filter((entry) => entry.type === CHANGE_REQUESTS);
+  if (ofRequests.length === 0) return resourceViews(source, access, entries);
+  const ofResources = entries.filter((entry) => entry.type !== CHANGE_REQUESTS);
+  const [requests, others] = await Promise.all([
+    requestViews(source, access, ofRequests),
+    resourceViews(source, access, ofResources),
+  ]);
+  let r = 0;
+  let o = 0;
+  return entries.map((entry) => (entry.type === CHANGE_REQUESTS ? requests[r++]! : others[o++]!));
+}
+
+/** roleViews of entries of resources. */
+async function resourceViews(
   source: Reads,
   access: Access,
   entries: readonly ChangeEntry[],

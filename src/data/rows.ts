@@ -83,11 +83,26 @@ export function appendInsert(sql: Sql, table: string, rows: readonly Record<stri
   sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) VALUES `);
   rows.forEach((row, r) => {
     sql.text(r > 0 ? ', (' : '(');
-    names.forEach((name, i) => {
-      if (i > 0) sql.text(', ');
-      sql.value(row[name]);
-    });
+    appendValues(sql, names, row);
     sql.text(')');
+  });
+  return sql;
+}
+
+/**
+ * Appends `INSERT INTO table (...) SELECT ... FROM source` of one row to `sql`: inserted once per
+ * row of `source` (a statement's earlier CTE, whose rows say whether to insert it).
+ */
+export function appendInsertFrom(sql: Sql, table: string, row: Record<string, unknown>, source: string): Sql {
+  const names = Object.keys(row);
+  sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) SELECT `);
+  return appendValues(sql, names, row).text(` FROM ${id(source)}`);
+}
+
+function appendValues(sql: Sql, names: readonly string[], row: Record<string, unknown>): Sql {
+  names.forEach((name, i) => {
+    if (i > 0) sql.text(', ');
+    sql.value(row[name]);
   });
   return sql;
 }

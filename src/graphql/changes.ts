@@ -16,6 +16,7 @@ import {
 } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
 import { changesFor, historiesFor } from '../data/role-changes.ts';
+import { CHANGE_REQUESTS } from '../data/change-request-entries.ts';
 import { typeName } from '../resources/names.ts';
 import { resources } from '../resources/registry.ts';
 import { builder } from './builder.ts';
@@ -33,7 +34,14 @@ export const MAX_HISTORY = 100;
 export const ResourceTypeEnum = builder.enumType('ResourceType', {
   description:
     "A resource type: the REST type name in capitals (`PRODUCT_STRUCTURE_ITEMS` is REST's `product_structure_items`).",
-  values: Object.fromEntries(resources.map((r) => [r.type.toUpperCase(), { value: r.type }])),
+  values: {
+    ...Object.fromEntries(resources.map((r) => [r.type.toUpperCase(), { value: r.type }])),
+    CHANGE_REQUESTS: {
+      value: CHANGE_REQUESTS,
+      description:
+        'Extension: change requests (writes that wait for approval or a date), as a type of the change log: shown to their author and to clients that may approve them.',
+    },
+  },
 });
 
 export const ChangeOpEnum = builder.enumType('ChangeOp', {
@@ -91,8 +99,10 @@ export const ChangeRef = builder.objectRef<ChangeEntry>('Change').implement({
     }),
     node: t.field({
       type: ResourceUnion,
-      description: 'The resource as it is now; null when it no longer exists.',
+      description:
+        'The resource as it is now; null when it no longer exists, and for a change request (read it with `changeRequest(id:)`).',
       resolve: async (e, _args, context) => {
+        if (e.type === CHANGE_REQUESTS) return null;
         const row = await refOf(e.type).getDataloader(context).load(e.id);
         return row ? ({ ...row, [RESOURCE_TYPE]: e.type } as never) : null;
       },
@@ -181,7 +191,7 @@ builder.queryField('changes', (t) =>
       const access = context.auth.access;
       const options = { types: args.types ?? undefined, limit: first };
       const page = access
-        ? await changesFor(context.db.primary, access, after, options)
+        ? await changesFor(context.db.primary, access, after, { ...options, clientId: context.auth.clientId })
         : await changesAfter(context.db.primary, after, options);
       return { entries: page.entries, hasNextPage: page.hasMore, endCursor: formatCursor(page.cursor) };
     },

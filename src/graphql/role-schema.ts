@@ -38,6 +38,7 @@ import {
   lexicographicSortSchema,
   printSchema,
 } from 'graphql';
+import { CHANGE_REQUESTS } from '../data/change-request-entries.ts';
 import type { Access } from '../permissions/access.ts';
 import { SEARCHABLE_TYPES } from '../query/search.ts';
 import { resources } from '../resources/registry.ts';
@@ -167,7 +168,9 @@ function mapperOf(view: RoleView): SchemaMapper {
       return keepIf(!part || view.reads(part.type));
     },
     [MapperKind.ENUM_VALUE]: (config, typeName) => {
-      if (typeName === 'ResourceType') return keepIf(view.reads(config.value as string));
+      // Change requests are in the log of every role: shown to their author and approvers.
+      if (typeName === 'ResourceType')
+        return keepIf(config.value === CHANGE_REQUESTS || view.reads(config.value as string));
       const part = resourcePartOf(typeName);
       if (part?.kind !== 'orderBy') return undefined;
       return keepIf(view.ordersBy(part.type, (config.value as { column: string }).column));

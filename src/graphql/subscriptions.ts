@@ -140,10 +140,11 @@ builder.subscriptionField('changes', (t) =>
       const release = context.subscriptions.admit(context.auth.clientId);
       try {
         // A role follows the log as it sees the data (../data/role-changes.ts).
+        const { access, clientId } = context.auth;
         const follower = await context.changeFeed.follow(
           cursorArgument(args.after, 'after'),
           args.types ?? undefined,
-          context.auth.access,
+          access && { access, clientId },
         );
         const stream = new ChangeStream(follower, context.watchToken(context.auth), release);
         streams.set(context, stream);

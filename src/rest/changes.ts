@@ -16,9 +16,9 @@ import { type Context, Hono } from 'hono';
 import { changeObject } from '../data/change-document.ts';
 import { changesAfter, formatCursor, parseCursor } from '../data/changes.ts';
 import { changesFor } from '../data/role-changes.ts';
+import { CHANGE_REQUESTS, LOGGED_TYPES } from '../data/change-request-entries.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
-import { resourceByType, resources } from '../resources/registry.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
 import { apiBase } from './documents.ts';
 import { quoted } from '../words.ts';
@@ -67,8 +67,8 @@ function parseTypes(value: string): string[] {
   ];
   if (types.length === 0) throw invalid('type must name at least one resource type');
   for (const type of types) {
-    if (!resourceByType(type))
-      throw invalid(`type ${quoted(type)} is not a resource type; one of: ${resources.map((r) => r.type).join(', ')}`);
+    if (!LOGGED_TYPES.includes(type))
+      throw invalid(`type ${quoted(type)} is not a resource type; one of: ${LOGGED_TYPES.join(', ')}`);
   }
   return types;
 }
@@ -105,16 +105,18 @@ export function changesRoutes({
   app.get(CHANGES_PATH, async (c: Context) => {
     const url = new URL(c.req.url);
     const query = parseChangesQuery(url);
-    const access = c.get('auth')?.access;
-    // A type the role may not read is refused like its paths (403, naming it).
-    const unreadable = access && query.types?.find((type) => !access.can(type, 'read'));
+    const auth = c.get('auth')!;
+    const access = auth.access;
+    // A type the role may not read is refused like its paths (403, naming it). Change requests
+    // show to their author and approvers (../data/change-request-entries.ts), whatever the role.
+    const unreadable = access && query.types?.find((type) => type !== CHANGE_REQUESTS && !access.can(type, 'read'));
     if (unreadable) throw new HttpError(403, 'forbidden', `the role ${access.name} may not use ${unreadable}`);
     // The primary, also with a read replica: a cursor handed out by the primary (a LIST read there,
     // a live change) is never past the head of the log this reads. A role sees the log as it sees
     // the data (../data/role-changes.ts); admin reads it as it is.
     const options = { types: query.types, limit: query.perPage };
     const page = access
-      ? await changesFor(db.primary, access, query.after, options)
+      ? await changesFor(db.primary, access, query.after, { ...options, clientId: auth.clientId })
       : await changesAfter(db.primary, query.after, options);
     const next = new URLSearchParams(url.searchParams);
     next.set('after', formatCursor(page.cursor));

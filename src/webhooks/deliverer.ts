@@ -22,6 +22,7 @@ import { changeObject } from '../data/change-document.ts';
 import { type ChangeEntry, changesAfter } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
 import { readableTypes, roleViews } from '../data/role-changes.ts';
+import { shownTo } from '../data/change-request-entries.ts';
 import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
 import { setMaxListeners } from 'node:events';
@@ -257,13 +258,16 @@ export class Deliverer implements Recorded {
     this.hooks.error(error, `webhook ${this.id}: reading the change log failed`);
   }
 
-  /** The entries of `entries` this endpoint gets, as its owner's role sees them. */
+  /** The entries of `entries` this endpoint gets, as its owner (of its role) sees them. */
   private async selected(access: Access | undefined, entries: readonly ChangeEntry[]): Promise<ChangeEntry[]> {
-    const views = access ? await roleViews(this.db.primary, access, entries) : entries;
+    const views = access
+      ? shownTo(
+          (await roleViews(this.db.primary, access, entries)).filter((entry): entry is ChangeEntry => entry !== null),
+          this.endpoint.api_client_id,
+        )
+      : entries;
     const ops = JSON.parse(this.endpoint.ops) as Op[];
-    const shown = views.filter(
-      (entry): entry is ChangeEntry => entry !== null && (ops.length === 0 || ops.includes(entry.op)),
-    );
+    const shown = views.filter((entry) => ops.length === 0 || ops.includes(entry.op));
     return this.where.select(this.db.primary, access, shown);
   }
 

@@ -16,7 +16,8 @@ import { DomainError } from '../data/errors.ts';
 import type { Database, PrismaDb } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
 import { ownRowOnly, WhereInputError } from '../query/where.ts';
-import { resourceByType, resources } from '../resources/registry.ts';
+import { resourceByType } from '../resources/registry.ts';
+import { CHANGE_REQUESTS, LOGGED_TYPES } from '../data/change-request-entries.ts';
 import type { Targets } from './targets.ts';
 import { typeWhere } from './where.ts';
 import { quoted } from '../words.ts';
@@ -108,6 +109,8 @@ function checkWhere(
     throw bad('where', 'must be an object of filters by resource type, e.g. {"products": {"is_active": true}}');
   for (const [type, input] of Object.entries(value)) {
     const field = `where.${type}`;
+    if (type === CHANGE_REQUESTS)
+      throw bad(field, 'change requests cannot be filtered: an endpoint gets all those its owner may see, or none');
     if (!resourceByType(type)) throw bad(field, 'names no resource type');
     if (types.length > 0 && !types.includes(type)) throw bad(field, `filters ${type}, which is not among types`);
     if (access && !access.can(type, 'read'))
@@ -152,13 +155,9 @@ export async function checkInput(
     checked.url = given.url;
   }
   if ('types' in given && given.types !== null) {
-    checked.types = stringList(
-      given.types,
-      'types',
-      resources.map((r) => r.type),
-      'resource types',
-    );
-    const unreadable = access && checked.types.find((type) => !access.can(type, 'read'));
+    checked.types = stringList(given.types, 'types', LOGGED_TYPES, 'resource types');
+    // Change requests go to their author and approvers, whatever the role (src/data/change-request-entries.ts).
+    const unreadable = access && checked.types.find((type) => type !== CHANGE_REQUESTS && !access.can(type, 'read'));
     if (unreadable) throw new DomainError('forbidden', `the role ${access!.name} may not use ${unreadable}`, 'types');
   }
   if ('ops' in given && given.ops !== null) checked.ops = stringList(given.ops, 'ops', OPS, 'operations') as Op[];

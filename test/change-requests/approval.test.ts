@@ -39,7 +39,8 @@ describe.each(providers)('change requests over REST on %s', (provider) => {
     tokens.author2 = await tokenWithRole(api.env.t, db, 'editor');
   }, 60_000);
 
-  const entries = async () => api.prisma.change.count();
+  /** The change log's entries of resources (those of the requests themselves are counted apart). */
+  const entries = async () => api.prisma.change.count({ where: { resource_type: { not: 'change_requests' } } });
   const product = async (id: number) => api.prisma.product.findUniqueOrThrow({ where: { id } });
   const priceOf = async (id: number) => Number((await product(id)).consumer_price);
 
@@ -236,6 +237,52 @@ describe.each(providers)('change requests over REST on %s', (provider) => {
     expect(blind.body.data.attributes.operations[0].data.attributes).toEqual({});
     const quality = await api.get(`/change_requests?state=pending`, as('quality'));
     expect(quality.body.data.map((r: any) => r.id)).toContain(request.id);
+  });
+
+  it("the change log holds each request's entries, created and on each state it moves to, for its author, its approvers and admin only, and a hidden field never", async () => {
+    const { cursor } = (await api.ok('GET', '/changes?per_page=1')).meta as { cursor: string };
+    const head = async () => (await api.get('/changes?type=products&per_page=500', {})).body.meta.cursor as string;
+    const start = await head();
+    const { productId, request } = await proposedPrice(71.5);
+    expectStatus(await api.post(`/change_requests/${request.id}/approve`, undefined, as('quality')), 200);
+    const id = Number(request.id);
+    const logOf = async (token: Record<string, string> = {}, type = 'change_requests') => {
+      const page = await api.get(`/changes?after=${start}&type=${type}&per_page=500`, token);
+      expectStatus(page, 200);
+      return (page.body.data as any[]).filter(
+        (e) => e.attributes.resource_type !== 'change_requests' || e.attributes.resource_id === id,
+      );
+    };
+    const summary = (log: any[]) => log.map((e) => [e.attributes.op, e.attributes.after.state ?? null]);
+    // Admin, the author and an approver: created (pending), then applied.
+    for (const reader of [{}, as('editor'), as('quality'), as('blind_quality')])
+      expect(summary(await logOf(reader))).toEqual([
+        ['created', 'pending'],
+        ['updated', 'applied'],
+      ]);
+    const [created, applied] = await logOf(as('quality'));
+    expect(created.attributes.actor).toBe(request.attributes.author);
+    expect(created.attributes.after.operations[0].data.attributes).toEqual({ consumer_price: 71.5 });
+    expect(created.relationships.resource.data).toEqual({ type: 'change_requests', id });
+    expect(applied.attributes.before).toEqual({ state: 'pending' });
+    // An approver that does not see prices: the request's entries without the price in them.
+    const [blind] = await logOf(as('blind_quality'));
+    expect(blind.attributes.after.operations[0].data.attributes).toEqual({});
+    // Neither a role that has nothing to do with it, nor another editor (not its author).
+    expect(await logOf(as('shop'))).toEqual([]);
+    expect(await logOf(as('author2'))).toEqual([]);
+    // Among all types, after the request's: the product's entry, naming the request.
+    const all = (await logOf(as('quality'), 'products,change_requests')).map((e) => [
+      e.attributes.resource_type,
+      e.attributes.resource_id,
+      e.attributes.op,
+    ]);
+    expect(all.slice(-3)).toEqual([
+      ['change_requests', id, 'created'],
+      ['products', productId, 'updated'],
+      ['change_requests', id, 'updated'],
+    ]);
+    expect(cursor).toMatch(/^\d+$/);
   });
 
   it('POST /operations of a role that needs approval for one of them becomes one change request', async () => {

@@ -75,11 +75,33 @@ describe.each(providers)('change requests over GraphQL on %s', (provider) => {
     const product = await env.database.db.prisma.product.findUniqueOrThrow({ where: { id } });
     expect(Number(product.consumer_price)).toBe(5.55);
     const changes = await env.gql(
-      `query($after: String) { changes(after: $after, first: 10) { nodes { cursor actor changeRequestId } } }`,
+      `query($after: String) { changes(after: $after, first: 10) { nodes { cursor type id op actor changeRequestId node { __typename } } } }`,
       { after: String(Number(cursor) - 1) },
+      as('editor'),
     );
+    expect(changes.body.errors).toBeUndefined();
+    // The product's entry names the request; then the request's own, moved to applied by quality.
+    const approver = (await env.gql(`{ changeRequest(id: ${request.id}) { decisions { by } } }`, {}, as('quality')))
+      .body.data!.changeRequest.decisions[0].by;
     expect(changes.body.data!.changes.nodes).toEqual([
-      { cursor, actor: request.author, changeRequestId: String(request.id) },
+      {
+        cursor,
+        type: 'PRODUCTS',
+        id,
+        op: 'UPDATED',
+        actor: request.author,
+        changeRequestId: String(request.id),
+        node: { __typename: 'Product' },
+      },
+      {
+        cursor: String(Number(cursor) + 1),
+        type: 'CHANGE_REQUESTS',
+        id: Number(request.id),
+        op: 'UPDATED',
+        actor: approver,
+        changeRequestId: null,
+        node: null,
+      },
     ]);
   });
 

@@ -3,7 +3,7 @@
  * where a follower gets its first cursor (`meta.changes_cursor` of LIST and GET answers).
  */
 import type { PathItemObject, SchemaObject, TagObject } from 'openapi3-ts/oas31';
-import { resources } from '../../resources/registry.ts';
+import { LOGGED_TYPES } from '../../data/change-request-entries.ts';
 import { DEFAULT_CHANGES_PER_PAGE, MAX_CHANGES_PER_PAGE } from '../changes.ts';
 import { ATOM_PATTERN, INT32_MAX, ok, responseRef, schemaRef } from './common.ts';
 
@@ -20,7 +20,7 @@ const CURSOR: SchemaObject = {
   examples: ['1234'],
 };
 
-const TYPES = resources.map((r) => r.type);
+const TYPES = [...LOGGED_TYPES];
 
 export function changesSchemas(): Record<string, SchemaObject> {
   return { ChangeResource: changeResource(), ChangesPage: changesPage() };

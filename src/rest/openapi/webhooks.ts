@@ -3,7 +3,7 @@
  * replay and secret rotation; and, in the tag's description, what a delivery looks like.
  */
 import type { OperationObject, ParameterObject, PathItemObject, SchemaObject, TagObject } from 'openapi3-ts/oas31';
-import { resources } from '../../resources/registry.ts';
+import { LOGGED_TYPES } from '../../data/change-request-entries.ts';
 import { OPS } from '../../webhooks/endpoints.ts';
 import { ATOM_PATTERN, jsonBody, LOCATION, ok, responseRef, schemaRef } from './common.ts';
 import { ID_PARAMETER } from './parameters.ts';
@@ -17,7 +17,7 @@ export const WEBHOOKS_TAG: TagObject = {
   ].join(' '),
 };
 
-const TYPES = resources.map((r) => r.type);
+const TYPES = [...LOGGED_TYPES];
 const DATE: SchemaObject = { type: 'string', pattern: ATOM_PATTERN };
 
 function attributes(forWrite: boolean): Record<string, SchemaObject> {
