@@ -95,3 +95,41 @@ describe('module size', () => {
     expect(tooLong).toEqual([]);
   });
 });
+
+/**
+ * The GraphQL layer has one request pipeline (src/graphql/pipeline.ts): what is worked out per
+ * document is kept only with the prepared operation (src/graphql/prepared.ts), errors are said
+ * from what the rules looked at, not by rewording graphql-js's messages, and graphql-http is the
+ * test that audits the server, not its runtime.
+ */
+describe('the GraphQL pipeline', () => {
+  const sources = readdirSync(join(root, 'src/graphql'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: `src/graphql/${f}`, text: readFileSync(join(root, 'src/graphql', f), 'utf8') }));
+
+  it('keeps what it works out per document or query text in the prepared operation only', () => {
+    const keyedByDocument =
+      /new (Weak)?Map<\s*(DocumentNode|OperationDefinitionNode|string,\s*(DocumentNode|KnownDocument))\b/;
+    expect(
+      sources
+        .filter(({ file, text }) => file !== 'src/graphql/prepared.ts' && keyedByDocument.test(text))
+        .map((s) => s.file),
+    ).toEqual([]);
+  });
+
+  it('never reads graphql-js messages with a regular expression', () => {
+    // A pattern applied to a message: /.../.test(error.message), .exec(e.message), message.replace(/.../).
+    const rewording = /\/\.(test|exec)\(\s*\w+\.message\b|\.message\.(replace|match)\(\s*\//;
+    expect(sources.filter(({ text }) => rewording.test(text)).map((s) => s.file)).toEqual([]);
+  });
+
+  it('has graphql-http among the development dependencies only', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string>
+    >;
+    expect(manifest.dependencies!['graphql-http']).toBeUndefined();
+    expect(manifest.devDependencies!['graphql-http']).toBeDefined();
+    expect(sources.filter(({ text }) => /from 'graphql-http'/.test(text)).map((s) => s.file)).toEqual([]);
+  });
+});

@@ -11,34 +11,19 @@
  * `:` first and every 12 s, `event: next` per change, the error that ends a stream as a last
  * `next`, then `event: complete`.
  */
-import { Kind, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, visit } from 'graphql';
+import type { ExecutionArgs } from 'graphql';
 import type { ChangeEntry } from '../data/changes.ts';
 import type { GraphQLContext } from './context.ts';
-import type { OperationPipeline } from './operation.ts';
+import type { GraphQLPipeline, ReadyOperation } from './pipeline.ts';
+import { COMPLETE, event, PING, PING_MS, SSE_HEADERS } from './event-stream.ts';
 import type { ChangeStream } from './subscriptions.ts';
 
-const encoder = new TextEncoder();
-const PING = encoder.encode(':\n\n');
-const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
-/** A comment line this often keeps proxies from closing an idle stream (as Yoga does). */
-const PING_MS = 12_000;
 /** Events kept per operation: subscribers of one operation take a change within moments of each other. */
 const FRAMES_KEPT = 2000;
 /** Operations kept per document (by the variables of their selection). */
 const OPERATIONS_KEPT = 100;
 /** How long an event is shared (see Frames). */
 const FRAME_SHARED_MS = 1000;
-
-export const SSE_HEADERS = {
-  'Content-Type': 'text/event-stream',
-  'Cache-Control': 'no-cache',
-  Connection: 'keep-alive',
-  'Content-Encoding': 'none',
-};
-
-function event(result: unknown): Uint8Array {
-  return encoder.encode(`event: next\ndata: ${JSON.stringify(result)}\n\n`);
-}
 
 /**
  * The events of one operation (document, the variables its selection uses, and the subscriber's
@@ -50,7 +35,7 @@ class Frames {
   private readonly bySeq = new Map<number, { frame: Promise<Uint8Array>; made: number }>();
 
   constructor(
-    private readonly operations: OperationPipeline,
+    private readonly pipeline: GraphQLPipeline,
     private readonly args: ExecutionArgs,
   ) {}
 
@@ -58,7 +43,7 @@ class Frames {
     const now = performance.now();
     const kept = this.bySeq.get(entry.seq);
     if (kept && now - kept.made < FRAME_SHARED_MS) return kept.frame;
-    const frame = Promise.resolve(this.operations.runEvent(this.args, { entry })).then(event);
+    const frame = this.pipeline.runEvent(this.args, { entry }).then(event);
     this.bySeq.delete(entry.seq);
     if (this.bySeq.size >= FRAMES_KEPT) this.bySeq.delete(this.bySeq.keys().next().value!);
     this.bySeq.set(entry.seq, { frame, made: now });
@@ -66,53 +51,27 @@ class Frames {
   }
 }
 
-const framesByDocument = new WeakMap<DocumentNode, Map<string, Frames>>();
-const selectionVariables = new WeakMap<OperationDefinitionNode, string[]>();
-
 /**
- * The variables an operation's events depend on: those its selection uses, not those only the
- * root field's arguments take (`after`, `types` differ from one subscriber to the next, the
- * events do not).
+ * The events of an operation, kept with its prepared document (./prepared.ts) by the role, the
+ * operation's name and the variables its selection uses: not by those only the root field's
+ * arguments take (`after`, `types` differ from one subscriber to the next, the events do not).
  */
-function variablesOfSelection(operation: OperationDefinitionNode): string[] {
-  let names = selectionVariables.get(operation);
-  if (!names) {
-    const used = new Set<string>();
-    for (const root of operation.selectionSet.selections)
-      if (root.kind === Kind.FIELD && root.selectionSet)
-        visit(root.selectionSet, { Variable: (node) => void used.add(node.name.value) });
-    selectionVariables.set(operation, (names = [...used].sort()));
-  }
-  return names;
-}
-
-function framesFor(operations: OperationPipeline, args: ExecutionArgs, operation: OperationDefinitionNode): Frames {
-  let byKey = framesByDocument.get(args.document);
-  if (!byKey) framesByDocument.set(args.document, (byKey = new Map()));
+function framesFor(pipeline: GraphQLPipeline, { prepared, operation, args }: ReadyOperation): Frames {
   const variables = args.variableValues ?? {};
   // Per role: what a change shows (its fields, its `node`) is the role's.
   const key = JSON.stringify([
     (args.contextValue as GraphQLContext | undefined)?.auth.access?.key ?? null,
     args.operationName ?? null,
-    variablesOfSelection(operation).map((name) => variables[name] ?? null),
+    prepared.selectionVariables(operation).map((name) => variables[name] ?? null),
   ]);
-  let frames = byKey.get(key);
-  if (!frames) {
-    // Bounded like the parse cache: a client varying its selection's variables makes a new key each time.
-    if (byKey.size >= OPERATIONS_KEPT) byKey.delete(byKey.keys().next().value!);
-    byKey.set(key, (frames = new Frames(operations, args)));
-  }
-  return frames;
+  // Bounded: a client varying its selection's variables makes a new key each time.
+  return prepared.keep(`frames ${key}`, () => new Frames(pipeline, args), OPERATIONS_KEPT);
 }
 
 /** The SSE answer of a running change subscription. */
-export function changeEventResponse(
-  operations: OperationPipeline,
-  args: ExecutionArgs,
-  operation: OperationDefinitionNode,
-  stream: ChangeStream,
-): Response {
-  const frames = framesFor(operations, args, operation);
+export function changeEventResponse(pipeline: GraphQLPipeline, ready: ReadyOperation, stream: ChangeStream): Response {
+  const { args } = ready;
+  const frames = framesFor(pipeline, ready);
   let ping: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>(
     {
@@ -130,7 +89,7 @@ export function changeEventResponse(
           controller.close();
         } else if ('end' in batch) {
           // The reason, as the result of running the operation for it (masked like any error).
-          controller.enqueue(event(await operations.runEvent(args, batch)));
+          controller.enqueue(event(await pipeline.runEvent(args, batch)));
         } else {
           const parts = await Promise.all(batch.entries.map((entry) => frames.of(entry)));
           controller.enqueue(parts.length === 1 ? parts[0]! : Buffer.concat(parts));

@@ -190,9 +190,9 @@ function renamed(error: unknown, type: string): unknown {
   const names = graphqlNames.get(item ? 'product_structure_items' : type);
   const field = names?.get(name);
   if (!field) return error;
-  // Messages about a field start with its name.
+  // Messages about a field (ours: the data layer's) start with its name, then a space, a colon or a dot.
   const startsWithField =
-    error.message.startsWith(error.field) && /^[\s:.]/.test(error.message.slice(error.field.length));
+    error.message.startsWith(error.field) && ' \n:.'.includes(error.message.charAt(error.field.length) || 'x');
   const message = startsWithField ? prefix + field + error.message.slice(error.field.length) : error.message;
   return new DomainError(error.kind, message, prefix + field, error.resource, error.reason, error.currentVersion);
 }

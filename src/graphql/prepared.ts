@@ -1,18 +1,20 @@
 /**
- * Where an operation is prepared, once: per schema (the full one for admin, a role's from
- * ./role-schema.ts) and parsed document, everything that does not depend on the variables of a
- * request. A request that sends a text again under the same role only looks it up; under another
- * role the same document is prepared again, against that role's schema, so that nothing worked
- * out for one role (what validation let through, a compiled query, a plan) serves another.
+ * Where an operation is prepared, once: per query text, its parsed document; per schema (the
+ * full one for admin, a role's from ./role-schema.ts) and document, everything that does not
+ * depend on the variables of a request. A request that sends a text again under the same role
+ * only looks it up; under another role the same document is prepared again, against that role's
+ * schema, so that nothing worked out for one role (what validation let through, a compiled query,
+ * a plan) serves another. This is the only cache keyed by a document in the GraphQL layer:
  *
- * - the query text's parsed document (`PreparedOperations.documentOf`), for texts that passed
- *   validation under some schema: parsing is skipped;
- * - validation's verdict (`PreparedOperation.errors`);
- * - the read plan (./plan.ts), the compiled query (graphql-jit);
- * - per operation of the document, its sized arguments and cost estimates (./limits.ts).
+ * - per text (`KnownDocument`): the parsed document, and what is wrong with its string literals;
+ * - per schema and document (`PreparedOperation`): validation's verdict; the read plan
+ *   (./plan.ts); the compiled query (graphql-jit); per operation, its sized arguments and cost
+ *   estimates (./limits.ts), its variables of recursive input types (./recursive-inputs.ts), the
+ *   variables its selection uses, and the events of change subscriptions shared between
+ *   subscribers (./change-events.ts).
  *
- * Per pipeline (./operation.ts), as validation depends on its options (introspection), and weakly
- * held: a document the caches forget, or a role read anew, takes what was prepared with it.
+ * Per pipeline (./pipeline.ts), as validation depends on its options (introspection), and weakly
+ * held: a document the texts forget, or a role read anew, takes what was prepared with it.
  */
 import {
   type DocumentNode,
@@ -28,7 +30,7 @@ import type { RowsOf } from '../data/columns.ts';
 import { unstorableText } from '../db/text.ts';
 import { OperationLimits } from './limits.ts';
 import { type ColumnPlan, planFor } from './plan.ts';
-import { takesRecursiveInput } from './recursive-inputs.ts';
+import { type RecursiveVariable, recursiveVariables } from './recursive-inputs.ts';
 
 /**
  * How many query texts are remembered with their parsed documents, and how much text in all
@@ -38,6 +40,34 @@ import { takesRecursiveInput } from './recursive-inputs.ts';
 const KNOWN_QUERIES = 1000;
 const KNOWN_QUERY_CHARS = 4 * 1024 * 1024;
 
+/** A query text, parsed. */
+export interface KnownDocument {
+  document: DocumentNode;
+  /** Text the database cannot store (NUL, lone surrogates) in its string literals: why, or null. */
+  literalProblem: string | null;
+}
+
+/** A parsed document with what is wrong with its literals. */
+export function knownDocument(document: DocumentNode): KnownDocument {
+  let problem: string | null = null;
+  visit(document, {
+    [Kind.STRING]: (node) => {
+      const why = unstorableText(node.value);
+      if (why && problem === null) problem = `a string in the query ${why}`;
+    },
+  });
+  return { document, literalProblem: problem };
+}
+
+/** What one operation of a document needs, worked out once. */
+interface OperationParts {
+  limits: OperationLimits;
+  /** Its variables of recursive input types. */
+  recursive: readonly RecursiveVariable[];
+  /** The variables its selection uses (not those only the root field's arguments take). */
+  selectionVariables: readonly string[];
+}
+
 /** One document prepared against one schema. */
 export class PreparedOperation {
   /** Validation's errors (with codes), once validated against the schema: empty when it passed. */
@@ -45,7 +75,9 @@ export class PreparedOperation {
   private columnPlan: ColumnPlan | undefined;
   /** Its one operation compiled by graphql-jit; null where graphql-js runs it; undefined: not yet asked. */
   private compiledQuery: CompiledQuery | null | undefined;
-  private readonly limits = new Map<OperationDefinitionNode, OperationLimits>();
+  private readonly parts = new Map<OperationDefinitionNode, OperationParts>();
+  /** What transports keep per operation of this document (./change-events.ts), by their key. */
+  private readonly kept = new Map<string, unknown>();
 
   constructor(
     readonly schema: GraphQLSchema,
@@ -60,14 +92,45 @@ export class PreparedOperation {
     return this.columnPlan;
   }
 
+  private partsOf(operation: OperationDefinitionNode): OperationParts {
+    let parts = this.parts.get(operation);
+    if (!parts) {
+      parts = {
+        limits: new OperationLimits(this.schema, this.document, operation),
+        recursive: recursiveVariables(this.schema, operation),
+        selectionVariables: variablesOfSelection(operation),
+      };
+      this.parts.set(operation, parts);
+    }
+    return parts;
+  }
+
   /**
    * What refuses `operation` of the document with these variables (coerced): sized arguments,
    * list lengths, the estimated cost (./limits.ts); undefined when all hold.
    */
   limitsError(operation: OperationDefinitionNode, variables: Record<string, unknown>): GraphQLError | undefined {
-    let limits = this.limits.get(operation);
-    if (!limits) this.limits.set(operation, (limits = new OperationLimits(this.schema, this.document, operation)));
-    return limits.error(variables);
+    return this.partsOf(operation).limits.error(variables);
+  }
+
+  /** The variables of `operation` of recursive input types (./recursive-inputs.ts). */
+  recursiveVariables(operation: OperationDefinitionNode): readonly RecursiveVariable[] {
+    return this.partsOf(operation).recursive;
+  }
+
+  /** The variables the selection of `operation` uses: what its events depend on (./change-events.ts). */
+  selectionVariables(operation: OperationDefinitionNode): readonly string[] {
+    return this.partsOf(operation).selectionVariables;
+  }
+
+  /** What a transport keeps for this document under `key`, made by `make` the first time (bounded by `most` keys). */
+  keep<T>(key: string, make: () => T, most: number): T {
+    let value = this.kept.get(key) as T | undefined;
+    if (value === undefined) {
+      if (this.kept.size >= most) this.kept.delete(this.kept.keys().next().value!);
+      this.kept.set(key, (value = make()));
+    }
+    return value;
   }
 
   /**
@@ -85,13 +148,21 @@ export class PreparedOperation {
     if (!only || only.operation === 'subscription') return undefined;
     if (operationName && operationName !== only.name?.value) return undefined;
     if (this.compiledQuery === undefined) {
-      const result = takesRecursiveInput(this.schema, only)
-        ? undefined
-        : compileQuery(this.schema, this.document, undefined);
+      const result =
+        this.recursiveVariables(only).length > 0 ? undefined : compileQuery(this.schema, this.document, undefined);
       this.compiledQuery = result && isCompiledQuery(result) ? result : null;
     }
     return this.compiledQuery ?? undefined;
   }
+}
+
+/** The variables a selection uses: those of the root fields' selections, not of their arguments. */
+function variablesOfSelection(operation: OperationDefinitionNode): string[] {
+  const used = new Set<string>();
+  for (const root of operation.selectionSet.selections)
+    if (root.kind === Kind.FIELD && root.selectionSet)
+      visit(root.selectionSet, { Variable: (node) => void used.add(node.name.value) });
+  return [...used].sort();
 }
 
 /** The operations one pipeline prepared, by schema and document, and the query texts it knows. */
@@ -102,20 +173,20 @@ export class PreparedOperations {
    * again skips parsing. Clients send a few texts over and over, with other variables. Bounded
    * by number and length; once full, the oldest texts make room.
    */
-  private readonly documents = new BoundedCache<string, DocumentNode>(
+  private readonly texts = new BoundedCache<string, KnownDocument>(
     (query) => query.length,
     KNOWN_QUERY_CHARS,
     KNOWN_QUERIES,
   );
 
   /** The parsed document of a text known valid, if it is. */
-  documentOf(query: string): DocumentNode | undefined {
-    return this.documents.get(query);
+  known(query: string): KnownDocument | undefined {
+    return this.texts.get(query);
   }
 
   /** Remembers the document of a text that passed validation. */
-  know(query: string, document: DocumentNode): void {
-    this.documents.set(query, document);
+  know(query: string, document: KnownDocument): void {
+    this.texts.set(query, document);
   }
 
   /**
@@ -129,22 +200,4 @@ export class PreparedOperations {
     if (!prepared) byDocument.set(document, (prepared = new PreparedOperation(schema, document, rowsOf)));
     return prepared;
   }
-}
-
-/** Per parsed document (the parser cache hands back the same object): what is wrong with its string literals. */
-const literalProblems = new WeakMap<DocumentNode, string | null>();
-
-/** Text the database cannot store (NUL, lone surrogates) in a document's string literals: why, or null. */
-export function literalProblem(document: DocumentNode): string | null {
-  let problem = literalProblems.get(document);
-  if (problem !== undefined) return problem;
-  problem = null;
-  visit(document, {
-    [Kind.STRING]: (node) => {
-      const why = unstorableText(node.value);
-      if (why && problem === null) problem = `a string in the query ${why}`;
-    },
-  });
-  literalProblems.set(document, problem);
-  return problem;
 }

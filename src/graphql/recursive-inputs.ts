@@ -14,17 +14,25 @@ import {
 } from 'graphql';
 import { WHERE_LIMITS } from '../query/where.ts';
 
+/** A variable of a recursive input type: its name and the type's. */
+export interface RecursiveVariable {
+  name: string;
+  type: string;
+}
+
 /**
- * Whether an operation declares a variable of an input type that contains itself (`ProductWhere`
+ * The variables an operation declares of an input type that contains itself (`ProductWhere`
  * holds `AND: [ProductWhere!]` and, through relationships, the where of every type). graphql-jit
  * writes the code that checks a variable by unrolling its type, and unrolls a recursive one to a
- * depth that took 5 to 30 s of CPU to compile (measured, one where variable); graphql-js checks it
- * by walking the value instead.
+ * depth that took 5 to 30 s of CPU to compile (measured, one where variable): an operation with
+ * one is run by graphql-js, which checks it by walking the value instead (./prepared.ts).
  */
-export function takesRecursiveInput(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
-  return (operation.variableDefinitions ?? []).some((v) => {
+export function recursiveVariables(schema: GraphQLSchema, operation: OperationDefinitionNode): RecursiveVariable[] {
+  return (operation.variableDefinitions ?? []).flatMap((v) => {
     const type = schema.getType(namedTypeOf(v.type));
-    return type !== undefined && isInputObjectType(type) && recursiveInputs(schema).has(type.name);
+    return type !== undefined && isInputObjectType(type) && recursiveInputs(schema).has(type.name)
+      ? [{ name: v.variable.name.value, type: type.name }]
+      : [];
   });
 }
 
@@ -36,16 +44,12 @@ export function takesRecursiveInput(schema: GraphQLSchema, operation: OperationD
  */
 export const MAX_RECURSIVE_VARIABLE_OBJECTS = 2000;
 
-/** Why a variable of a recursive input type is too large to check, or undefined. */
+/** Why one of an operation's variables of recursive input types (recursiveVariables) is too large to check, or undefined. */
 export function oversizedRecursiveVariable(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
+  recursive: readonly RecursiveVariable[],
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  for (const definition of operation.variableDefinitions ?? []) {
-    const type = schema.getType(namedTypeOf(definition.type));
-    if (!type || !isInputObjectType(type) || !recursiveInputs(schema).has(type.name)) continue;
-    const name = definition.variable.name.value;
+  for (const { name, type } of recursive) {
     let objects = 0;
     const pending: unknown[] = name in (variables ?? {}) ? [variables![name]] : [];
     while (pending.length > 0) {
@@ -53,7 +57,7 @@ export function oversizedRecursiveVariable(
       if (Array.isArray(next)) pending.push(...next);
       else if (next !== null && typeof next === 'object') {
         if (++objects > MAX_RECURSIVE_VARIABLE_OBJECTS)
-          return `variable $${name} holds more than ${MAX_RECURSIVE_VARIABLE_OBJECTS} objects (a ${type.name} takes at most ${WHERE_LIMITS.conditions} conditions)`;
+          return `variable $${name} holds more than ${MAX_RECURSIVE_VARIABLE_OBJECTS} objects (a ${type} takes at most ${WHERE_LIMITS.conditions} conditions)`;
         pending.push(...Object.values(next));
       }
     }

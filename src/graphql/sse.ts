@@ -1,58 +1,64 @@
 /**
- * GraphQL over Server-Sent Events at /graphql (`Accept: text/event-stream`, GET or POST): Yoga's
- * own transport, the "distinct connections" mode of the GraphQL over SSE protocol that Yoga and
- * GraphiQL speak: `event: next` for each result, `event: complete` at the end, and a comment line
- * every 12 s so that proxies keep an idle stream open. Yoga parses the request and streams;
- * the operation is checked and run by our pipeline (./streaming.ts), as over plain HTTP. A
+ * GraphQL over Server-Sent Events at /graphql (`Accept: text/event-stream`, GET or POST): the
+ * "distinct connections" mode of the GraphQL over SSE protocol that GraphiQL and Yoga's clients
+ * speak (./event-stream.ts). The operation goes through the
+ * pipeline (./pipeline.ts) as over plain HTTP; what refuses it is the stream's one result. A
  * change subscription's events are written by ./change-events.ts (shared between subscribers).
  */
-import { getOperationAST } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { BearerAuth } from '../auth/tokens.ts';
+import type { ExecutionResult } from 'graphql';
 import { changeEventResponse } from './change-events.ts';
-import type { OperationPipeline } from './operation.ts';
-import { schema } from './schema.ts';
-import { prepareStreamed, runStreamed, type StreamedParams } from './streaming.ts';
+import { COMPLETE, event, PING, PING_MS, SSE_HEADERS } from './event-stream.ts';
+import type { GraphQLPipeline, OperationRequest, ReadyOperation } from './pipeline.ts';
+import { Refusal } from './pipeline.ts';
 import { changeStreamOf } from './subscriptions.ts';
 
-export type SseTransport = (request: Request, auth: BearerAuth) => Promise<Response>;
-
-/** A change subscription's answer, made by ./change-events.ts rather than Yoga's SSE processor. */
-class ChangeEvents {
-  constructor(readonly response: Response) {}
+/**
+ * The answer to a request over SSE that the pipeline prepared (`ready`), or refused: the refusal
+ * as the stream's one result, a query's result, or a subscription's stream.
+ */
+export async function sseAnswer(
+  pipeline: GraphQLPipeline,
+  request: OperationRequest,
+  ready: ReadyOperation | Refusal,
+): Promise<Response> {
+  if (ready instanceof Refusal) return eventsResponse(once({ errors: ready.errors }));
+  const result = await pipeline.run(request, ready);
+  if (!(Symbol.asyncIterator in result)) return eventsResponse(once(result));
+  const changes = changeStreamOf(ready.args.contextValue);
+  // The change subscription's events, made once for its subscribers (./change-events.ts).
+  if (changes) return changeEventResponse(pipeline, ready, changes);
+  return eventsResponse(result);
 }
 
-export function sseTransport(operations: OperationPipeline, graphqlPath: string): SseTransport {
-  const runOurs: Plugin<{ auth: BearerAuth }> = {
-    onParams({ setParamsHandler }) {
-      setParamsHandler(async ({ params, context }) => {
-        const { auth } = context as unknown as { auth: BearerAuth };
-        const prepared = await prepareStreamed(operations, auth, params as StreamedParams);
-        if (!('document' in prepared)) return { errors: prepared };
-        const operation = getOperationAST(prepared.document, prepared.operationName);
-        const result = await runStreamed(operations, prepared);
-        const stream = isAsyncIterable(result) ? changeStreamOf(prepared.contextValue) : undefined;
-        if (operation?.operation !== 'subscription' || !stream) return result;
-        return new ChangeEvents(changeEventResponse(operations, prepared, operation, stream)) as never;
-      });
+async function* once(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
+  yield result;
+}
+
+/** An event stream of results: a ping first and every PING_MS, each result, then complete; the results ended when the client goes away. */
+function eventsResponse(results: AsyncGenerator<ExecutionResult>): Response {
+  let ping: NodeJS.Timeout | undefined;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(PING);
+        ping = setInterval(() => {
+          if (controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(PING);
+        }, PING_MS);
+      },
+      async pull(controller) {
+        const next = await results.next();
+        if (next.done) {
+          clearInterval(ping);
+          controller.enqueue(COMPLETE);
+          controller.close();
+        } else controller.enqueue(event(next.value));
+      },
+      async cancel() {
+        clearInterval(ping);
+        await results.return(undefined);
+      },
     },
-    onResultProcess({ result, setResultProcessor }) {
-      if (result instanceof ChangeEvents) setResultProcessor(() => result.response, 'text/event-stream');
-    },
-  };
-  const yoga = createYoga<{ auth: BearerAuth }>({
-    // Yoga wants a schema; the operations run through the pipeline above.
-    schema,
-    graphqlEndpoint: graphqlPath,
-    graphiql: false,
-    landingPage: false,
-    logging: false,
-    cors: false,
-    maskedErrors: false,
-    // Node's own streams: with Yoga's stand-ins, a client that goes away is only noticed at the
-    // next ping (12 s), and its stream holds its place (and its follower) until then.
-    fetchAPI: { Request, Response, ReadableStream, TextEncoder, TextDecoder, Headers, URL, URLSearchParams, fetch },
-    plugins: [runOurs],
-  });
-  return async (request, auth) => yoga.fetch(request, { auth });
+    { highWaterMark: 1 },
+  );
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }

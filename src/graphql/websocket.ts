@@ -2,6 +2,7 @@
  * GraphQL over WebSocket at /graphql: the graphql-ws protocol (subprotocol
  * `graphql-transport-ws`), for subscriptions and queries. The access token comes in the
  * `connection_init` payload, `{"Authorization": "Bearer <token>"}`, and needs the `read` scope;
+ * every operation goes through the pipeline (./pipeline.ts), as over HTTP;
  * without a valid one the socket is closed with 4403 and the reason. Every subscribe checks the
  * token again (a revoked or expired one is refused), and a running subscription ends when its
  * token does (./subscriptions.ts). The server pings every 12 s, so that proxies keep idle
@@ -18,8 +19,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { bearerToken } from '../auth/bearer.ts';
 import type { BearerAuth, TokenService } from '../auth/tokens.ts';
-import type { OperationPipeline } from './operation.ts';
-import { prepareStreamed, runStreamed } from './streaming.ts';
+import { type GraphQLPipeline, type OperationRequest, type ReadyOperation, Refusal } from './pipeline.ts';
 
 export interface GraphQLWebSocket {
   /** Takes an HTTP upgrade request; answers whether it was one for this endpoint. */
@@ -53,8 +53,20 @@ function quietOversizedMessages(ws: WebSocket): void {
       : emit(event, ...args)) as WebSocket['emit'];
 }
 
+/** The `documentId` of a subscribe payload, when it carries one. */
+function idOf(payload: object): string | undefined {
+  const id = (payload as { documentId?: unknown }).documentId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** What graphql-ws hands over to run: the pipeline's ready operation, and the request it came with. */
+interface Prepared {
+  request: OperationRequest;
+  ready: ReadyOperation;
+}
+
 export function graphqlWebSocket(
-  operations: OperationPipeline,
+  pipeline: GraphQLPipeline,
   tokens: TokenService,
   graphqlPath: string,
   maxMessageBytes: number,
@@ -63,6 +75,11 @@ export function graphqlWebSocket(
   // ends a longer one with 1009, "message too big").
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
   const connections = new WeakMap<object, Connection>();
+  const prepared = new WeakMap<object, Prepared>();
+  const run = (args: object) => {
+    const { request, ready } = prepared.get(args)!;
+    return pipeline.run(request, ready);
+  };
 
   /** The connection's token, checked now: its auth, or why it is refused. */
   async function authenticate(connection: Connection): Promise<BearerAuth | string> {
@@ -92,10 +109,25 @@ export function graphqlWebSocket(
         const connection = connections.get(ctx.extra)!;
         const auth = await authenticate(connection);
         if (typeof auth === 'string') return [new GraphQLError(auth, { extensions: { code: 'UNAUTHENTICATED' } })];
-        return prepareStreamed(operations, auth, payload);
+        const request: OperationRequest = {
+          auth,
+          transport: 'websocket',
+          query: typeof payload.query === 'string' ? payload.query : undefined,
+          // A registered document's id, as over HTTP (graphql-ws's payload may carry more members).
+          documentId: idOf(payload),
+          operationName: payload.operationName ?? undefined,
+          variables: payload.variables ?? undefined,
+          extensions: payload.extensions ?? undefined,
+          startedAt: performance.now(),
+        };
+        const ready = await pipeline.prepare(request);
+        if (ready instanceof Refusal) return [...ready.errors];
+        // graphql-ws hands these to execute or subscribe below, whose arguments they stand for.
+        prepared.set(ready.args, { request, ready });
+        return ready.args;
       },
-      execute: (args) => runStreamed(operations, args) as never,
-      subscribe: (args) => runStreamed(operations, args) as never,
+      execute: (args) => run(args) as never,
+      subscribe: (args) => run(args) as never,
     },
     wss,
     KEEPALIVE_MS,
