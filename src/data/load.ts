@@ -44,6 +44,27 @@ export async function rowsByIds(
 }
 
 /**
+ * Rows of `type` by the values of a unique column (a business key: a product's `reference` or
+ * `gtin`), `null` where there is none or the reader does not see it: one statement.
+ */
+export async function rowsByUnique(
+  db: DataSource,
+  type: string,
+  column: string,
+  values: readonly (string | number)[],
+  columns: readonly Column[],
+): Promise<(Row | null)[]> {
+  const sql = new Sql(db.provider)
+    .text(
+      `SELECT ${selectList(db.provider, columns, 't')}, t.${id(column)} AS "__key" FROM ${id(type)} t WHERE t.${id(column)}`,
+    )
+    .in(values);
+  andVisible(sql, db, type, undefined);
+  const byKey = new Map((await db.query<Row>(sql)).map((row) => [row.__key, row]));
+  return values.map((value) => byKey.get(value) ?? null);
+}
+
+/**
  * Every row of `type` (those the reader may see), in pages of `size` by ascending id: one
  * statement a page, each starting after the last id of the one before (so a page costs the same
  * wherever it is, and rows written meanwhile are neither skipped nor read twice).

@@ -13,16 +13,19 @@ import { tracedBatch } from '../observability/tracing.ts';
 
 /** DataLoaders by key, each made on first use: one request's batching and caching. */
 export class LoaderMap {
-  private readonly loaders = new Map<string, DataLoader<number, unknown>>();
+  private readonly loaders = new Map<string, DataLoader<number | string, unknown>>();
 
-  get<V>(key: string, batch: (keys: readonly number[]) => Promise<V[]>): DataLoader<number, V> {
-    let loader = this.loaders.get(key);
-    if (!loader)
-      this.loaders.set(
-        key,
-        (loader = new DataLoader<number, V>(tracedBatch(key, batch)) as DataLoader<number, unknown>),
-      );
-    return loader as DataLoader<number, V>;
+  /** The loader of `key`, made on first use: keys are ids, or the values of a unique attribute. */
+  get<V, K extends number | string = number>(
+    key: string,
+    batch: (keys: readonly K[]) => Promise<V[]>,
+  ): DataLoader<K, V> {
+    let loader = this.loaders.get(key) as DataLoader<K, V> | undefined;
+    if (!loader) {
+      loader = new DataLoader<K, V>(tracedBatch(key, batch));
+      this.loaders.set(key, loader as DataLoader<number | string, unknown>);
+    }
+    return loader;
   }
 }
 

@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
     Decimal: { Input: string; Output: number | string };
     JSON: { Input: never; Output: unknown };
     AtomicOperations: { Input: unknown[]; Output: never };
+    _Any: { Input: unknown; Output: never };
   };
   DefaultFieldNullability: true;
 }>({

@@ -10,11 +10,11 @@ import type { GraphQLContext } from './context.ts';
 
 const loaders = new WeakMap<GraphQLContext, LoaderMap>();
 
-export function requestLoader<V>(
+export function requestLoader<V, K extends number | string = number>(
   context: GraphQLContext,
   key: string,
-  batch: (keys: readonly number[]) => Promise<V[]>,
-): DataLoader<number, V> {
+  batch: (keys: readonly K[]) => Promise<V[]>,
+): DataLoader<K, V> {
   let map = loaders.get(context);
   if (!map) loaders.set(context, (map = new LoaderMap()));
   return map.get(key, batch);

@@ -13,6 +13,7 @@ import type { RoleOperation } from '../permissions/roles.ts';
 import { resourceByType, resources } from '../resources/registry.ts';
 import type { ResourceDefinition } from '../resources/types.ts';
 import { attributeField, camel, pascal, singular, typeName } from '../resources/names.ts';
+import { FEDERATION_QUERIES } from './federation.ts';
 import { inputFieldsOf } from './mutations.ts';
 import { type FilterField, filterFields } from './queries.ts';
 
@@ -279,7 +280,10 @@ export class RoleView {
     const type = queryFields.get(field);
     if (type) return this.reads(type);
     if (CHANGE_REQUEST_QUERIES.has(field)) return this.writesAny() || this.approvesAny();
-    return (field === 'changes' || field === 'asOf' || WEBHOOK_QUERIES.has(field)) && this.readsAny();
+    return (
+      (field === 'changes' || field === 'asOf' || WEBHOOK_QUERIES.has(field) || FEDERATION_QUERIES.has(field)) &&
+      this.readsAny()
+    );
   }
 
   /**

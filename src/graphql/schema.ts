@@ -13,6 +13,7 @@ import './changes.ts';
 import './subscriptions.ts';
 import './webhooks.ts';
 import './change-requests.ts';
+import './federation.ts';
 
 export const schema = builder.toSchema();
 
