@@ -76,8 +76,10 @@ import {
 
 const USAGE = `usage: tsx bench/run.ts [options]
 
-  --targets LIST       postgraphile,postgraphile+trigger,graphql,rest,graphql+role,rest+role,graphql@base,rest@base
-                       (default: all but the +role ones; the @base ones only with --baseline). The
+  --targets LIST       postgraphile,postgraphile+trigger,graphql,rest,graphql+role,rest+role,graphql#id,graphql@base,rest@base
+                       (default: all but the +role and #id ones; the @base ones only with --baseline).
+                       graphql#id sends each GraphQL document by its id, registered as the client's
+                       trusted document, instead of its text. The
                        +role ones are our APIs under a restricted role (a field list and a row
                        filter on every type that leave the answers those of admin: bench/lib/role.ts)
   --baseline DIR       another checkout of this project (npm ci done there), e.g. a git worktree of
@@ -700,6 +702,10 @@ async function bindAndVerify(
   for (const target of p.targets) {
     const server = running.get(target.server)!;
     const measurement = measurementOf(target);
+    if (target.documents) {
+      if (!server.register) throw new Error(`${target.name}: the server cannot register documents`);
+      await server.register(target.documents(c));
+    }
     const binding = target.bind(c, server);
     if (typeof binding === 'string') {
       measurement.status = 'skipped';

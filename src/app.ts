@@ -24,6 +24,7 @@ import { rejectUnstorableUrls } from './http/input.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { limitConcurrency, type RequestQueue } from './http/concurrency.ts';
 import { graphqlRoutes } from './graphql/http.ts';
+import { TrustedDocuments } from './graphql/trusted-documents.ts';
 import { SubscriptionLimits } from './graphql/subscription-limits.ts';
 import { restApi } from './rest/api.ts';
 import { changeRequestRoutes } from './rest/change-requests.ts';
@@ -163,9 +164,10 @@ export function createApp(options: AppOptions): App {
   const subscriptions = new SubscriptionLimits({ perReplica, perClient });
   const webhooks = webhooksOf(app, { db, config, roles, changeFeed, logger, metrics, clock, resolve, requestQueue });
   const changeRequests = new ChangeRequests(db, roles, () => clock.now());
+  const documents = new TrustedDocuments(db, clock, logger);
+  tokens.onForget(() => documents.forget());
   const graphql = graphqlRoutes({
-    db,
-    tokens,
+    ...{ db, tokens, logger, metrics, clock, documents, graphiqlToken: pageToken },
     basePath: config.basePath,
     live: {
       changeFeed,
@@ -174,13 +176,9 @@ export function createApp(options: AppOptions): App {
       webhooks: webhooks.endpoints,
       changeRequests,
     },
-    logger,
-    metrics,
-    clock,
     localeChain: config.localeFallback,
     introspection: config.graphqlIntrospection,
     maxBodyBytes: config.maxBodyBytes,
-    graphiqlToken: pageToken,
   });
   app.route('/', graphql.routes);
   const scheduled = restRoutes(app, { db, config, requests: changeRequests, clock, logger });
@@ -195,7 +193,7 @@ export function createApp(options: AppOptions): App {
     startDeliveries: () => webhooks.deliveries.start(),
     startScheduledChanges: () => scheduled.start(),
     close: async () => {
-      await Promise.all([scheduled.close(), webhooks.deliveries.close()]);
+      await Promise.all([scheduled.close(), webhooks.deliveries.close(), documents.writeUses()]);
       await revocations?.close();
       await roleChanges?.close();
       changeFeed.close();

@@ -149,6 +149,7 @@ const COLOURS: Record<TargetName, string> = {
   graphql: '#2f6db5',
   rest: '#d9822b',
   'graphql+role': '#1d4a80',
+  'graphql#id': '#5a9be0',
   'rest+role': '#a35a14',
   'graphql@base': '#9bb8dc',
   'rest@base': '#ecc195',

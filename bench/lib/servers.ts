@@ -3,6 +3,7 @@
  * the PostGraphile peer (peer/postgraphile.mjs) and our server (src/main.ts, as production runs
  * it). Both expose `db_statements_total` on GET /metrics; memory is read from /proc/<pid>.
  */
+import { createHash } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
@@ -35,6 +36,8 @@ export interface RunningServer {
   headers: Record<string, string>;
   /** Ours: the bearer token of a client with the bench's restricted role (./role.ts). */
   roleHeaders?: Record<string, string>;
+  /** Ours: registers GraphQL documents as the (admin) client's trusted documents (the `graphql#id` target). */
+  register?(documents: string[]): Promise<void>;
   logFile: string;
   stop(): Promise<void>;
 }
@@ -281,6 +284,14 @@ export async function startOurs(
     };
     const headers = await bearer(created);
     const roleHeaders = restricted && (await bearer(restricted));
+    const register = async (documents: string[]) => {
+      const file = join(logDir, 'bench-documents.json');
+      const byId = Object.fromEntries(
+        documents.map((text) => [`sha256:${createHash('sha256').update(text).digest('hex')}`, text]),
+      );
+      writeFileSync(file, JSON.stringify(byId));
+      await runCli('src/auth/cli.ts', ['documents', 'add', created.client_id, file], env);
+    };
     return {
       kind,
       dataset,
@@ -288,6 +299,7 @@ export async function startOurs(
       pid: launched.child.pid!,
       headers,
       ...(roleHeaders && { roleHeaders }),
+      ...(kind === 'ours' && { register }),
       logFile,
       stop,
     };

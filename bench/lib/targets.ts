@@ -3,8 +3,11 @@
  * is the peer; `graphql` and `rest` are our server's two APIs (one process serves both), through
  * bench/ours.ts; `graphql@base` and `rest@base` the same two of another checkout (`--baseline`),
  * for paired before/after numbers; `graphql+role` and `rest+role` our two APIs under a restricted
- * role (./role.ts), for what enforcing a role costs.
+ * role (./role.ts), for what enforcing a role costs; `graphql#id` our GraphQL requests by the id of
+ * the document, registered as the client's trusted document (docs/guides/trusted-documents.md),
+ * instead of its text.
  */
+import { createHash } from 'node:crypto';
 import { firstLevel, OUR_UPDATE, OURS } from '../ours.ts';
 import { normalisePeer, peerRequest, peerTotals, peerUpdate } from '../peer/queries.ts';
 import type { ProductUpdate, ReadCase, Totals } from '../workloads.ts';
@@ -18,6 +21,7 @@ export type TargetName =
   | 'graphql'
   | 'rest'
   | 'graphql+role'
+  | 'graphql#id'
   | 'rest+role'
   | 'graphql@base'
   | 'rest@base';
@@ -41,6 +45,8 @@ export interface CaseBinding {
 
 export interface Target {
   name: TargetName;
+  /** The GraphQL documents the server must have registered for the client before the case runs (by id). */
+  documents?(c: ReadCase): string[];
   server: ServerKind;
   providers: readonly Provider[];
   /** The binding for a read case, or a reason it does not apply (shown as a skip). */
@@ -157,9 +163,28 @@ function asRestricted(target: Target, name: TargetName): Target {
   };
 }
 
+/** Our GraphQL target with each document sent by its id (`documentId`), registered for the client first. */
+const byDocumentId: Target = {
+  ...OUR_TARGETS.graphql,
+  name: 'graphql#id',
+  documents: (c) => [OURS[c.workload.name].graphql(c).query],
+  bind(c, server) {
+    const binding = OUR_TARGETS.graphql.bind(c, server);
+    if (typeof binding === 'string') return binding;
+    const { query, variables } = OURS[c.workload.name].graphql(c);
+    return { ...binding, request: post(server, { documentId: documentId(query), variables }) };
+  },
+};
+
+/** A document's id, as the service registers it: `sha256:` and the SHA-256 of its text. */
+function documentId(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
 export const TARGETS: Record<TargetName, Target> = {
   ...OUR_TARGETS,
   'graphql+role': asRestricted(OUR_TARGETS.graphql, 'graphql+role'),
+  'graphql#id': byDocumentId,
   'rest+role': asRestricted(OUR_TARGETS.rest, 'rest+role'),
   // The same requests to the baseline checkout's server.
   'graphql@base': { ...OUR_TARGETS.graphql, name: 'graphql@base', server: 'baseline' },
@@ -168,5 +193,7 @@ export const TARGETS: Record<TargetName, Target> = {
 
 /** The targets a run measures when none are named: the baseline's only with --baseline, the restricted role's only when named. */
 export function defaultTargets(withBaseline: boolean): Target[] {
-  return Object.values(TARGETS).filter((t) => (withBaseline || t.server !== 'baseline') && !t.name.endsWith('+role'));
+  return Object.values(TARGETS).filter(
+    (t) => (withBaseline || t.server !== 'baseline') && !t.name.endsWith('+role') && !t.name.endsWith('#id'),
+  );
 }

@@ -48,9 +48,15 @@ export interface BearerAuth {
   /** The client's role (src/permissions), and what it may do: no Access for admin, which may do everything. */
   role: string;
   access?: Access;
+  /** Which GraphQL documents the client may run (src/graphql/trusted-documents.ts). */
+  documents: DocumentsMode;
   /** The token itself (its digest) and when it expires (ms since the epoch): long-lived streams watch it. */
   token: { digest: string; expiresAt: number };
 }
+
+/** Which GraphQL documents a client may run: any (off), any with the others counted (log), its registered ones (enforce). */
+export type DocumentsMode = 'off' | 'log' | 'enforce';
+export const DOCUMENTS_MODES: readonly DocumentsMode[] = ['off', 'log', 'enforce'];
 
 /** Why a watched token stopped being valid. */
 export interface TokenEnd {
@@ -102,6 +108,7 @@ interface AccessTokenRow {
   expires_at: Date | string;
   revoked_at: Date | string | null;
   role: string;
+  documents: string;
 }
 
 interface CachedToken {
@@ -169,8 +176,16 @@ export class TokenService {
     this.generation += 1;
     this.cache.clear();
     this.clients.clear();
+    for (const listener of this.forgetting) listener();
     void this.checkRevocations();
   }
+
+  /** What else forgets what it trusted when the tokens do (a client's trusted documents: src/graphql/trusted-documents.ts). */
+  onForget(listener: () => void): void {
+    this.forgetting.push(listener);
+  }
+
+  private readonly forgetting: (() => void)[] = [];
 
   /**
    * An API client by client_id, from memory when seen in the last few seconds: revoking a client
@@ -403,11 +418,11 @@ export class TokenService {
       return this.withAccess(cached.auth);
     }
     const generation = this.generation;
-    // The token, its client and the client's role in one statement: a token of a revoked client
+    // The token, its client, the client's role and which documents it may run in one statement: a token of a revoked client
     // is refused, whenever it was issued (one issued by a replica that still trusted the client,
     // a moment before).
     const [row] = await this.prisma.$queryRaw<AccessTokenRow[]>`
-      SELECT t."kind", t."api_client_id", t."scope", t."family", t."expires_at", t."revoked_at", c."role"
+      SELECT t."kind", t."api_client_id", t."scope", t."family", t."expires_at", t."revoked_at", c."role", c."documents"
       FROM "oauth_tokens" t JOIN "api_clients" c ON c."id" = t."api_client_id" AND c."revoked" = ${false}
       WHERE t."digest" = ${key}`;
     if (row?.kind !== 'access') return { ok: false, reason: await this.whyRefused(key) };
@@ -418,6 +433,7 @@ export class TokenService {
       clientId: row.api_client_id,
       scopes: parseScopes(row.scope),
       role: row.role,
+      documents: row.documents as DocumentsMode,
       token: { digest: key, expiresAt },
     };
     // Not kept when what is trusted was forgotten while this was read: it may predate a revocation.

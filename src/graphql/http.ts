@@ -10,6 +10,7 @@
  * body is read straight from the Node request (../http/body.ts); an answer without errors is
  * serialized as plain JSON (../http/json-body.ts), large lists in chunks.
  */
+import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { BearerRefusal, bearerAuth, isGraphiQLPageRequest } from '../auth/bearer.ts';
 import type { BearerAuth, TokenService } from '../auth/tokens.ts';
@@ -34,6 +35,7 @@ import {
   Refusal,
 } from './pipeline.ts';
 import { schemaFor, sdlOf } from './role-schema.ts';
+import type { TrustedDocuments } from './trusted-documents.ts';
 import { sseAnswer } from './sse.ts';
 import { type GraphQLWebSocket, graphqlWebSocket } from './websocket.ts';
 
@@ -52,6 +54,8 @@ export interface GraphQLRoutesOptions {
   maxBodyBytes: number;
   /** A working access token to pre-fill GraphiQL's headers with, when there is one to give (the demo client). */
   graphiqlToken?: (c: Context) => Promise<string | undefined>;
+  /** The clients' trusted documents (./trusted-documents.ts). */
+  documents: TrustedDocuments;
 }
 
 /** Operation names become metric labels: bounded, so that clients cannot grow the label set without end. */
@@ -93,7 +97,7 @@ function operationMetrics(metrics: Metrics): PipelinePlugin {
 }
 
 export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports {
-  const pipeline = new GraphQLPipeline({ ...options, plugins: [operationMetrics(options.metrics)] });
+  const pipeline = new GraphQLPipeline({ ...options, plugins: [options.documents, operationMetrics(options.metrics)] });
   const graphqlPath = `${options.basePath}/graphql`;
 
   let graphiqlPage: { html: string; token?: string } | undefined;
@@ -252,7 +256,9 @@ function requestParams(c: Context, text: string | null): RequestParams | Respons
 /** What is wrong with a request's parameters (their types), or undefined; null members are taken for not given, as the spec allows. */
 function paramsProblem(given: Record<string, unknown>): string | undefined {
   const { query, documentId, variables, operationName, extensions } = given;
-  if (query == null && documentId == null) return REQUEST_ERRORS.query;
+  // A document's id may stand for it: `documentId`, or Apollo's persisted query in `extensions`.
+  const persisted = isObject(extensions) && extensions.persistedQuery !== undefined;
+  if (query == null && documentId == null && !persisted) return REQUEST_ERRORS.query;
   if (query != null && typeof query !== 'string') return REQUEST_ERRORS.queryType;
   if (documentId != null && typeof documentId !== 'string') return REQUEST_ERRORS.documentIdType;
   if (variables != null && !isObject(variables)) return REQUEST_ERRORS.variables;
@@ -299,7 +305,37 @@ async function answered(
   if (errors.some((e) => e.extensions?.code === SERVICE_UNAVAILABLE)) throw serviceUnavailable();
   // A result without errors holds no Error: serialized plainly, large lists in chunks (src/http/json-body.ts).
   const body = errors.length === 0 ? jsonBody(result) : JSON.stringify(result);
+  if (request.transport === 'get' && namesDocument(request)) return cacheable(c, request, body, media);
   return c.body(body, 200, { 'content-type': media });
+}
+
+/** Whether a request names a registered document (by `documentId`, or APQ's hash). */
+function namesDocument(request: OperationRequest): boolean {
+  return request.documentId !== undefined || request.extensions?.persistedQuery !== undefined;
+}
+
+/**
+ * A GET of a document by id, answered with an entity tag of the role, the document, the
+ * variables and the answer: a client that sends it back (`If-None-Match`) gets 304 without a
+ * body while the data it read has not changed. Private (per token) and revalidated each time.
+ */
+function cacheable(c: Context, request: OperationRequest, body: string | Buffer<ArrayBuffer>, media: string): Response {
+  const tag = `"${createHash('sha256')
+    .update(
+      JSON.stringify([
+        request.auth.role,
+        request.documentId ?? request.extensions?.persistedQuery,
+        request.operationName ?? null,
+        request.variables ?? null,
+      ]),
+    )
+    .update(body)
+    .digest('base64url')
+    .slice(0, 32)}"`;
+  const headers = { etag: tag, 'cache-control': 'private, no-cache', vary: 'Authorization' };
+  const asked = c.req.header('if-none-match');
+  if (asked?.split(',').some((t) => t.trim().replace(/^W\//, '') === tag)) return c.body(null, 304, headers);
+  return c.body(body, 200, { ...headers, 'content-type': media });
 }
 
 /** The code and words of a refusal by status alone: what is not a GraphQL request this endpoint takes. */

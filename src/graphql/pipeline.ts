@@ -142,7 +142,9 @@ export class GraphQLPipeline {
   async prepare(request: OperationRequest): Promise<ReadyOperation | Refusal> {
     let text: string | Refusal | undefined = request.query;
     for (const plugin of this.documentPlugins) {
-      const found = await plugin.document!(request);
+      let found = plugin.document!(request);
+      // Awaited only when it is a promise: a plugin with nothing to find costs no turn of the loop.
+      if (found instanceof Promise) found = await found;
       if (found !== undefined) text = found;
       if (found instanceof Refusal) break;
     }
@@ -358,7 +360,8 @@ function maskedStream(
   } as AsyncGenerator<ExecutionResult>;
 }
 
-function refusal(code: string, message: string, status?: number, headers?: Record<string, string>): Refusal {
+/** A refusal of one error with a code. */
+export function refusal(code: string, message: string, status?: number, headers?: Record<string, string>): Refusal {
   return new Refusal([new GraphQLError(message, { extensions: { code } })], status, headers);
 }
 

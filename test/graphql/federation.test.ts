@@ -155,15 +155,15 @@ describe.each(providers)('a federated graph with our subgraph on %s', (provider)
     return (await res.json()) as { data?: any; errors?: { message: string; extensions?: any }[] };
   };
 
-  const products = async (ids: number[]) =>
-    new Map(
-      (
-        await database.db.prisma.product.findMany({
-          where: { id: { in: ids } },
-          select: { id: true, reference: true, is_sales: true, unit_id: true },
-        })
-      ).map((p: { id: number }) => [p.id, p]),
-    );
+  /** Products by id, with what the tests compare. */
+  const products = async (ids: number[]) => {
+    const rows: { id: number; reference: string; is_sales: boolean; unit_id: number }[] =
+      await database.db.prisma.product.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, reference: true, is_sales: true, unit_id: true },
+      });
+    return new Map(rows.map((p) => [p.id, p]));
+  };
 
   it('answers nested data across both subgraphs, ours found by the keys the other holds', async () => {
     productIds = (
@@ -178,7 +178,7 @@ describe.each(providers)('a federated graph with our subgraph on %s', (provider)
       (await database.db.prisma.unit.findMany()).map((u: { id: number; reference: string }) => [u.id, u.reference]),
     );
     for (const line of lines) {
-      const row = rows.get(line.product.id) as any;
+      const row = rows.get(line.product.id)!;
       expect(line.product).toEqual({
         id: row.id,
         reference: row.reference,
@@ -235,7 +235,7 @@ describe.each(providers)('a federated graph with our subgraph on %s', (provider)
       .filter((l: any) => l.product !== null)
       .map((l: any) => l.product.id)
       .sort((a: number, b: number) => a - b);
-    const sales = productIds.filter((id) => (rows.get(id) as { is_sales: boolean }).is_sales).sort((a, b) => a - b);
+    const sales = productIds.filter((id) => rows.get(id)!.is_sales).sort((a, b) => a - b);
     // Both kinds are among the products, and the shop sees the sales products only.
     expect(sales.length).toBeGreaterThan(0);
     expect(sales.length).toBeLessThan(40);

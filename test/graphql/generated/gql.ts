@@ -14,9 +14,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "query ProductPage($id: Int!) {\n  product(id: $id) {\n    id\n    reference\n    name {\n      en\n    }\n  }\n}": typeof types.ProductPageDocument,
     "query ProductsWithStructures($first: Int, $after: String, $filter: ProductFilter) {\n  products(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      reference\n      name {\n        en\n      }\n      unit {\n        id\n        reference\n      }\n      productGroup {\n        id\n        description {\n          en\n        }\n      }\n      productStructure {\n        id\n        quantity\n        items {\n          id\n          netQuantity\n          product {\n            id\n            reference\n          }\n          unit {\n            id\n            reference\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.ProductsWithStructuresDocument,
 };
 const documents: Documents = {
+    "query ProductPage($id: Int!) {\n  product(id: $id) {\n    id\n    reference\n    name {\n      en\n    }\n  }\n}": types.ProductPageDocument,
     "query ProductsWithStructures($first: Int, $after: String, $filter: ProductFilter) {\n  products(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      reference\n      name {\n        en\n      }\n      unit {\n        id\n        reference\n      }\n      productGroup {\n        id\n        description {\n          en\n        }\n      }\n      productStructure {\n        id\n        quantity\n        items {\n          id\n          netQuantity\n          product {\n            id\n            reference\n          }\n          unit {\n            id\n            reference\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.ProductsWithStructuresDocument,
 };
 
@@ -34,6 +36,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query ProductPage($id: Int!) {\n  product(id: $id) {\n    id\n    reference\n    name {\n      en\n    }\n  }\n}"): (typeof documents)["query ProductPage($id: Int!) {\n  product(id: $id) {\n    id\n    reference\n    name {\n      en\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
