@@ -164,18 +164,14 @@ export function createApp(options: AppOptions): App {
   const subscriptions = new SubscriptionLimits({ perReplica, perClient });
   const webhooks = webhooksOf(app, { db, config, roles, changeFeed, logger, metrics, clock, resolve, requestQueue });
   const changeRequests = new ChangeRequests(db, roles, () => clock.now());
-  const documents = new TrustedDocuments(db, clock, logger);
-  tokens.onForget(() => documents.forget());
+  const documents = trustedDocumentsOf(db, tokens, clock, logger);
+  const live = { changeFeed, subscriptions, watchToken: tokens.watch.bind(tokens), webhooks: webhooks.endpoints };
+  const shared = { db, tokens, logger, metrics, clock, documents };
   const graphql = graphqlRoutes({
-    ...{ db, tokens, logger, metrics, clock, documents, graphiqlToken: pageToken },
+    ...shared,
+    graphiqlToken: pageToken,
     basePath: config.basePath,
-    live: {
-      changeFeed,
-      subscriptions,
-      watchToken: (auth) => tokens.watch(auth),
-      webhooks: webhooks.endpoints,
-      changeRequests,
-    },
+    live: { ...live, changeRequests },
     localeChain: config.localeFallback,
     introspection: config.graphqlIntrospection,
     maxBodyBytes: config.maxBodyBytes,
@@ -217,6 +213,13 @@ function pageTokenOf(db: Database, tokens: TokenService, clock: Clock, config: C
   const demoToken = demoTokens(db.prisma, tokens, clock);
   return (c: Context) =>
     config.seedDemoData && isLocalBrowser(c, config.trustProxy) ? demoToken() : Promise.resolve(undefined);
+}
+
+/** The clients' trusted documents, forgotten with the tokens when a change is announced (the CLI's). */
+function trustedDocumentsOf(db: Database, tokens: TokenService, clock: Clock, logger: Logger): TrustedDocuments {
+  const documents = new TrustedDocuments(db, clock, logger);
+  tokens.onForget(() => documents.forget());
+  return documents;
 }
 
 /** The committed changes that subscriptions follow. */
