@@ -130,6 +130,13 @@ for (const table of [...historyTables(), ...searchDocuments]) {
     const newest = `(SELECT MAX("valid_from") FROM ${q(history)} WHERE ${matchOld})`;
     const close = `UPDATE ${q(history)} SET "valid_to" = ${instant} WHERE ${matchOld} AND "valid_from" = ${newest} AND "valid_to" = ${open};`;
     const insert = `INSERT INTO ${q(history)} (${names}, "valid_from", "valid_to") VALUES (${values}, ${instant}, ${open});`;
+    // PostgreSQL: a write that began before the version it closes (it waited for that write's lock)
+    // closes it no earlier than it began, and starts its own there (migration
+    // *_history_versions_in_order; SQLite's one writer takes its instant once it holds the lock).
+    const pgClose = close
+      .replace(`"valid_to" = ${instant}`, `"valid_to" = GREATEST(${instant}, "valid_from")`)
+      .replace(/;$/, ' RETURNING "valid_to" INTO since;');
+    const pgInsert = insert.replace(`${instant}, ${open})`, `COALESCE(since, ${instant}), ${open})`);
     if (provider === 'sqlite') {
       out.push(`CREATE TRIGGER ${q(`${history}_insert`)} AFTER INSERT ON ${q(table)} BEGIN\n  ${insert}\nEND;`);
       out.push(
@@ -138,12 +145,14 @@ for (const table of [...historyTables(), ...searchDocuments]) {
       out.push(`CREATE TRIGGER ${q(`${history}_delete`)} AFTER DELETE ON ${q(table)} BEGIN\n  ${close}\nEND;`);
     } else {
       out.push(`CREATE FUNCTION ${q(`${history}_write`)}() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  since timestamp(3);
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    ${close}
+    ${pgClose}
   END IF;
   IF TG_OP <> 'DELETE' THEN
-    ${insert}
+    ${pgInsert}
   END IF;
   RETURN NULL;
 END $$;`);

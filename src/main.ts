@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { createClient, DEMO_CLIENT_NAME, type CreatedClient } from './auth/clients.ts';
-import { purgeTokens } from './auth/tokens.ts';
+import { purgeTokens } from './auth/token-purge.ts';
 import { purgeIdempotencyKeys } from './http/idempotency.ts';
 import { purgeChanges, purgeHistory } from './data/changes.ts';
 import { purgeWebhookRecords } from './webhooks/deliveries.ts';

@@ -133,6 +133,8 @@ export class TokenService {
 
   /** PostgreSQL: whether this replica hears revocations announced elsewhere (see followRevocations). */
   private hearing = false;
+  /** What forgets with the tokens (onForget). */
+  private readonly forgetting: (() => void)[] = [];
   /**
    * Raised each time what is trusted is forgotten: a lookup that began before (and may have read
    * the database before a revocation committed) does not put what it read into memory after.
@@ -184,8 +186,6 @@ export class TokenService {
   onForget(listener: () => void): void {
     this.forgetting.push(listener);
   }
-
-  private readonly forgetting: (() => void)[] = [];
 
   /**
    * An API client by client_id, from memory when seen in the last few seconds: revoking a client
@@ -488,26 +488,4 @@ function insertGrant(tx: PrismaTx | PrismaDb, provider: Provider, g: Grant): Pro
     FROM (SELECT ${g.access.digest} AS digest, 'access' AS kind, ${g.access.expiresAt} AS expires_at
           UNION ALL SELECT ${g.refresh.digest}, 'refresh', ${g.refresh.expiresAt}) AS t
     JOIN "api_clients" c ON c."id" = ${g.clientId} AND NOT c."revoked"`;
-}
-
-/** Tokens deleted per statement, so a purge never holds a long write lock. */
-const PURGE_BATCH = 1000;
-
-/**
- * Deletes tokens that can never be accepted again: expired ones, and revoked ones. Rotated
- * refresh tokens are kept until they expire, since presenting one again must still be
- * recognised as reuse (and revoke its family). Returns how many rows went.
- */
-export async function purgeTokens(prisma: PrismaDb, clock: Clock): Promise<number> {
-  const now = clock.now();
-  let purged = 0;
-  for (;;) {
-    const batch = await prisma.oAuthToken.findMany({
-      where: { OR: [{ expires_at: { lte: now } }, { revoked_at: { not: null } }] },
-      select: { id: true },
-      take: PURGE_BATCH,
-    });
-    if (batch.length === 0) return purged;
-    purged += (await prisma.oAuthToken.deleteMany({ where: { id: { in: batch.map((row) => row.id) } } })).count;
-  }
 }

@@ -109,7 +109,11 @@ export class ScheduledChanges {
         if (!(error instanceof Closing)) throw error;
       }
     };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    // Every worker ends before this does (and so before the next tick, or close): one that fails
+    // does not leave the other holding requests unwatched.
+    const ended = await Promise.allSettled(Array.from({ length: PARALLEL }, worker));
+    const failed = ended.find((end) => end.status === 'rejected');
+    if (failed) throw failed.reason;
     return settled;
   }
 
@@ -128,7 +132,7 @@ export class ScheduledChanges {
           const held: DueRequest[] = [];
           let instant: Date | undefined;
           for (;;) {
-            const claimed = await this.claim(tx, alone);
+            const claimed = await this.claim(tx, alone, instant);
             if (claimed.length === 0) break;
             if (!instant) {
               instant = claimed[0]!.effectiveDate;
@@ -174,11 +178,11 @@ export class ScheduledChanges {
   }
 
   /**
-   * Scheduled requests of the earliest instant still scheduled, due within LEAD_MS, that no other
-   * transaction holds, but those of `alone`: locked in `tx`, soonest first, with what applying
-   * them needs.
+   * Scheduled requests of the earliest instant still scheduled (`instant`, once the transaction
+   * holds some), due within LEAD_MS, that no other transaction holds, but those of `alone`:
+   * locked in `tx`, soonest first, with what applying them needs.
    */
-  private async claim(tx: WriteTx, alone: readonly DueRequest[]): Promise<DueRequest[]> {
+  private async claim(tx: WriteTx, alone: readonly DueRequest[], instant: Date | undefined): Promise<DueRequest[]> {
     const pg = this.db.provider === 'postgresql';
     const horizon = new Date(this.clock.now().getTime() + (pg ? LEAD_MS : 0));
     // Who approved it, and the role that client has now: read here, not on a connection of the
@@ -195,6 +199,9 @@ export class ScheduledChanges {
       .text(
         ` AND c."effective_date" = (SELECT MIN("effective_date") FROM "change_requests" WHERE "state" = 'scheduled')`,
       );
+    // More of the instant the transaction holds, only: those it applied are no longer scheduled in
+    // its own view, and the next instant's must wait for it to commit.
+    if (instant) sql.text(' AND c."effective_date" = ').value(instant);
     if (alone.length > 0)
       sql
         .text(' AND NOT (c."id"')

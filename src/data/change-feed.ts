@@ -29,7 +29,7 @@ import { type ChangeEntry, changesAfter, checkCursor, logPosition } from './chan
 import { DomainError } from './errors.ts';
 import type { Access } from '../permissions/access.ts';
 import { readableTypes, roleViews } from './role-changes.ts';
-import { shownTo } from './change-request-entries.ts';
+import { followedTypes, shownTo } from './change-request-entries.ts';
 import { count } from '../words.ts';
 
 /** Entries per read, the feed's and a catching-up follower's. */
@@ -97,8 +97,8 @@ export class ChangeFeed {
   ): Promise<Follower> {
     const start = after === undefined ? await logPosition(this.db.primary) : after;
     if (after !== undefined) await checkCursor(this.db.primary, after);
-    const followed = reader ? readableTypes(reader.access, types) : types;
-    const follower = new Follower(this, followed ? new Set(followed) : undefined, start, reader);
+    const followed = reader ? readableTypes(reader.access, types) : followedTypes(types);
+    const follower = new Follower(this, new Set(followed), start, reader);
     this.followers.add(follower);
     try {
       await (this.running ??= this.run());

@@ -1,8 +1,8 @@
 /**
  * Change requests in the change log (src/change-requests): entries of type `change_requests`,
  * `created` when one is proposed and `updated` on each change of its state, so that a follower of
- * the log (a quality tool, over /changes, a subscription or a webhook) learns of work waiting for
- * it, and of what became of it.
+ * the log that asks for them by type (a quality tool, over /changes, a subscription or a webhook)
+ * learns of work waiting for it, and of what became of it.
  *
  * Who sees them is not a role's read rule, as for resources: a request shows to its author, to
  * the clients whose role may approve every type it writes, and to admin. The first depends on the
@@ -20,8 +20,21 @@ import type { ChangeEntry } from './changes.ts';
 /** The type of the change log's entries about change requests. */
 export const CHANGE_REQUESTS: string = 'change_requests';
 
+/** Every resource type. */
+const RESOURCE_TYPES: readonly string[] = resources.map((r) => r.type);
+
 /** The types of the change log's entries: every resource type's, and change requests'. */
-export const LOGGED_TYPES: readonly string[] = [...resources.map((r) => r.type), CHANGE_REQUESTS];
+export const LOGGED_TYPES: readonly string[] = [...RESOURCE_TYPES, CHANGE_REQUESTS];
+
+/**
+ * The types a follower of the log gets (REST's /changes, GraphQL's `changes` and subscription, a
+ * webhook endpoint): those it names, or, when it names none, every resource type. Change
+ * requests' entries come only to a follower that names them: one that keeps a copy of the master
+ * data (and reads each entry's resource) is not handed entries of another kind.
+ */
+export function followedTypes(types: readonly string[] | undefined): readonly string[] {
+  return types && types.length > 0 ? types : RESOURCE_TYPES;
+}
 
 /** The fields of a change request that its entries carry, as REST's documents name them. */
 export interface LoggedRequest {

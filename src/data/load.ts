@@ -60,8 +60,9 @@ export async function rowsByUnique(
     )
     .in(values);
   andVisible(sql, db, type, undefined);
-  const byKey = new Map((await db.query<Row>(sql)).map((row) => [row.__key, row]));
-  return values.map((value) => byKey.get(value) ?? null);
+  // Compared as text: a key given as a number finds a row whose key is text, and the other way.
+  const byKey = new Map((await db.query<Row>(sql)).map((row) => [String(row.__key), row]));
+  return values.map((value) => byKey.get(String(value)) ?? null);
 }
 
 /**

@@ -26,18 +26,19 @@ import { type ChangeEntry, type ChangesPage, changesAfter, historiesOf } from '.
 import { definition } from './columns.ts';
 import type { Identifier } from './forms.ts';
 import { type Around, fieldsOf, statesAround } from './role-state.ts';
-import { CHANGE_REQUESTS, LOGGED_TYPES, requestViews, shownTo } from './change-request-entries.ts';
+import { CHANGE_REQUESTS, followedTypes, requestViews, shownTo } from './change-request-entries.ts';
 import { rowsFor } from './authorize.ts';
 
 /** A type no entry has: what a role that reads no type follows. */
 const NO_TYPE = '';
 
 /**
- * The types of `types` (every type when none are given) the role may read, and change requests,
- * whose entries are shown by who the client is (./change-request-entries.ts); never empty.
+ * The types of `types` (every resource type when none are given: followedTypes) the role may
+ * read, change requests among them, whose entries are shown by who the client is
+ * (./change-request-entries.ts); never empty.
  */
 export function readableTypes(access: Access, types?: readonly string[]): string[] {
-  const asked = types && types.length > 0 ? types : LOGGED_TYPES;
+  const asked = followedTypes(types);
   const readable = asked.filter((type) => type === CHANGE_REQUESTS || access.can(type, 'read'));
   return readable.length > 0 ? readable : [NO_TYPE];
 }

@@ -16,7 +16,7 @@ import {
 } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
 import { changesFor, historiesFor } from '../data/role-changes.ts';
-import { CHANGE_REQUESTS } from '../data/change-request-entries.ts';
+import { CHANGE_REQUESTS, followedTypes } from '../data/change-request-entries.ts';
 import { typeName } from '../resources/names.ts';
 import { resources } from '../resources/registry.ts';
 import { builder } from './builder.ts';
@@ -189,7 +189,7 @@ builder.queryField('changes', (t) =>
       // The primary, also with a read replica (as REST's /changes: a cursor from the primary is never
       // past its head). A role sees the log as it sees the data (../data/role-changes.ts).
       const access = context.auth.access;
-      const options = { types: args.types ?? undefined, limit: first };
+      const options = { types: followedTypes(args.types ?? undefined), limit: first };
       const page = access
         ? await changesFor(context.db.primary, access, after, { ...options, clientId: context.auth.clientId })
         : await changesAfter(context.db.primary, after, options);

@@ -124,8 +124,9 @@ async function entityOf(representation: unknown, context: GraphQLContext, schema
     throw badInput(`${JSON.stringify(name)} is not an entity of this subgraph`, 'representations');
   let row: Row | null;
   if (given.id !== undefined) {
-    const id = Number(given.id);
-    if (!Number.isInteger(id)) throw badInput(`the id of a ${name} is a whole number`, 'representations');
+    const id = typeof given.id === 'string' && /^\d{1,10}$/.test(given.id) ? Number(given.id) : given.id;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id))
+      throw badInput(`the id of a ${name} is a whole number`, 'representations');
     row = (await refOf(entity.type).getDataloader(context).load(id)) as Row | null;
   } else {
     // A key the client's role does not see is none of its keys.

@@ -154,8 +154,13 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
         orPost: request.transport === 'post' && TAKES_JSON.test(accept),
       };
       const ready = await pipeline.prepare(streamed);
-      if (ready instanceof Refusal || ready.operation.operation !== 'mutation')
-        return sseAnswer(pipeline, streamed, ready);
+      // A refusal with a status of its own (a mutation without the write scope: 403 and its
+      // challenge) goes as plain HTTP to a client that takes JSON, as a mutation does.
+      const plain =
+        ready instanceof Refusal
+          ? streamed.orPost && ready.status !== undefined
+          : ready.operation.operation === 'mutation';
+      if (!plain) return sseAnswer(pipeline, streamed, ready);
       return answered(c, pipeline, streamed, ready, successMediaType(accept));
     }
     return answerOverHttp(c, pipeline, request);

@@ -19,6 +19,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { bearerToken } from '../auth/bearer.ts';
 import type { BearerAuth, TokenService } from '../auth/tokens.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { SERVICE_UNAVAILABLE } from './errors.ts';
 import { type GraphQLPipeline, type OperationRequest, type ReadyOperation, Refusal } from './pipeline.ts';
 
 export interface GraphQLWebSocket {
@@ -112,7 +114,8 @@ export function graphqlWebSocket(
         const request: OperationRequest = {
           auth,
           transport: 'websocket',
-          query: typeof payload.query === 'string' ? payload.query : undefined,
+          // graphql-ws asks for a query string: a request by id sends an empty one.
+          query: payload.query === '' ? undefined : payload.query,
           // A registered document's id, as over HTTP (graphql-ws's payload may carry more members).
           documentId: idOf(payload),
           operationName: payload.operationName ?? undefined,
@@ -120,7 +123,17 @@ export function graphqlWebSocket(
           extensions: payload.extensions ?? undefined,
           startedAt: performance.now(),
         };
-        const ready = await pipeline.prepare(request);
+        let ready: ReadyOperation | Refusal;
+        try {
+          ready = await pipeline.prepare(request);
+        } catch (error) {
+          // The database away (a client's trusted documents not read): this operation's error,
+          // not the socket's end, which would end every subscription on it.
+          if (!isDatabaseUnavailable(error)) throw error;
+          return [
+            new GraphQLError('the database is unavailable; retry later', { extensions: { code: SERVICE_UNAVAILABLE } }),
+          ];
+        }
         if (ready instanceof Refusal) return [...ready.errors];
         // graphql-ws hands these to execute or subscribe below, whose arguments they stand for.
         prepared.set(ready.args, { request, ready });

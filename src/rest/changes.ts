@@ -16,7 +16,7 @@ import { type Context, Hono } from 'hono';
 import { changeObject } from '../data/change-document.ts';
 import { changesAfter, formatCursor, parseCursor } from '../data/changes.ts';
 import { changesFor } from '../data/role-changes.ts';
-import { CHANGE_REQUESTS, LOGGED_TYPES } from '../data/change-request-entries.ts';
+import { CHANGE_REQUESTS, followedTypes, LOGGED_TYPES } from '../data/change-request-entries.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError, JSON_CONTENT_TYPE } from '../http/errors.ts';
 import { EntityTags, READ_CACHE_CONTROL } from './conditional.ts';
@@ -114,7 +114,7 @@ export function changesRoutes({
     // The primary, also with a read replica: a cursor handed out by the primary (a LIST read there,
     // a live change) is never past the head of the log this reads. A role sees the log as it sees
     // the data (../data/role-changes.ts); admin reads it as it is.
-    const options = { types: query.types, limit: query.perPage };
+    const options = { types: followedTypes(query.types), limit: query.perPage };
     const page = access
       ? await changesFor(db.primary, access, query.after, { ...options, clientId: auth.clientId })
       : await changesAfter(db.primary, query.after, options);

@@ -22,7 +22,7 @@ import { changeObject } from '../data/change-document.ts';
 import { type ChangeEntry, changesAfter } from '../data/changes.ts';
 import { DomainError } from '../data/errors.ts';
 import { readableTypes, roleViews } from '../data/role-changes.ts';
-import { shownTo } from '../data/change-request-entries.ts';
+import { followedTypes, shownTo } from '../data/change-request-entries.ts';
 import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
 import { setMaxListeners } from 'node:events';
@@ -219,8 +219,7 @@ export class Deliverer implements Recorded {
     const types = JSON.parse(this.endpoint.types) as string[];
     while (!this.stopped && this.outstanding.size < MAX_OUTSTANDING) {
       const access = await this.hooks.access();
-      const asked = types.length > 0 ? types : undefined;
-      const readable = access ? readableTypes(access, asked) : asked;
+      const readable = access ? readableTypes(access, types) : followedTypes(types);
       const page =
         this.parts.window.after(this.frontier, readable, PAGE) ??
         (await changesAfter(this.db.primary, this.frontier, { types: readable, limit: PAGE }));

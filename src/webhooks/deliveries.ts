@@ -12,6 +12,7 @@
  * The log's growth reaches the deliverers through the change feed subscriptions use (one
  * follower for all of them), woken by NOTIFY on PostgreSQL.
  */
+import { LOGGED_TYPES } from '../data/change-request-entries.ts';
 import { randomUUID } from 'node:crypto';
 import type { ChangeFeed, Follower } from '../data/change-feed.ts';
 import type { Clock } from '../clock.ts';
@@ -120,7 +121,8 @@ export class WebhookDeliveries {
     while (this.running && this.deliverers.size > 0) {
       try {
         const position = await logPosition(this.options.db.primary);
-        const follower = await this.options.feed.follow(position);
+        // Every entry, change requests' too: the window serves endpoints that follow any types.
+        const follower = await this.options.feed.follow(position, LOGGED_TYPES);
         this.follower = follower;
         this.window.start(position);
         // What committed between a deliverer's last read and `position` is in no window: they read it.

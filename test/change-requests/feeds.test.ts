@@ -30,6 +30,8 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
   const tokens = {} as Record<Role, string>;
   const receivers = {} as Record<Role, Receiver>;
   const streams = {} as Record<Role, SseStream>;
+  /** Quality's follower that names no type: it gets the resources' entries only. */
+  let unnamed: { stream: SseStream; receiver: Receiver };
   beforeAll(async () => {
     hub = await startHub(provider);
     const { db } = hub.database;
@@ -39,14 +41,22 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
       tokens[role] = await tokenWithRole(hub.t, db, role);
       receivers[role] = new Receiver();
       await receivers[role].start();
-      await createEndpoint(hub, { url: receivers[role].url }, tokens[role]);
-      streams[role] = await SseStream.open(send, { query: CHANGES, token: tokens[role] });
+      // Change requests' entries come to those that name them among the types they follow.
+      await createEndpoint(hub, { url: receivers[role].url, types: ['brands', 'change_requests'] }, tokens[role]);
+      const variables = { types: ['BRANDS', 'CHANGE_REQUESTS'] };
+      streams[role] = await SseStream.open(send, { query: CHANGES, variables, token: tokens[role] });
       expect(streams[role].response.status).toBe(200);
     }
+    unnamed = {
+      stream: await SseStream.open(send, { query: CHANGES, token: tokens.quality }),
+      receiver: new Receiver(),
+    };
+    await unnamed.receiver.start();
+    await createEndpoint(hub, { url: unnamed.receiver.url }, tokens.quality);
   }, 60_000);
   afterAll(async () => {
-    for (const stream of Object.values(streams)) await stream?.close();
-    for (const receiver of Object.values(receivers)) await receiver?.stop();
+    for (const stream of [...Object.values(streams), unnamed?.stream]) await stream?.close();
+    for (const receiver of [...Object.values(receivers), unnamed?.receiver]) await receiver?.stop();
     await hub?.close();
   });
 
@@ -73,6 +83,10 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
       changes.filter((c) => c.type === 'CHANGE_REQUESTS' && c.id === request);
     const summary = (changes: { type: string; id: number; op: string }[]) =>
       changes.filter((c) => c.type === 'CHANGE_REQUESTS' || c.id === Number(id)).map((c) => [c.type, c.op]);
+    const requestEntries = (receiver: Receiver) =>
+      receiver.calls
+        .map((c) => c.data.attributes)
+        .filter((a) => a.resource_type === 'change_requests' && a.resource_id === request);
     for (const role of Object.keys(ROLES) as Role[]) {
       await streams[role].until(
         (s) => s.changes().some((c) => c.type === 'BRANDS' && c.id === last),
@@ -81,6 +95,9 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
       await waitFor(() => receivers[role].calls.some((c) => c.data.attributes.resource_id === last), `${role}: hook`);
     }
     for (const role of ['editor', 'quality', 'blind_quality'] as const) {
+      // Calls for different resources go side by side: the last brand's may come before these.
+      await streams[role].until((s) => ofRequest(s.changes()).length === 2, `${role}: the request's two entries`);
+      await waitFor(() => requestEntries(receivers[role]).length === 2, `${role}: the request's two calls`);
       expect(summary(streams[role].changes()), role).toEqual([
         ['BRANDS', 'CREATED'],
         ['CHANGE_REQUESTS', 'CREATED'],
@@ -88,9 +105,7 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
         ...(role === 'blind_quality' ? [] : [['BRANDS', 'UPDATED']]),
         ['CHANGE_REQUESTS', 'UPDATED'],
       ]);
-      const calls = receivers[role].calls
-        .map((c) => c.data.attributes)
-        .filter((a) => a.resource_type === 'change_requests' && a.resource_id === request);
+      const calls = requestEntries(receivers[role]);
       expect(
         calls.map((a) => [a.op, (a.after as { state: string }).state]),
         role,
@@ -106,6 +121,11 @@ describe.each(providers)('change requests in subscriptions and webhooks on %s', 
     }
     expect(ofRequest(streams.shop.changes())).toEqual([]);
     expect(receivers.shop.calls.filter((c) => c.data.attributes.resource_type === 'change_requests')).toEqual([]);
+    // Quality again, following without naming types: the resources' entries, none of the request's.
+    await unnamed.stream.until((s) => s.changes().some((c) => c.id === last), 'the last brand, unnamed');
+    await waitFor(() => unnamed.receiver.calls.some((c) => c.data.attributes.resource_id === last), 'unnamed hook');
+    expect(unnamed.stream.changes().filter((c) => c.type === 'CHANGE_REQUESTS')).toEqual([]);
+    expect(requestEntries(unnamed.receiver)).toEqual([]);
   });
 
   it('an endpoint may follow change requests alone, but not filter them', async () => {

@@ -75,7 +75,7 @@ describe.each(providers)('change requests over GraphQL on %s', (provider) => {
     const product = await env.database.db.prisma.product.findUniqueOrThrow({ where: { id } });
     expect(Number(product.consumer_price)).toBe(5.55);
     const changes = await env.gql(
-      `query($after: String) { changes(after: $after, first: 10) { nodes { cursor type id op actor changeRequestId node { __typename } } } }`,
+      `query($after: String) { changes(after: $after, first: 10, types: [PRODUCTS, CHANGE_REQUESTS]) { nodes { cursor type id op actor changeRequestId node { __typename } } } }`,
       { after: String(Number(cursor) - 1) },
       as('editor'),
     );

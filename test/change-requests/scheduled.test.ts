@@ -109,12 +109,22 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
           await watcher.end();
         }
         expect(Date.now()).toBeLessThan(at.getTime());
-        // ...a write of the product waits for it, and is answered after the instant.
+        // ...a transaction begun before the instant waits for it to write the product...
+        const early = new pg.Client({ connectionString: api.env.database.target.url });
+        await early.connect();
+        await early.query('BEGIN');
+        await early.query('SELECT 1');
+        const waiting = early
+          .query('UPDATE "products" SET "nlc" = 1.25 WHERE "id" = $1', [productId])
+          .then(() => early.query('COMMIT'))
+          .finally(() => early.end());
+        // ...and so does a write of the API, answered after the instant.
         const patched = await api.patch(`/products/${productId}`, {
           data: { type: 'products', id: String(productId), attributes: { consumer_price: 55 } },
         });
         expectStatus(patched, 200);
         expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
+        await waiting;
       } finally {
         await applying;
       }
@@ -132,6 +142,23 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
       expect(log[0].at.getTime()).toBe(at.getTime());
       const request = await api.prisma.changeRequest.findUniqueOrThrow({ where: { id: Number(requestId) } });
       expect(request.settled_date.getTime()).toBe(at.getTime());
+      // The product's versions follow each other, also after the write that began before the
+      // instant and waited: none valid for a negative time, no two at one instant.
+      const versions = (await api.prisma.$queryRawUnsafe(
+        `SELECT "consumer_price"::float AS "price", "valid_from", "valid_to" FROM "products_history" WHERE "id" = $1 ORDER BY "valid_from", "valid_to"`,
+        productId,
+      )) as { price: number; valid_from: Date; valid_to: Date }[];
+      for (const [i, v] of versions.entries()) {
+        expect(v.valid_to.getTime()).toBeGreaterThanOrEqual(v.valid_from.getTime());
+        if (i > 0) expect(v.valid_from.getTime()).toBe(versions[i - 1]!.valid_to.getTime());
+      }
+      const asOf = async (instant: Date) =>
+        (await api.ok('GET', `/products/${productId}?as_of=${encodeURIComponent(instant.toISOString())}`)).data
+          .attributes.consumer_price;
+      expect(versions.filter((v) => v.valid_to.getTime() > Date.now())).toHaveLength(1);
+      const before = await asOf(new Date(at.getTime() - 1));
+      expect([72, 55]).not.toContain(before);
+      expect(await asOf(new Date(Date.now() + 1000))).toBe(55);
     },
   );
 

@@ -8,14 +8,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { createClient } from '../../src/auth/clients.ts';
 import { DocumentsRefused, documentId, registerDocuments } from '../../src/graphql/trusted-documents.ts';
 import { RoleBook } from '../../src/permissions/book.ts';
 import { testApp, type TestApp } from '../support/app.ts';
 import { providers } from '../support/databases.ts';
 import { graphqlEnv, type GraphQLTestEnv } from '../support/graphql.ts';
+import { listen } from '../support/live.ts';
 import { getTokens } from '../support/oauth.ts';
+import { wsUrl } from '../support/ws.ts';
 import { EXAMPLE_ROLES, applyTestRoles } from '../support/roles.ts';
 
 /** What `npm run codegen` wrote for the operations of test/graphql/documents. */
@@ -92,6 +96,36 @@ describe.each(providers)('trusted documents on %s', (provider) => {
     const persistedQuery = { version: 1, sha256Hash: PAGE_ID.slice('sha256:'.length) };
     expectPage(await send(tokens.enforce, { body: { extensions: { persistedQuery }, variables: variables() } }));
     expectPage(await send(tokens.enforce, { body: { query: PAGE, variables: variables() } }));
+  });
+
+  it('enforce: a registered document runs by id over WebSocket (beside the empty query graphql-ws asks for)', async () => {
+    const served = await listen(testApp(env.database).app);
+    const client = createWsClient({
+      url: wsUrl(served.baseUrl),
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${tokens.enforce}` },
+      retryAttempts: 0,
+    });
+    try {
+      const run = (payload: Record<string, unknown>) =>
+        new Promise<any>((resolve, reject) => {
+          let result: unknown;
+          client.subscribe(payload as never, {
+            next: (value) => (result = value),
+            error: (error) => resolve({ errors: error }),
+            complete: () => resolve(result),
+          });
+          setTimeout(() => reject(new Error('no answer over WebSocket')), 10_000);
+        });
+      const byId = await run({ query: '', documentId: PAGE_ID, variables: variables() });
+      expect(byId.errors).toBeUndefined();
+      expect(byId.data.product.id).toBe(productId);
+      const text = await run({ query: '{ products(first: 1) { totalCount } }' });
+      expect(text.errors.map((e: any) => e.extensions.code)).toEqual(['TRUSTED_DOCUMENT_REQUIRED']);
+    } finally {
+      await client.dispose();
+      await served.close();
+    }
   });
 
   it('enforce: any other text is TRUSTED_DOCUMENT_REQUIRED, an unknown id PERSISTED_QUERY_NOT_FOUND', async () => {
