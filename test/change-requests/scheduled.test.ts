@@ -162,6 +162,31 @@ describe.each(providers)('scheduled change requests on %s', (provider) => {
     },
   );
 
+  it.runIf(provider === 'postgresql')(
+    'requests due at two instants close together are each applied at its own, in order (PostgreSQL)',
+    async () => {
+      const first = new Date(Date.now() + 3000 + LEAD_MS);
+      const second = new Date(first.getTime() + 700);
+      const a = await scheduledPrice(73, first);
+      const b = await scheduledPrice(74, second);
+      const applying = scheduler().applyDue();
+      // Between the two instants: the first applied, the second not yet.
+      await sleep(Math.max(0, first.getTime() + 300 - Date.now()));
+      expect(Date.now()).toBeLessThan(second.getTime());
+      expect(await stateOf(a.requestId)).toBe('applied');
+      expect(await stateOf(b.requestId)).toBe('scheduled');
+      await applying;
+      // The app's own replica may be the one that holds the second: it is applied at its instant.
+      while ((await stateOf(b.requestId)) === 'scheduled') {
+        if (Date.now() > second.getTime() + 10_000) throw new Error('the second request was not applied');
+        await sleep(20);
+      }
+      const settled = async (id: string) =>
+        (await api.prisma.changeRequest.findUniqueOrThrow({ where: { id: Number(id) } })).settled_date.getTime();
+      expect([await settled(a.requestId), await settled(b.requestId)]).toEqual([first.getTime(), second.getTime()]);
+    },
+  );
+
   it('two replicas looking for due requests at the same moment apply each once; a withdrawn one never; a stale one fails', async () => {
     // Made with an instant well ahead (making them takes long on a busy machine), then brought
     // to a moment ago, so that all of them are due when the replicas look.
