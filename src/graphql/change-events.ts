@@ -15,7 +15,7 @@ import type { ExecutionArgs } from 'graphql';
 import type { ChangeEntry } from '../data/changes.ts';
 import type { GraphQLContext } from './context.ts';
 import type { GraphQLPipeline, ReadyOperation } from './pipeline.ts';
-import { COMPLETE, event, PING, PING_MS, SSE_HEADERS } from './event-stream.ts';
+import { event, eventStream } from './event-stream.ts';
 import type { ChangeStream } from './subscriptions.ts';
 
 /** Events kept per operation: subscribers of one operation take a change within moments of each other. */
@@ -72,35 +72,15 @@ function framesFor(pipeline: GraphQLPipeline, { prepared, operation, args }: Rea
 export function changeEventResponse(pipeline: GraphQLPipeline, ready: ReadyOperation, stream: ChangeStream): Response {
   const { args } = ready;
   const frames = framesFor(pipeline, ready);
-  let ping: NodeJS.Timeout | undefined;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        controller.enqueue(PING);
-        ping = setInterval(() => {
-          if (controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(PING);
-        }, PING_MS);
-      },
-      async pull(controller) {
-        const batch = await stream.nextBatch();
-        if (!batch) {
-          clearInterval(ping);
-          controller.enqueue(COMPLETE);
-          controller.close();
-        } else if ('end' in batch) {
-          // The reason, as the result of running the operation for it (masked like any error).
-          controller.enqueue(event(await pipeline.runEvent(args, batch)));
-        } else {
-          const parts = await Promise.all(batch.entries.map((entry) => frames.of(entry)));
-          controller.enqueue(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
-        }
-      },
-      async cancel() {
-        clearInterval(ping);
-        await stream.return();
-      },
+  return eventStream(
+    async () => {
+      const batch = await stream.nextBatch();
+      if (!batch) return null;
+      // The reason it ends, as the result of running the operation for it (masked like any error).
+      if ('end' in batch) return event(await pipeline.runEvent(args, batch));
+      const parts = await Promise.all(batch.entries.map((entry) => frames.of(entry)));
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     },
-    { highWaterMark: 1 },
+    () => stream.return(),
   );
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }

@@ -5,12 +5,12 @@
  * stream open.
  */
 const encoder = new TextEncoder();
-export const PING = encoder.encode(':\n\n');
-export const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
+const PING = encoder.encode(':\n\n');
+const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
 /** A comment line this often keeps proxies from closing an idle stream. */
-export const PING_MS = 12_000;
+const PING_MS = 12_000;
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
   Connection: 'keep-alive',
@@ -20,4 +20,38 @@ export const SSE_HEADERS = {
 /** A result as an event. */
 export function event(result: unknown): Uint8Array {
   return encoder.encode(`event: next\ndata: ${JSON.stringify(result)}\n\n`);
+}
+
+/**
+ * An event stream's answer: a ping first and every PING_MS, then what `next` gives, one write at a
+ * time as the client takes them, until it gives null (then `complete`); `stop` when the client
+ * goes away.
+ */
+export function eventStream(next: () => Promise<Uint8Array | null>, stop: () => Promise<unknown>): Response {
+  let ping: NodeJS.Timeout | undefined;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(PING);
+        ping = setInterval(() => {
+          if (controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(PING);
+        }, PING_MS);
+      },
+      async pull(controller) {
+        const bytes = await next();
+        if (bytes) controller.enqueue(bytes);
+        else {
+          clearInterval(ping);
+          controller.enqueue(COMPLETE);
+          controller.close();
+        }
+      },
+      async cancel() {
+        clearInterval(ping);
+        await stop();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }

@@ -7,7 +7,7 @@
  */
 import type { ExecutionResult } from 'graphql';
 import { changeEventResponse } from './change-events.ts';
-import { COMPLETE, event, PING, PING_MS, SSE_HEADERS } from './event-stream.ts';
+import { event, eventStream } from './event-stream.ts';
 import type { GraphQLPipeline, OperationRequest, ReadyOperation } from './pipeline.ts';
 import { Refusal } from './pipeline.ts';
 import { changeStreamOf } from './subscriptions.ts';
@@ -34,31 +34,13 @@ async function* once(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
   yield result;
 }
 
-/** An event stream of results: a ping first and every PING_MS, each result, then complete; the results ended when the client goes away. */
+/** An event stream of results, each as an event; the results ended when the client goes away. */
 function eventsResponse(results: AsyncGenerator<ExecutionResult>): Response {
-  let ping: NodeJS.Timeout | undefined;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        controller.enqueue(PING);
-        ping = setInterval(() => {
-          if (controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(PING);
-        }, PING_MS);
-      },
-      async pull(controller) {
-        const next = await results.next();
-        if (next.done) {
-          clearInterval(ping);
-          controller.enqueue(COMPLETE);
-          controller.close();
-        } else controller.enqueue(event(next.value));
-      },
-      async cancel() {
-        clearInterval(ping);
-        await results.return(undefined);
-      },
+  return eventStream(
+    async () => {
+      const next = await results.next();
+      return next.done ? null : event(next.value);
     },
-    { highWaterMark: 1 },
+    () => results.return(undefined),
   );
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
