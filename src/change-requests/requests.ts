@@ -24,7 +24,7 @@ import type { WriteTx } from '../db/transactions.ts';
 import type { WriteCaller } from '../data/write-caller.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
 import { actorName, announceWrites } from '../data/change-log.ts';
-import { type LoggedRequest, proposedEntry } from '../data/change-request-entries.ts';
+import { approves, type LoggedRequest, proposedEntry } from '../data/change-request-entries.ts';
 import { atom } from '../data/forms.ts';
 import { appendInsert } from '../data/rows.ts';
 import { DomainError } from '../data/errors.ts';
@@ -219,7 +219,7 @@ export class ChangeRequests {
 
   private sees(viewer: Viewer, authorId: number, types: readonly string[]): boolean {
     const { access } = viewer;
-    return !access || viewer.clientId === authorId || types.every((type) => access.mayApprove(type));
+    return !access || viewer.clientId === authorId || approves(access, types);
   }
 
   private async read(id: number): Promise<ChangeRequest | undefined> {

@@ -60,7 +60,7 @@ export async function rowsByUnique(
     )
     .in(values);
   andVisible(sql, db, type, undefined);
-  // Compared as text: a key given as a number finds a row whose key is text, and the other way.
+  // Keyed as text, whatever type the driver answers an integer key in.
   const byKey = new Map((await db.query<Row>(sql)).map((row) => [String(row.__key), row]));
   return values.map((value) => byKey.get(String(value)) ?? null);
 }

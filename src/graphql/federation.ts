@@ -25,9 +25,12 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { type Row, rowsByUnique } from '../data/load.ts';
+import { ID_RANGE, idFromText, int32FromText, isId } from '../db/integers.ts';
+import { operand, WhereInputError } from '../query/where.ts';
+import { quoted } from '../words.ts';
 import { resources } from '../resources/registry.ts';
 import { attributeField, typeName } from '../resources/names.ts';
-import type { ResourceDefinition } from '../resources/types.ts';
+import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { badInput } from './errors.ts';
@@ -41,10 +44,11 @@ export const MAX_REPRESENTATIONS = 1000;
 /** The root fields of the federation: in the schema of every role that reads anything. */
 export const FEDERATION_QUERIES: ReadonlySet<string> = new Set(['_service', '_entities']);
 
-/** A key beside `id`: the GraphQL field of a unique attribute, and its column. */
+/** A key beside `id`: the GraphQL field of a unique attribute, its column and the type of its values. */
 interface EntityKey {
   field: string;
   column: string;
+  type: ScalarType;
 }
 
 /** Each entity (every resource type), by its GraphQL type name: its resource type and keys beside `id`. */
@@ -58,6 +62,8 @@ function uniqueKeys(resource: ResourceDefinition): EntityKey[] {
     .map(([name, attribute]) => ({
       field: attributeField(resource, name, attribute.column),
       column: attribute.column,
+      // Unique attributes are text or integers (references, codes, GTINs).
+      type: attribute.type as ScalarType,
     }));
 }
 
@@ -124,26 +130,42 @@ async function entityOf(representation: unknown, context: GraphQLContext, schema
     throw badInput(`${JSON.stringify(name)} is not an entity of this subgraph`, 'representations');
   let row: Row | null;
   if (given.id !== undefined) {
-    const id = typeof given.id === 'string' && /^\d{1,10}$/.test(given.id) ? Number(given.id) : given.id;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id))
-      throw badInput(`the id of a ${name} is a whole number`, 'representations');
+    // An id as a number or its digits (GraphQL's ID is text); out of range is no id at all.
+    const id = typeof given.id === 'string' ? idFromText(given.id) : given.id;
+    if (!isId(id)) throw badInput(`the id of a ${name} is ${ID_RANGE} (got ${quoted(given.id)})`, 'representations');
     row = (await refOf(entity.type).getDataloader(context).load(id)) as Row | null;
   } else {
-    // A key the client's role does not see is none of its keys.
-    const key = entity.keys.find((k) => given[k.field] !== undefined && type.getFields()[k.field]);
+    // A key the client's role does not see is none of its keys, nor named.
+    const keys = entity.keys.filter((k) => type.getFields()[k.field]);
+    const key = keys.find((k) => given[k.field] !== undefined);
     if (!key)
-      throw badInput(
-        `a ${name} is found by ${['id', ...entity.keys.map((k) => k.field)].join(' or ')}`,
-        'representations',
-      );
-    const value = given[key.field];
-    if (typeof value !== 'string' && typeof value !== 'number')
-      throw badInput(`the ${key.field} of a ${name} is a string or a number`, 'representations');
+      throw badInput(`a ${name} is found by ${['id', ...keys.map((k) => k.field)].join(' or ')}`, 'representations');
+    const value = keyValue(key, given[key.field], name);
     row = await requestLoader<Row | null, string | number>(context, `${entity.type}.${key.column}`, (values) =>
       rowsByUnique(context.source, entity.type, key.column, values, context.plan.columns(entity.type)),
     ).load(value);
   }
   return row && ({ ...row, [ENTITY_TYPE]: name } as Row);
+}
+
+/**
+ * A representation's value of a key, as the where language checks a condition's (query/where.ts
+ * operand: text within its length, an integer in the database's range): a number for a text key
+ * and digits for an integer key are taken as they read.
+ */
+function keyValue(key: EntityKey, given: unknown, name: string): string | number {
+  const value =
+    key.type === 'string' && typeof given === 'number'
+      ? String(given)
+      : key.type === 'integer' && typeof given === 'string'
+        ? (int32FromText(given) ?? given)
+        : given;
+  try {
+    return operand(key.type, value, `the ${key.field} of a ${name}`) as string | number;
+  } catch (error) {
+    if (error instanceof WhereInputError) throw badInput(error.message, 'representations');
+    throw error;
+  }
 }
 
 const sdls = new WeakMap<GraphQLSchema, string>();

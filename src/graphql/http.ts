@@ -117,8 +117,8 @@ export function graphqlRoutes(options: GraphQLRoutesOptions): GraphQLTransports 
         graphiqlPage = { html: await graphiqlHtml(new URL(c.req.url).pathname, token), token };
       return c.html(graphiqlPage.html, 200, GRAPHIQL_PAGE_HEADERS);
     }
-    // Read here, not when graphql-http asks: it answers any error of reading with a 400, where
-    // an oversized body is a 413 and a body that is not UTF-8 its own 400.
+    // Read before anything else: an oversized body is a 413 and a body that is not UTF-8 its own
+    // 400, whatever else the request holds.
     const text = c.req.method === 'POST' ? await readText(c, options.maxBodyBytes) : null;
     if (text === undefined) return refuse(c, 400, 'BAD_REQUEST', 'the request body is not valid UTF-8');
     // A JSON array of operations would multiply every per-request limit by its length.
@@ -269,6 +269,8 @@ function paramsProblem(given: Record<string, unknown>): string | undefined {
   if (variables != null && !isObject(variables)) return REQUEST_ERRORS.variables;
   if (operationName != null && typeof operationName !== 'string') return REQUEST_ERRORS.operationName;
   if (extensions != null && !isObject(extensions)) return REQUEST_ERRORS.extensions;
+  const apq = persisted ? extensions.persistedQuery : undefined;
+  if (persisted && (!isObject(apq) || typeof apq.sha256Hash !== 'string')) return REQUEST_ERRORS.persistedQuery;
   for (const name of ['query', 'documentId', 'variables', 'operationName', 'extensions'])
     if (given[name] === null) delete given[name];
   return undefined;
@@ -376,7 +378,7 @@ const HTTP_ERROR_CODES: Partial<Record<string, string>> = {
  */
 const BEARER_CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN' } as const;
 
-/** The media type of an error answer: graphql-http's for the Accept header, JSON for a 406 (nothing else would do). */
+/** The media type of an error answer: the one the Accept header negotiates, JSON for a 406 (nothing else would do). */
 function errorMediaType(c: Context, status: number): string {
   return status === 406 ? JSON_CONTENT_TYPE : successMediaType(c.req.header('accept') ?? null);
 }
@@ -407,7 +409,7 @@ function refuse(c: Context, status: number, code: string, message: string, heade
   return c.body(errorBody(code, message), status as 400, { ...common, 'content-type': errorMediaType(c, status) });
 }
 
-/** The body as strict UTF-8 text (graphql-http parses the JSON); undefined when it is not UTF-8. */
+/** The body as strict UTF-8 text; undefined when it is not UTF-8. */
 async function readText(c: Context, limit: number): Promise<string | undefined> {
   return decodeUtf8(await readBody(c, limit));
 }
@@ -423,5 +425,7 @@ const REQUEST_ERRORS = {
   variables: '"variables" must be a JSON object of variable names and values',
   operationName: '"operationName" must be a string: the name of an operation in the document',
   extensions: '"extensions" must be a JSON object',
+  persistedQuery:
+    '"extensions.persistedQuery.sha256Hash" must be a string: the SHA-256 of a registered document, in hex',
   url: 'the query string is malformed: "variables" and "extensions" must be JSON objects',
 };

@@ -27,6 +27,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Access } from '../permissions/access.ts';
 import { type OperationRequest, type PipelinePlugin, type Refusal, refusal } from './pipeline.ts';
 import { schemaFor } from './role-schema.ts';
+import { quoted } from '../words.ts';
 import { parseDocument, validateDocument, validationRules } from './validation.ts';
 
 /** How long a client's registered documents are kept without reading them again. */
@@ -90,10 +91,7 @@ export class TrustedDocuments implements PipelinePlugin {
   ): string | Refusal | undefined {
     if (id !== undefined) {
       if (!DOCUMENT_ID.test(id))
-        return refusal(
-          'BAD_REQUEST',
-          `a document's id is "sha256:" and 64 hex digits (got ${JSON.stringify(id.slice(0, 80))})`,
-        );
+        return refusal('BAD_REQUEST', `a document's id is "sha256:" and 64 hex digits (got ${quoted(id)})`);
       const registered = documents.get(id);
       if (registered !== undefined) {
         if (request.query !== undefined && request.query !== registered)

@@ -221,6 +221,58 @@ describe.each(providers)('a federated graph with our subgraph on %s', (provider)
     );
   });
 
+  it('a representation whose key is not a value of its type is refused, naming it; a number for a text key is taken as text', async () => {
+    /** Our subgraph's answer to one representation, as a gateway would send it. */
+    const entity = async (representation: unknown, as = token) => {
+      const res = await fetch(`${ours.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${as}` },
+        body: JSON.stringify({
+          query: 'query($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+          variables: { r: [representation] },
+        }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { data: { _entities: unknown[] }; errors?: { message: string; extensions: any }[] };
+    };
+    const refused = async (representation: unknown, message: string, as = token) => {
+      const answer = await entity(representation, as);
+      expect(answer.data._entities).toEqual([null]);
+      expect(answer.errors?.map((e) => [e.message, e.extensions.code, e.extensions.field])).toEqual([
+        [message, 'BAD_USER_INPUT', 'representations'],
+      ]);
+    };
+    // Ids beyond the database's integers (PostgreSQL answered them with a 500), or none at all.
+    const range = 'a whole number from 1 to 2147483647';
+    await refused({ __typename: 'Product', id: 9999999999 }, `the id of a Product is ${range} (got 9999999999)`);
+    await refused({ __typename: 'Product', id: '9999999999' }, `the id of a Product is ${range} (got "9999999999")`);
+    await refused({ __typename: 'Product', id: 0 }, `the id of a Product is ${range} (got 0)`);
+    await refused({ __typename: 'Product', id: 'abc' }, `the id of a Product is ${range} (got "abc")`);
+    // An integer key given text that is not one, or beyond the range.
+    const integer = 'must be an integer from -2147483648 to 2147483647';
+    await refused(
+      { __typename: 'CustomerType', reference: 'abc' },
+      `the reference of a CustomerType ${integer} (got "abc")`,
+    );
+    await refused(
+      { __typename: 'CustomerType', reference: 99999999999 },
+      `the reference of a CustomerType ${integer} (got 99999999999)`,
+    );
+    await refused(
+      { __typename: 'Product', reference: { a: 1 } },
+      'the reference of a Product must be text (got an object)',
+    );
+    // A key the role does not see is not named among the keys that find an entity.
+    await refused({ __typename: 'Product', code: 'x' }, 'a Product is found by id or reference or gtin');
+    await refused({ __typename: 'Product', code: 'x' }, 'a Product is found by id or reference', noGtinToken);
+    // Digits for an integer key and a number for a text key are the values they read as.
+    const type = await database.db.prisma.customerType.findFirstOrThrow({ select: { reference: true } });
+    expect(await entity({ __typename: 'CustomerType', reference: String(type.reference) })).toEqual({
+      data: { _entities: [{ __typename: 'CustomerType' }] },
+    });
+    expect(await entity({ __typename: 'Product', reference: 12345 })).toEqual({ data: { _entities: [null] } });
+  });
+
   it("a restricted client's token through the gateway sees only its rows and fields", async () => {
     const some = async (sales: boolean) =>
       (await database.db.prisma.product.findMany({ where: { is_sales: sales }, take: 20, select: { id: true } })).map(

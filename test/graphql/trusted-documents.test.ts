@@ -143,6 +143,14 @@ describe.each(providers)('trusted documents on %s', (provider) => {
     expectRefused(await send(tokens.enforce, { body: { documentId: 'sha256:nothex' } }), 'BAD_REQUEST');
   });
 
+  it('a persisted query that is not an object with a string hash is a 400 naming extensions.persistedQuery.sha256Hash', async () => {
+    for (const persistedQuery of [5, { version: 1 }, { version: 1, sha256Hash: 5 }]) {
+      const answer = await send(tokens.enforce, { body: { extensions: { persistedQuery } } });
+      expectRefused(answer, 'BAD_REQUEST');
+      expect(answer.body.errors[0].message).toMatch(/^"extensions\.persistedQuery\.sha256Hash" must be a string/);
+    }
+  });
+
   it('a document registered for one client does not run for another', async () => {
     expectRefused(
       await send(tokens.other, { body: { documentId: PAGE_ID, variables: variables() } }),
