@@ -5,56 +5,68 @@
  * benchmark (bench/README.md, "At rest").
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { QUIET_MS, trimWhenIdle, YOUNG_COLLECTION_DELAY_MS } from '../src/observability/memory.ts';
+import {
+  QUIET_MS,
+  trimWhenIdle,
+  YOUNG_COLLECTION_DELAY_MS,
+  YOUNG_COLLECTION_TRIES,
+} from '../src/observability/memory.ts';
 
 describe('trimWhenIdle', () => {
   let collections: string[];
-  const collect = (options?: { type: 'major' | 'minor' }) => void collections.push(options?.type ?? 'major');
+  // Only gc() without options is a full collection: Node 20's V8 takes any options object,
+  // `{ type: 'major' }` included, for a young-generation one.
+  const collect = (options?: { type: 'major' | 'minor' }) =>
+    void collections.push(options === undefined ? 'full' : options.type);
   const now = () => Date.now();
+  /** The young generation's size as the trim reads it: shrunk unless a test says otherwise. */
+  let young: number;
+  const youngBytes = () => young;
 
   beforeEach(() => {
     vi.useFakeTimers();
     collections = [];
+    young = 1024 * 1024;
   });
   afterEach(() => vi.useRealTimers());
 
   it('collects once start-up is over, then the young generation after a further quiet spell, then nothing', () => {
-    const trim = trimWhenIdle(collect, now);
+    const trim = trimWhenIdle(collect, now, youngBytes);
     vi.advanceTimersByTime(QUIET_MS - 500);
     expect(collections).toEqual([]);
     vi.advanceTimersByTime(1000);
-    expect(collections).toEqual(['major']);
+    expect(collections).toEqual(['full']);
     vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
-    expect(collections).toEqual(['major', 'minor']);
+    expect(collections).toEqual(['full', 'minor']);
     vi.advanceTimersByTime(60_000);
-    expect(collections).toEqual(['major', 'minor']);
+    expect(collections).toEqual(['full', 'minor']);
     trim.stop();
   });
 
   it('waits while requests keep coming, and trims again after the next burst', () => {
-    const trim = trimWhenIdle(collect, now);
+    const trim = trimWhenIdle(collect, now, youngBytes);
     for (let i = 0; i < 20; i++) {
       trim.activity();
       vi.advanceTimersByTime(QUIET_MS / 2);
     }
     expect(collections).toEqual([]);
     vi.advanceTimersByTime(QUIET_MS + YOUNG_COLLECTION_DELAY_MS);
-    expect(collections).toEqual(['major', 'minor']);
+    expect(collections).toEqual(['full', 'minor']);
     trim.activity();
     vi.advanceTimersByTime(QUIET_MS + 500);
-    expect(collections).toEqual(['major', 'minor', 'major']);
+    expect(collections).toEqual(['full', 'minor', 'full']);
     trim.stop();
   });
 
   it('leaves the young generation alone when a request arrives after the full collection', () => {
-    const trim = trimWhenIdle(collect, now);
+    const trim = trimWhenIdle(collect, now, youngBytes);
     vi.advanceTimersByTime(QUIET_MS + 500);
-    expect(collections).toEqual(['major']);
+    expect(collections).toEqual(['full']);
     vi.advanceTimersByTime(1000);
     trim.activity();
     vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
     // The burst that began ended a quiet spell ago: a full collection for it, not the young one.
-    expect(collections).toEqual(['major', 'major']);
+    expect(collections).toEqual(['full', 'full']);
     trim.stop();
   });
 
@@ -62,6 +74,30 @@ describe('trimWhenIdle', () => {
     const trim = trimWhenIdle(undefined, now);
     expect(vi.getTimerCount()).toBe(0);
     trim.activity();
+    trim.stop();
+  });
+
+  it('collects the young generation again, a delay apart, until V8 has shrunk it, at most YOUNG_COLLECTION_TRIES times', () => {
+    young = 64 * 1024 * 1024;
+    const trim = trimWhenIdle(collect, now, youngBytes);
+    vi.advanceTimersByTime(QUIET_MS + 500 + YOUNG_COLLECTION_DELAY_MS);
+    expect(collections).toEqual(['full', 'minor']);
+    vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
+    expect(collections).toEqual(['full', 'minor', 'minor']);
+    young = 1024 * 1024;
+    vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
+    expect(collections).toEqual(['full', 'minor', 'minor', 'minor']);
+    // Shrunk: nothing more.
+    vi.advanceTimersByTime(10 * YOUNG_COLLECTION_DELAY_MS);
+    expect(collections).toEqual(['full', 'minor', 'minor', 'minor']);
+    trim.stop();
+  });
+
+  it('gives up on the young generation after YOUNG_COLLECTION_TRIES collections', () => {
+    young = 64 * 1024 * 1024;
+    const trim = trimWhenIdle(collect, now, youngBytes);
+    vi.advanceTimersByTime(QUIET_MS + 500 + 20 * YOUNG_COLLECTION_DELAY_MS);
+    expect(collections).toEqual(['full', ...Array(YOUNG_COLLECTION_TRIES).fill('minor')]);
     trim.stop();
   });
 });

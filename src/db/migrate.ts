@@ -193,6 +193,9 @@ async function migratePostgres(url: string, migrations: Migration[], timeouts: D
     // client-side bound (the lock wait is the longest; a migration's own SQL has its own, below).
     query_timeout: lockWaitMs + timeouts.statementMs,
   });
+  // A connection cut under the migrations fails the statement under way (start-up then fails
+  // cleanly); unheard, its 'error' event would end the process first.
+  client.on('error', () => undefined);
   // pg's connection timeout covers only the TCP and start-up exchange; the first statement is
   // bounded tighter than the rest, so that a stalled server fails start-up quickly.
   await withTimeout(client.connect(), timeouts.connectMs, 'connecting timed out');

@@ -35,6 +35,14 @@ export async function inPooledTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A client's errors are its holder's to hear while it is checked out (the pool listens only
+  // while it is idle): a connection cut under the transaction (a failover, PgBouncer's "server
+  // conn crashed?", pg_terminate_backend) emits 'error', which unheard ended the process. The
+  // statement under way, or the next, fails with it, and the client is not given back.
+  const lost = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', lost);
   try {
     await client.query(begin);
     const result = await work(client);
@@ -45,6 +53,7 @@ export async function inPooledTransaction<T>(
     await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
     throw error;
   } finally {
+    client.removeListener('error', lost);
     client.release(broken);
   }
 }

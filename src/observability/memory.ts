@@ -13,20 +13,30 @@
  *
  * It needs `--expose-gc` (`npm start` gives it); without it nothing is scheduled.
  */
+import { getHeapSpaceStatistics } from 'node:v8';
 
 /** How long without a request before the server counts as quiet. */
 export const QUIET_MS = 1000;
 /** After the full collection, how long (still quiet) before the young-generation collection. */
 export const YOUNG_COLLECTION_DELAY_MS = 5500;
+/** Young-generation collections tried, each a delay after the last, until V8 shrinks it. */
+export const YOUNG_COLLECTION_TRIES = 4;
+/** A young generation at most this large has been shrunk (V8's smallest is 1-2 MB). */
+export const SHRUNK_BYTES = 8 * 1024 * 1024;
 /** How often the quiet is checked. */
 const CHECK_INTERVAL_MS = 500;
 
-type CollectGarbage = (options?: { type: 'major' | 'minor' }) => void;
+type CollectGarbage = (options?: { type: 'minor' }) => void;
 
 export interface IdleTrim {
   /** A request arrived. */
   activity(): void;
   stop(): void;
+}
+
+/** The young generation's size: what V8 holds for it, used or not. */
+function newSpaceBytes(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
 
 /** V8's `gc`, there under `--expose-gc`. */
@@ -36,24 +46,34 @@ export const exposedGc = (globalThis as { gc?: CollectGarbage }).gc;
 export function trimWhenIdle(
   collect: CollectGarbage | undefined,
   now: () => number = () => performance.now(),
+  youngGenerationBytes: () => number = newSpaceBytes,
 ): IdleTrim {
   if (!collect) return { activity() {}, stop() {} };
   let lastActivity = now();
   // Start-up counts as a burst: it leaves the most garbage of all.
   let busySinceTrim = true;
   let fullCollectionAt: number | undefined;
+  let youngCollectionsLeft = 0;
 
   const check = () => {
     const quietFor = now() - lastActivity;
     if (busySinceTrim && quietFor >= QUIET_MS) {
-      collect({ type: 'major' });
+      collect();
       busySinceTrim = false;
       fullCollectionAt = now();
+      youngCollectionsLeft = YOUNG_COLLECTION_TRIES;
     } else if (fullCollectionAt !== undefined && now() - fullCollectionAt >= YOUNG_COLLECTION_DELAY_MS) {
       // Only if nothing arrived since the full collection: otherwise the rate is not low, and the
       // next quiet starts over.
-      if (lastActivity <= fullCollectionAt) collect({ type: 'minor' });
-      fullCollectionAt = undefined;
+      if (lastActivity > fullCollectionAt) fullCollectionAt = undefined;
+      else {
+        collect({ type: 'minor' });
+        // V8 shrinks only when the rate it measured over its window was low; the background work
+        // of an idle server (the scheduler's look every 250 ms, the feed's numbering) sometimes
+        // makes it miss, and the young generation then stayed at its largest (64 MB). Again later.
+        youngCollectionsLeft -= 1;
+        fullCollectionAt = youngGenerationBytes() > SHRUNK_BYTES && youngCollectionsLeft > 0 ? now() : undefined;
+      }
     }
   };
   const timer = setInterval(check, CHECK_INTERVAL_MS);

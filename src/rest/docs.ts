@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
-import { API_TITLE, openApiDocument } from './openapi.ts';
+import { API_TITLE } from './openapi/common.ts';
 import { JSON_CONTENT_TYPE } from '../http/errors.ts';
 
 export interface ApiDocsOptions {
@@ -164,7 +164,10 @@ export function apiDocs({ basePath, pageToken }: ApiDocsOptions): Hono {
   let document: Asset | undefined;
   const page = asset(pageHtml(), 'text/html; charset=utf-8');
 
-  app.get('/openapi.json', (c) => {
+  app.get('/openapi.json', async (c) => {
+    // Loaded when first asked for: the builder and its dependencies (a YAML library among them)
+    // are not held by a server nobody asks for its document.
+    const { openApiDocument } = await import('./openapi.ts');
     document ??= asset(JSON.stringify(openApiDocument(basePath)), JSON_CONTENT_TYPE);
     return send(c, document, { 'Access-Control-Allow-Origin': '*' });
   });

@@ -21,7 +21,9 @@ import { CHANGES_TAG, changesPath, changesSchemas } from './openapi/changes.ts';
 import { ATOMIC_TAG, atomicPath } from './openapi/atomic.ts';
 import { WEBHOOKS_TAG, webhookPaths, webhookSchemas } from './openapi/webhooks.ts';
 import { CHANGE_REQUESTS_TAG, changeRequestPaths, changeRequestSchemas } from './openapi/change-requests.ts';
-import { ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
+import { API_TITLE, ATOM_EXAMPLE, responseRef, title } from './openapi/common.ts';
+
+export { API_TITLE };
 import { operationOf } from './openapi/operations.ts';
 import { ID_PARAMETER, PARAMETERS } from './openapi/parameters.ts';
 import { ERROR_RESPONSES, errorSchemas, RESPONSE_HEADERS } from './openapi/responses.ts';
@@ -29,8 +31,6 @@ import { resourceSchemas, valueSchemas } from './openapi/schemas.ts';
 import { SECURITY, securitySchemes } from './openapi/security.ts';
 import { REST_ROUTES } from './routes.ts';
 import { projectPath } from '../project.ts';
-
-export const API_TITLE = 'Master data REST API';
 
 /** `/customers/:id` -> `/customers/{id}`. */
 export function openApiPath(honoPath: string): string {

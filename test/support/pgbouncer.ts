@@ -19,7 +19,14 @@ export interface RunningPgBouncer {
   stop(): Promise<void>;
 }
 
-export async function startPgBouncer(upstream: string, { poolSize = 5 } = {}): Promise<RunningPgBouncer> {
+/**
+ * `settings`: more lines of its `[pgbouncer]` section, such as `server_login_retry` (how long it
+ * refuses clients after it failed to connect to the server; 15 s by default, longer than a failover).
+ */
+export async function startPgBouncer(
+  upstream: string,
+  { poolSize = 5, settings = {} as Record<string, string | number> } = {},
+): Promise<RunningPgBouncer> {
   const target = new URL(upstream);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mdg-pgbouncer-'));
@@ -41,6 +48,7 @@ export async function startPgBouncer(upstream: string, { poolSize = 5 } = {}): P
       `default_pool_size = ${poolSize}`,
       'max_client_conn = 200',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
+      ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
     ].join('\n'),
   );
   for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);

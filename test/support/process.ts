@@ -78,7 +78,7 @@ export function startService(
   return new Promise((resolve, reject) => {
     // As `npm start` runs it: the compiled build (test/support/global-setup.ts builds it from the
     // sources before the suite), one process.
-    const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--enable-source-maps', 'dist/main.js']];
+    const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['dist/main.js']];
     const child = spawn(command, args, { cwd, env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }) });
     let stdout = '';
     let stderr = '';

@@ -5,6 +5,9 @@
 import type { ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { singular, typeName } from '../../resources/names.ts';
 
+/** The API's name: the document's title and the reference page's. */
+export const API_TITLE = 'Master data REST API';
+
 export type Schema = SchemaObject | ReferenceObject;
 
 export { INT32_MAX } from '../../db/integers.ts';
