@@ -1,6 +1,6 @@
 /**
  * Concurrent updates batched (PostgreSQL; the optimistic path of Writer.update: a change to one
- * row, for a caller without a role's checks). Updates that arrive while a batch is being written
+ * row). Updates that arrive while a batch is being written
  * wait for the next, which then takes them all: at low load a write goes at once, alone; under
  * load a batch costs one statement to read its rows (per type) and one statement per shape of
  * write (type and columns written) that updates every row on the condition that its version is
@@ -13,15 +13,24 @@
  * each row once: a second write to the same row waits for the next batch, which reads what the
  * first one wrote.
  *
+ * A client with a role (src/permissions) is batched with the writes of the same role, at the same
+ * cost: its rows are read through its `update` rule's `where` and its row filter (a row outside
+ * them is not found, as in the locked way), and the statement updates a row only if the row as
+ * written meets the rule's `check` and stays one the role may read, evaluated on the values the
+ * statement writes. A row that does not is handed back undone, and the caller's locked way says
+ * why (403).
+ *
  * Measured (bench W5, 10 connections updating products): see bench/README.md "Writes".
  */
 import type { Database } from '../db/client.ts';
 import { id, Sql } from '../db/sql.ts';
+import type { Access } from '../permissions/access.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
 import { announceWrites } from './change-log.ts';
 import { attributeColumns } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
+import { andVisible, readingAs, visible } from './visible.ts';
 
 /** A write planned from the row as read: what to write, the row it makes, its log entry. */
 export interface PlannedUpdate {
@@ -39,6 +48,8 @@ export interface BatchedUpdate {
   id: number;
   /** The API client that writes (the entry names it; its reads may go to a replica that has the write). */
   clientId: number | undefined;
+  /** The writer's role; none for admin. */
+  access: Access | undefined;
   plan(current: Row | undefined): Promise<PlannedUpdate | { unchanged: Row }>;
 }
 
@@ -128,15 +139,17 @@ export class UpdateBatches {
       }
       const byShape = new Map<string, typeof planned>();
       for (const one of planned) {
-        const shape = `${one.pending.resource.type}:${Object.keys(one.plan.written).join(',')}`;
+        const shape = `${writerKey(one.pending.resource.type, one.pending.access)}:${Object.keys(one.plan.written).join(',')}`;
         byShape.get(shape)?.push(one) ?? byShape.set(shape, [one]);
       }
       const done: { pending: Pending; row: Row }[] = [];
       for (const shaped of byShape.values()) {
         const updated = await this.updateAll(shaped).catch(() => new Set<number>());
         for (const { pending, plan } of shaped) {
-          if (updated.has(pending.id)) done.push({ pending, row: plan.now });
-          else pending.resolve(undefined);
+          if (updated.has(pending.id)) {
+            if (pending.access) seenByTheRole.add(plan.now);
+            done.push({ pending, row: plan.now });
+          } else pending.resolve(undefined);
         }
       }
       if (done.length === 0) return;
@@ -155,15 +168,26 @@ export class UpdateBatches {
     }
   }
 
-  /** The rows of the batch, whole, one statement per type; in batch order. */
+  /**
+   * The rows of the batch, whole, one statement per type and role; in batch order. A role's rows
+   * are those its `update` rule's `where` and its row filter let it write: others are not found.
+   */
   private async read(batch: readonly Pending[]): Promise<(Row | undefined)[]> {
-    const byType = new Map<string, number[]>();
-    for (const { resource, id } of batch) byType.get(resource.type)?.push(id) ?? byType.set(resource.type, [id]);
+    const groups = new Map<string, { type: string; access: Access | undefined; ids: number[] }>();
+    for (const { resource, id, access } of batch) {
+      const key = writerKey(resource.type, access);
+      groups.get(key)?.ids.push(id) ?? groups.set(key, { type: resource.type, access, ids: [id] });
+    }
     const rows = new Map<string, Row>();
-    for (const [type, ids] of byType)
-      for (const row of await rowsByIds(this.db.primary, type, ids, RequestLoaders.columns(type)))
-        if (row) rows.set(`${type}/${row.id}`, row);
-    return batch.map(({ resource, id }) => rows.get(`${resource.type}/${id}`));
+    for (const [key, { type, access, ids }] of groups) {
+      const source = readingAs(this.db.primary, access);
+      const where = access?.rule(type, 'update')?.where;
+      // As the role sees it (a related row it may not see left out), so that the row written is
+      // what its answer shows: the log is not affected, as a batch changes no relationship.
+      for (const row of await rowsByIds(source, type, ids, RequestLoaders.columnsFor(type, access), where))
+        if (row) rows.set(`${key}/${row.id}`, row);
+    }
+    return batch.map(({ resource, id, access }) => rows.get(`${writerKey(resource.type, access)}/${id}`));
   }
 
   /**
@@ -198,8 +222,10 @@ export class UpdateBatches {
     sql.text(`, "w" AS (UPDATE ${id(resource.type)} t SET `);
     sql.text(columns.map((c) => `${id(c)} = "v".${id(c)}`).join(', '));
     sql.text(
-      ' FROM "v" JOIN "l" ON "l"."id" = "v"."id" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version" RETURNING t."id"), ',
+      ' FROM "v" JOIN "l" ON "l"."id" = "v"."id" WHERE t."id" = "v"."id" AND t."version" = "v"."__read_version"',
     );
+    this.andCheckAsWritten(sql, resource, columns, shaped[0]!.pending.access);
+    sql.text(' RETURNING t."id"), ');
     const fields = Object.keys(ENTRY_TYPES);
     sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM unnest(`);
     for (const [i, field] of fields.entries())
@@ -213,6 +239,38 @@ export class UpdateBatches {
     const rows = await this.db.primary.query<{ id: unknown }>(sql);
     return new Set(rows.map((r) => Number(r.id)));
   }
+
+  /**
+   * For a role: ` AND` the row as written (the statement's values for the columns it writes, the
+   * row's own for the rest, as the derived row "c") meets the `update` rule's `check` and stays
+   * one the role may read. Nothing for admin, or a role that neither checks nor filters the type.
+   */
+  private andCheckAsWritten(sql: Sql, resource: ResourceDefinition, written: string[], access: Access | undefined) {
+    if (!access) return;
+    const source = readingAs(this.db.primary, access);
+    const check = access.rule(resource.type, 'update')?.check;
+    if (!visible(source, resource.type, check)) return;
+    const given = new Set(written);
+    const columns = ['id', ...columnTypes(resource).keys()].map(
+      (c) => `${given.has(c) ? '"v"' : 't'}.${id(c)} AS ${id(c)}`,
+    );
+    sql.text(` AND EXISTS (SELECT 1 FROM (SELECT ${columns.join(', ')}) AS "c" WHERE TRUE`);
+    andVisible(sql, source, resource.type, check, 'c');
+    sql.text(')');
+  }
+}
+
+/** Rows a batch wrote for a role, read as that role sees them. */
+const seenByTheRole = new WeakSet<Row>();
+
+/** Whether a row a write answered is already as the writer's role sees it (no read again for its answer). */
+export function asTheRoleSees(row: Row): boolean {
+  return seenByTheRole.has(row);
+}
+
+/** A batch's writes of one type by one role (admin: none) read and write together. */
+function writerKey(type: string, access: Access | undefined): string {
+  return `${type}@${access?.key ?? ''}`;
 }
 
 /** The SQL type of each column of a type's rows a write may set. */

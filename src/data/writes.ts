@@ -182,23 +182,27 @@ export class Writer {
    */
   async update(type: string, resourceId: number, input: WriteInput, options: WriteOptions = {}): Promise<Row> {
     const resource = definition(type);
-    authorizeWrite(this.caller.access, type, 'update', input);
-    // A role's rows are checked in the transaction, before and after the write.
-    const unchecked = !this.caller.access;
+    const { access } = this.caller;
+    authorizeWrite(access, type, 'update', input);
     const alone = !this.joined && !this.caller.beforeCommit;
-    if (this.db.provider === 'postgresql' && unchecked && alone && !changesLinks(resource, input)) {
-      // First with the writes that came at the same time, in one statement (./update-batches.ts).
+    if (this.db.provider === 'postgresql' && alone && !changesLinks(resource, input)) {
+      // First with the writes that came at the same time, in one statement (./update-batches.ts),
+      // a role's checks in its read and its statement.
       const batched = await updateBatches(this.db).update({
         resource,
         id: resourceId,
         clientId: this.caller.apiClientId,
+        access,
         plan: (current) => this.planUpdate(resource, resourceId, input, options, current),
       });
       if (batched) return batched;
-      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        const written = await this.updateIfUnchanged(resource, resourceId, input, options);
-        if (written) return written;
-      }
+      // Handed back: a role's write goes the locked way, which checks its row before and after
+      // the write in the transaction, and says which check refused it.
+      if (!access)
+        for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+          const written = await this.updateIfUnchanged(resource, resourceId, input, options);
+          if (written) return written;
+        }
     }
     return this.updateLocked(resource, resourceId, input, options);
   }

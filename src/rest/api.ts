@@ -15,6 +15,7 @@ import { KeptTotals, listPage } from '../data/list.ts';
 import { type Row, rowWithLogPosition } from '../data/load.ts';
 import { loadAll, RequestLoaders, targetOf } from '../data/request.ts';
 import { AtomicWriter } from '../data/atomic-writes.ts';
+import { asTheRoleSees } from '../data/update-batches.ts';
 import { idFromText } from '../db/integers.ts';
 import type { WriteOptions } from '../data/writes.ts';
 import type { Database } from '../db/client.ts';
@@ -340,8 +341,12 @@ class RestHandlers {
       this.conditions(c, route),
     );
     const { loaders, docs } = this.request(c);
-    // The row as written shows every related row; a role that sees only some reads it as it sees it.
-    const row = roleOf(c)?.dependsOnOthers(route.type) ? await this.existing(loaders, route.type, id) : written;
+    // The row as written shows every related row; a role that sees only some reads it as it sees
+    // it, unless the write read it so (a batched update: ../data/update-batches.ts).
+    const row =
+      roleOf(c)?.dependsOnOthers(route.type) && !asTheRoleSees(written)
+        ? await this.existing(loaders, route.type, id)
+        : written;
     loaders.prime(route.type, [row]);
     // Some answers always include related resources (the spec shows a structure's items).
     const always = resourceByType(route.type)!.includes.update ?? [];

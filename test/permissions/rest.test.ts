@@ -22,7 +22,7 @@ const ROLES = {
   },
   // Suppliers' types, of which it sees only those that ask for certificates.
   type_keeper: {
-    suppliers: { read: {}, update: { fields: ['types'] } },
+    suppliers: { read: {}, update: { fields: ['types', 'email'] } },
     supplier_types: { read: { where: { request_certificates: { equals: true } } } },
   },
   brand_keeper: {
@@ -179,6 +179,74 @@ describe.each(providers)('roles over REST on %s', (provider) => {
     expectShapeB(await add(outside), 403, 'forbidden');
     expect(await api.prisma.brand.count({ where: { reference: outside } })).toBe(0);
     expect((await add(api.unique('KEEP-N'))).status).toBe(201);
+  });
+
+  it("updates at the statements admin's cost, and writes at once only those of its writes that pass its rules", async () => {
+    const db = api.env.database.db;
+    const brands = await Promise.all(
+      Array.from({ length: 8 }, () => api.prisma.brand.create({ data: { reference: api.unique('KEEP-W') } })),
+    );
+    const patch = (id: number, reference: string, token?: string) =>
+      api.request('PATCH', `/brands/${id}`, {
+        ...(token ? { token } : {}),
+        body: { data: { type: 'brands', id, attributes: { reference } } },
+      });
+    const cost = async (id: number, token?: string) => {
+      const before = db.statementCount;
+      expect((await patch(id, api.unique('KEEP-W'), token)).status).toBe(200);
+      return db.statementCount - before;
+    };
+    // Each token, and the roles, read once before.
+    await cost(brands[0]!.id, tokens.brand_keeper);
+    await cost(brands[0]!.id);
+    // PostgreSQL batches a role's update as admin's, its checks inside the batch's read and
+    // statement; SQLite writes it in a transaction that checks the row before and after.
+    const role = await cost(brands[1]!.id, tokens.brand_keeper);
+    expect(role).toBe((await cost(brands[2]!.id)) + (provider === 'postgresql' ? 0 : 2));
+    // A row whose document depends on rows the role may not see (a supplier's types): the
+    // answer shows only those it sees, at admin's cost all the same.
+    const seen = await api.prisma.supplierType.findFirst({ where: { request_certificates: true } });
+    const hidden = await api.prisma.supplierType.findFirst({ where: { request_certificates: false } });
+    const supplier = await api.prisma.supplier.create({
+      data: {
+        reference: api.unique('SUP'),
+        name: 'Costs',
+        types: { create: [{ supplier_type_id: seen.id }, { supplier_type_id: hidden.id }] },
+      },
+    });
+    const email = (token?: string) =>
+      api.request('PATCH', `/suppliers/${supplier.id}`, {
+        ...(token ? { token } : {}),
+        body: { data: { type: 'suppliers', id: supplier.id, attributes: { email: `${api.unique('e')}@example.com` } } },
+      });
+    await email(tokens.type_keeper);
+    let before = db.statementCount;
+    const keeper = await email(tokens.type_keeper);
+    const keeperCost = db.statementCount - before;
+    expect(keeper.status).toBe(200);
+    expect(keeper.body.data.relationships.types.data).toEqual([{ type: 'supplier_types', id: seen.id }]);
+    before = db.statementCount;
+    expect((await email()).status).toBe(200);
+    // SQLite reads it again for the answer (its role has no where or check here to run).
+    expect(keeperCost).toBe(db.statementCount - before + (provider === 'postgresql' ? 0 : 1));
+    // At once, as a batch would take them: each write stands or falls by its own row.
+    const wanted = brands.slice(3).map((brand, i) => ({
+      brand,
+      reference: i % 2 === 0 ? api.unique('KEEP-W') : api.unique('GONE'),
+    }));
+    const answers = await Promise.all(
+      wanted.map(({ brand, reference }) => patch(brand.id, reference, tokens.brand_keeper)),
+    );
+    for (const [i, { brand, reference }] of wanted.entries()) {
+      const now = (await api.prisma.brand.findUnique({ where: { id: brand.id } })).reference;
+      if (reference.startsWith('KEEP')) {
+        expect(answers[i]!.status).toBe(200);
+        expect(now).toBe(reference);
+      } else {
+        expectShapeB(answers[i]!, 403, 'forbidden');
+        expect(now).toBe(brand.reference);
+      }
+    }
   });
 
   it('keeps links to rows the role cannot see: a document sent back, a removal naming one', async () => {
