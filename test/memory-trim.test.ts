@@ -10,6 +10,7 @@ import {
   trimWhenIdle,
   YOUNG_COLLECTION_DELAY_MS,
   YOUNG_COLLECTION_TRIES,
+  YOUNG_RETRY_MS,
 } from '../src/observability/memory.ts';
 
 describe('trimWhenIdle', () => {
@@ -77,15 +78,15 @@ describe('trimWhenIdle', () => {
     trim.stop();
   });
 
-  it('collects the young generation again, a delay apart, until V8 has shrunk it, at most YOUNG_COLLECTION_TRIES times', () => {
+  it('collects the young generation again, YOUNG_RETRY_MS apart, until V8 has shrunk it', () => {
     young = 64 * 1024 * 1024;
     const trim = trimWhenIdle(collect, now, youngBytes);
     vi.advanceTimersByTime(QUIET_MS + 500 + YOUNG_COLLECTION_DELAY_MS);
     expect(collections).toEqual(['full', 'minor']);
-    vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
+    vi.advanceTimersByTime(YOUNG_RETRY_MS);
     expect(collections).toEqual(['full', 'minor', 'minor']);
     young = 1024 * 1024;
-    vi.advanceTimersByTime(YOUNG_COLLECTION_DELAY_MS);
+    vi.advanceTimersByTime(YOUNG_RETRY_MS);
     expect(collections).toEqual(['full', 'minor', 'minor', 'minor']);
     // Shrunk: nothing more.
     vi.advanceTimersByTime(10 * YOUNG_COLLECTION_DELAY_MS);

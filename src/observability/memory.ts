@@ -19,7 +19,9 @@ import { getHeapSpaceStatistics } from 'node:v8';
 export const QUIET_MS = 1000;
 /** After the full collection, how long (still quiet) before the young-generation collection. */
 export const YOUNG_COLLECTION_DELAY_MS = 5500;
-/** Young-generation collections tried, each a delay after the last, until V8 shrinks it. */
+/** After a young-generation collection V8 did not shrink it, how long before the next. */
+export const YOUNG_RETRY_MS = 1000;
+/** Young-generation collections tried until V8 shrinks it. */
 export const YOUNG_COLLECTION_TRIES = 4;
 /** A young generation at most this large has been shrunk (V8's smallest is 1-2 MB). */
 export const SHRUNK_BYTES = 8 * 1024 * 1024;
@@ -70,9 +72,13 @@ export function trimWhenIdle(
         collect({ type: 'minor' });
         // V8 shrinks only when the rate it measured over its window was low; the background work
         // of an idle server (the scheduler's look every 250 ms, the feed's numbering) sometimes
-        // makes it miss, and the young generation then stayed at its largest (64 MB). Again later.
+        // makes it miss (often the first after start-up), and the young generation then
+        // stayed at its largest (32-64 MB). Again a second later, when V8's window is still low.
         youngCollectionsLeft -= 1;
-        fullCollectionAt = youngGenerationBytes() > SHRUNK_BYTES && youngCollectionsLeft > 0 ? now() : undefined;
+        fullCollectionAt =
+          youngGenerationBytes() > SHRUNK_BYTES && youngCollectionsLeft > 0
+            ? now() - YOUNG_COLLECTION_DELAY_MS + YOUNG_RETRY_MS
+            : undefined;
       }
     }
   };
