@@ -25,35 +25,16 @@ import { readableTypes, roleViews } from '../data/role-changes.ts';
 import { followedTypes, shownTo } from '../data/change-request-entries.ts';
 import type { Database } from '../db/client.ts';
 import type { Access } from '../permissions/access.ts';
-import { setMaxListeners } from 'node:events';
 import { messageId, type Op, viewOf } from './endpoints.ts';
 import type { LiveWindow } from './live-window.ts';
 import type { Pacer } from './pacer.ts';
 import type { DeliveryRecord, Recorded, Recorder, Records } from './recorder.ts';
-import { type Agents, type AttemptResult, agentsFor, post } from './send.ts';
-import type { Targets } from './targets.ts';
+import { type AttemptResult, Caller, type Message, sign, signingKey } from './send.ts';
+import { backoff, type DeliveryPolicy, type Outcome } from './policy.ts';
 import { EndpointFilter, UnseenWhere } from './where.ts';
 
 /** Entries read per statement. */
 const PAGE = 500;
-/**
- * Entries not yet done kept in memory per endpoint; past this the log is read on only as they
- * are done (fifty endpoints far behind hold 25,000 entries at most).
- */
-const MAX_OUTSTANDING = 500;
-/** The longest wait between two attempts. */
-const MAX_BACKOFF_MS = 60 * 60 * 1000;
-
-export interface DeliveryPolicy {
-  targets: Targets;
-  timeoutMs: number;
-  concurrency: number;
-  firstRetryMs: number;
-  retryForMs: number;
-  disableAfterMs: number;
-}
-
-export type Outcome = 'delivered' | 'failed' | 'dead';
 
 export interface DelivererHooks {
   /** The owner's Access now (undefined: admin); asked before each read, so a changed role applies. */
@@ -71,6 +52,9 @@ interface Pending {
   firstAttemptAt?: number;
   /** When it may be tried (ms since the epoch). */
   dueAt: number;
+  /** The last attempt's call: sent again as it is while its timestamp (a second) and keys hold. */
+  message?: Message;
+  signedWith?: readonly Buffer[];
 }
 
 interface Done {
@@ -88,23 +72,22 @@ interface Known {
   created: Date;
 }
 
-/** Backoff after `attempts` failed attempts: exponential, full jitter over its upper half. */
-export function backoff(firstRetryMs: number, attempts: number): number {
-  const ceiling = Math.min(MAX_BACKOFF_MS, firstRetryMs * 2 ** (attempts - 1));
-  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
+/**
+ * An entry's body, made once for every endpoint and attempt that gets the same entry object (the
+ * live window's are shared by the endpoints of admin owners).
+ */
+const bodies = new WeakMap<ChangeEntry, Buffer>();
 
-/** An entry's body, made once for every endpoint that gets the same entry object (those of admin owners share them). */
-const bodies = new WeakMap<ChangeEntry, string>();
-
-function bodyOf(entry: ChangeEntry): string {
+function bodyOf(entry: ChangeEntry): Buffer {
   let body = bodies.get(entry);
   if (body === undefined) {
-    body = JSON.stringify({
-      type: `${entry.type}.${entry.op}`,
-      timestamp: new Date(entry.at).toISOString(),
-      data: changeObject(entry),
-    });
+    body = Buffer.from(
+      JSON.stringify({
+        type: `${entry.type}.${entry.op}`,
+        timestamp: new Date(entry.at).toISOString(),
+        data: changeObject(entry),
+      }),
+    );
     bodies.set(entry, body);
   }
   return body;
@@ -115,6 +98,8 @@ export interface DelivererParts {
   recorder: Recorder;
   pacer: Pacer;
   window: LiveWindow;
+  /** This deliverer's share of the entries held in memory (shareOf the endpoints delivered here). */
+  share: () => number;
   policy: DeliveryPolicy;
   hooks: DelivererHooks;
 }
@@ -127,11 +112,12 @@ export class Deliverer implements Recorded {
   private readonly done: Done[] = [];
   private readonly known = new Map<number, Known>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly abort = new AbortController();
-  private readonly agents: Agents;
+  private readonly caller: Caller;
   private readonly where: EndpointFilter;
-  private readonly url: URL;
+  private readonly keys: { current: Buffer[]; both: Buffer[] };
   private inFlight = 0;
+  /** The last pull stopped at the share: the next starts when half of it is done. */
+  private full = false;
   /** A call waits for the pacer's next free permit. */
   private awaitingPermit = false;
   private pulling: Promise<void> | undefined;
@@ -157,11 +143,21 @@ export class Deliverer implements Recorded {
     this.frontier = endpoint.cursor;
     this.failingSince = endpoint.failing_since;
     this.writtenHealth = endpoint.status;
-    this.agents = agentsFor(this.policy.targets, this.policy.concurrency);
-    this.url = new URL(endpoint.url);
+    this.caller = new Caller(new URL(endpoint.url), this.policy.targets, {
+      connections: this.policy.concurrency,
+      timeoutMs: this.policy.timeoutMs,
+    });
     this.where = new EndpointFilter(viewOf(endpoint).where);
-    // One listener per call in flight.
-    setMaxListeners(0, this.abort.signal);
+    const current = signingKey(endpoint.secret);
+    this.keys = {
+      current: [current],
+      both: endpoint.previous_secret ? [current, signingKey(endpoint.previous_secret)] : [current],
+    };
+  }
+
+  /** Where this deliverer has read the log to: the live window keeps nothing it no longer needs. */
+  get position(): number {
+    return this.frontier;
   }
 
   get id(): number {
@@ -217,12 +213,16 @@ export class Deliverer implements Recorded {
    */
   private async pull(): Promise<void> {
     const types = JSON.parse(this.endpoint.types) as string[];
-    while (!this.stopped && this.outstanding.size < MAX_OUTSTANDING) {
+    for (;;) {
+      const room = this.parts.share() - this.outstanding.size;
+      this.full = room <= 0;
+      if (this.stopped || this.full) return;
       const access = await this.hooks.access();
       const readable = access ? readableTypes(access, types) : followedTypes(types);
+      const limit = Math.min(PAGE, room);
       const page =
-        this.parts.window.after(this.frontier, readable, PAGE) ??
-        (await changesAfter(this.db.primary, this.frontier, { types: readable, limit: PAGE }));
+        this.parts.window.after(this.frontier, readable, limit) ??
+        (await changesAfter(this.db.primary, this.frontier, { types: readable, limit }));
       if (this.stopped) return;
       const shown = await this.selected(access, page.entries);
       if (this.stopped) return;
@@ -334,19 +334,8 @@ export class Deliverer implements Recorded {
   }
 
   private async send(pending: Pending): Promise<void> {
-    const { entry } = pending;
-    const message = {
-      id: messageId(this.id, entry.seq),
-      timestamp: Math.floor(Date.now() / 1000),
-      body: bodyOf(entry),
-    };
     const at = new Date();
-    const result = await post(this.url, message, this.secrets(at), {
-      agents: this.agents,
-      targets: this.policy.targets,
-      timeoutMs: this.policy.timeoutMs,
-      signal: this.abort.signal,
-    });
+    const result = await this.caller.post(this.messageOf(pending, at));
     this.inFlight -= 1;
     this.parts.pacer.give();
     if (this.stopped) return;
@@ -354,11 +343,23 @@ export class Deliverer implements Recorded {
     this.pump();
   }
 
-  private secrets(now: Date): string[] {
-    const { secret, previous_secret, previous_secret_until } = this.endpoint;
-    return previous_secret && previous_secret_until && previous_secret_until > now
-      ? [secret, previous_secret]
-      : [secret];
+  /** The call of `pending` now: its body made once per entry, its signature once per second and keys. */
+  private messageOf(pending: Pending, at: Date): Message {
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const keys = this.keysAt(at);
+    if (pending.message?.timestamp === timestamp && pending.signedWith === keys) return pending.message;
+    const { entry } = pending;
+    const id = messageId(this.id, entry.seq);
+    const body = bodyOf(entry);
+    pending.message = { id, timestamp, body, signature: sign(keys, id, timestamp, body) };
+    pending.signedWith = keys;
+    return pending.message;
+  }
+
+  /** The keys calls are signed with: the previous secret's too while it is honoured. */
+  private keysAt(now: Date): Buffer[] {
+    const until = this.endpoint.previous_secret_until;
+    return until && until > now ? this.keys.both : this.keys.current;
   }
 
   /** An attempt's outcome: done (delivered or dead) and the resource's next entry goes, or tried again later. */
@@ -384,12 +385,16 @@ export class Deliverer implements Recorded {
       return;
     }
     this.outstanding.delete(pending.entry.seq);
+    pending.message = undefined;
     const line = this.lines.get(pending.key)!;
     line.shift();
     if (line.length > 0) this.schedule(line[0]!);
     else this.lines.delete(pending.key);
-    // Room again in memory: read on in the log.
-    if (this.outstanding.size === MAX_OUTSTANDING - 1) this.wake();
+    // Half of the share done: read on in the log.
+    if (this.full && this.outstanding.size <= this.parts.share() / 2) {
+      this.full = false;
+      this.wake();
+    }
   }
 
   /** Recorded: the outcomes since the last flush, the cursor (just before the oldest entry not yet done) and health. */
@@ -468,12 +473,12 @@ export class Deliverer implements Recorded {
   /** Stops sending (the lease is given up or lost, the endpoint changed): writes what is done. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.abort.abort();
     for (const timer of this.timers) clearTimeout(timer);
+    // Calls in flight end now (failed, not recorded: sent again by whoever delivers next).
+    const closing = this.caller.close();
     await this.pulling;
     await this.parts.recorder.remove(this);
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    await closing;
   }
 
   get isDisabled(): boolean {

@@ -21,7 +21,8 @@ import { Sql } from '../db/sql.ts';
 import type { RequestQueue } from '../http/concurrency.ts';
 import type { RoleBook } from '../permissions/book.ts';
 import { logPosition } from '../data/changes.ts';
-import { Deliverer, type DeliveryPolicy, type Outcome } from './deliverer.ts';
+import { Deliverer } from './deliverer.ts';
+import { type DeliveryPolicy, type Outcome, shareOf } from './policy.ts';
 import { LiveWindow } from './live-window.ts';
 import { Pacer } from './pacer.ts';
 import { Recorder } from './recorder.ts';
@@ -132,6 +133,7 @@ export class WebhookDeliveries {
           // Ended by unfollow: go on only if endpoints were taken meanwhile (the loop's test).
           if (!entries) break;
           this.window.add(entries);
+          this.trimWindow();
           for (const deliverer of this.deliverers.values()) deliverer.wake();
         }
       } catch (error) {
@@ -144,6 +146,13 @@ export class WebhookDeliveries {
         this.window.reset();
       }
     }
+  }
+
+  /** The live window keeps what the deliverer furthest behind has still to read, no more. */
+  private trimWindow(): void {
+    let least = Number.POSITIVE_INFINITY;
+    for (const deliverer of this.deliverers.values()) least = Math.min(least, deliverer.position);
+    if (Number.isFinite(least)) this.window.trim(least);
   }
 
   /** No endpoint delivered here any more: the change log is not followed. */
@@ -238,6 +247,7 @@ export class WebhookDeliveries {
       recorder: this.recorder,
       pacer: this.pacer!,
       window: this.window,
+      share: () => shareOf(this.deliverers.size),
       policy: this.options.policy,
       hooks: {
         access: () => this.options.roles.access(role),

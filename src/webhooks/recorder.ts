@@ -5,14 +5,14 @@
  * fifty endpoints that is a handful of statements a flush, not fifty transactions, and the
  * connections the API answers with are left to it.
  */
-import { appendInsert, insertRows, updateRow } from '../data/rows.ts';
+import { appendInsert, insertRows } from '../data/rows.ts';
 import type { Database } from '../db/client.ts';
-import { Sql } from '../db/sql.ts';
+import { id, Sql } from '../db/sql.ts';
 import type { WriteTx } from '../db/transactions.ts';
 
 /** How often outcomes are written. */
 export const FLUSH_MS = 100;
-/** Deliveries per statement (PostgreSQL takes at most 65,535 parameters a statement). */
+/** Deliveries per statement on SQLite (PostgreSQL's take one array per column: any number). */
 const ROWS = 500;
 
 export type AttemptRecord = {
@@ -23,6 +23,17 @@ export type AttemptRecord = {
   error: string | null;
   latency_ms: number;
   response: string | null;
+};
+
+/** The columns of an attempt, with their PostgreSQL types (for unnest). */
+const ATTEMPT_COLUMNS: Record<keyof AttemptRecord, string> = {
+  webhook_id: 'int',
+  seq: 'int',
+  attempted_date: 'timestamp(3)',
+  status_code: 'int',
+  error: 'text',
+  latency_ms: 'int',
+  response: 'text',
 };
 
 export type DeliveryRecord = {
@@ -36,6 +47,19 @@ export type DeliveryRecord = {
   next_attempt_date: Date | null;
   created_date: Date;
   modified_date: Date;
+};
+
+const DELIVERY_COLUMNS: Record<keyof DeliveryRecord, string> = {
+  webhook_id: 'int',
+  seq: 'int',
+  event_type: 'text',
+  resource_type: 'text',
+  resource_id: 'int',
+  status: 'text',
+  attempts: 'int',
+  next_attempt_date: 'timestamp(3)',
+  created_date: 'timestamp(3)',
+  modified_date: 'timestamp(3)',
 };
 
 /** An endpoint's outcomes since the last flush, and where its cursor and health are now. */
@@ -122,10 +146,19 @@ export class Recorder {
   private async write(tx: WriteTx, all: Records[]): Promise<void> {
     const live = await this.current(tx, all);
     const attempts = live.flatMap((r) => r.attempts);
-    if (attempts.length > 0) await insertRows(tx, 'webhook_attempts', attempts);
+    if (attempts.length > 0)
+      if (tx.provider === 'postgresql')
+        await tx.execute(unnestInsert(new Sql(tx.provider), 'webhook_attempts', ATTEMPT_COLUMNS, attempts));
+      else await insertRows(tx, 'webhook_attempts', attempts);
     const deliveries = live.flatMap((r) => r.deliveries);
-    for (let i = 0; i < deliveries.length; i += ROWS) {
-      const sql = appendInsert(new Sql(tx.provider), 'webhook_deliveries', deliveries.slice(i, i + ROWS));
+    // All at once on PostgreSQL; within its parameters' limit on SQLite.
+    const rows = tx.provider === 'postgresql' ? Math.max(1, deliveries.length) : ROWS;
+    for (let i = 0; i < deliveries.length; i += rows) {
+      const batch = deliveries.slice(i, i + rows);
+      const sql =
+        tx.provider === 'postgresql'
+          ? unnestInsert(new Sql(tx.provider), 'webhook_deliveries', DELIVERY_COLUMNS, batch)
+          : appendInsert(new Sql(tx.provider), 'webhook_deliveries', batch);
       sql.text(' ON CONFLICT ("webhook_id", "seq") DO UPDATE SET "status" = excluded."status"');
       sql.text(', "attempts" = excluded."attempts", "next_attempt_date" = excluded."next_attempt_date"');
       await tx.execute(sql.text(', "modified_date" = excluded."modified_date"'));
@@ -136,7 +169,8 @@ export class Recorder {
     for (const r of live)
       cursors.text(' WHEN ').value(r.webhook).text(' THEN CAST(').value(r.cursor).text(' AS INTEGER)');
     await tx.execute(cursors.text(' ELSE "cursor" END WHERE "id"').in(live.map((r) => r.webhook)));
-    for (const r of live.filter((r) => r.health)) await updateRow(tx, 'webhooks', r.webhook, { ...r.health });
+    const healthy = live.filter((r) => r.health);
+    if (healthy.length > 0) await tx.execute(healthOf(new Sql(tx.provider), healthy));
   }
 
   /**
@@ -156,4 +190,43 @@ export class Recorder {
     const generations = new Map(rows.map((row) => [Number(row.id), Number(row.generation)]));
     return all.filter((r) => generations.get(r.webhook) === r.generation);
   }
+}
+
+/**
+ * Every endpoint's health in one statement: `SET "status" = CASE "id" WHEN ... END, ...` (each
+ * column's ELSE keeps it as it is, and gives PostgreSQL its type).
+ */
+function healthOf(sql: Sql, records: readonly Records[]): Sql {
+  const columns = ['status', 'failing_since', 'last_success_date', 'is_active'] as const;
+  sql.text('UPDATE "webhooks" SET ');
+  let first = true;
+  for (const column of columns) {
+    const setting = records.filter((r) => r.health![column] !== undefined);
+    if (setting.length === 0) continue;
+    sql.text(`${first ? '' : ', '}"${column}" = CASE "id"`);
+    first = false;
+    for (const r of setting) sql.text(' WHEN ').value(r.webhook).text(' THEN ').value(r.health![column]);
+    sql.text(` ELSE "${column}" END`);
+  }
+  return sql.text(' WHERE "id"').in(records.map((r) => r.webhook));
+}
+
+/**
+ * `INSERT INTO table (...) SELECT * FROM unnest($1::type[], ...)` (PostgreSQL): one array per
+ * column, whatever the number of rows, so that the statement is the same text every flush (one
+ * prepared statement) and PostgreSQL binds a handful of parameters, not seven a row.
+ */
+function unnestInsert<Row extends Record<string, unknown>>(
+  sql: Sql,
+  table: string,
+  columns: Record<keyof Row & string, string>,
+  rows: readonly Row[],
+): Sql {
+  const names = Object.keys(columns) as (keyof Row & string)[];
+  sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) SELECT * FROM unnest(`);
+  names.forEach((name, i) => {
+    sql.text(i > 0 ? ', ' : '').value(rows.map((row) => row[name] ?? null));
+    sql.text(`::${columns[name]}[]`);
+  });
+  return sql.text(')');
 }
