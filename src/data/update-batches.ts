@@ -199,7 +199,7 @@ export class UpdateBatches {
     const resource = shaped[0]!.pending.resource;
     const types = columnTypes(resource);
     const columns = Object.keys(shaped[0]!.plan.written);
-    const sql = new Sql('postgresql').text('WITH "v" AS (SELECT * FROM unnest(');
+    const sql = new Sql('postgresql').text('WITH "v" AS (SELECT * FROM ');
     const arrays: [string, string, unknown[]][] = [
       ['id', 'int', shaped.map((s) => s.pending.id)],
       ['__read_version', 'int', shaped.map((s) => (s.plan.now.version as number) - 1)],
@@ -209,12 +209,8 @@ export class UpdateBatches {
         shaped.map((s) => s.plan.written[c]),
       ]),
     ];
-    for (const [i, [, type, values]] of arrays.entries())
-      sql
-        .text(i > 0 ? ', ' : '')
-        .value(values)
-        .text(`::${type}[]`);
-    sql.text(`) AS u(${arrays.map(([name]) => id(name)).join(', ')}))`);
+    sql.unnest(arrays.map(([, type, values]) => [type, values] as const));
+    sql.text(` AS u(${arrays.map(([name]) => id(name)).join(', ')}))`);
     // A row another transaction holds (a bulk write, an atomic request) is skipped, not waited for:
     // its write goes alone (it waits for that row only), and the batch holds up no other row's.
     sql.text(`, "l" AS (SELECT "id" FROM ${id(resource.type)} WHERE "id" = ANY(`);
@@ -227,14 +223,10 @@ export class UpdateBatches {
     this.andCheckAsWritten(sql, resource, columns, shaped[0]!.pending.access);
     sql.text(' RETURNING t."id"), ');
     const fields = Object.keys(ENTRY_TYPES);
-    sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM unnest(`);
-    for (const [i, field] of fields.entries())
-      sql
-        .text(i > 0 ? ', ' : '')
-        .value(shaped.map((s) => s.plan.entry[field]))
-        .text(`::${ENTRY_TYPES[field]}[]`);
+    sql.text(`"e" AS (INSERT INTO "changes" (${fields.map(id).join(', ')}) SELECT x.* FROM `);
+    sql.unnest(fields.map((field) => [ENTRY_TYPES[field]!, shaped.map((s) => s.plan.entry[field])] as const));
     sql.text(
-      `) AS x(${fields.map(id).join(', ')}) JOIN "w" ON "w"."id" = x."resource_id" RETURNING 1) SELECT "id" FROM "w"`,
+      ` AS x(${fields.map(id).join(', ')}) JOIN "w" ON "w"."id" = x."resource_id" RETURNING 1) SELECT "id" FROM "w"`,
     );
     const rows = await this.db.primary.query<{ id: unknown }>(sql);
     return new Set(rows.map((r) => Number(r.id)));

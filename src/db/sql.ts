@@ -56,6 +56,20 @@ export class Sql {
     return this.text(' IN ').list(values);
   }
 
+  /**
+   * Appends `unnest($1::type1[], $2::type2[], ...)` (PostgreSQL): rows as one array per column,
+   * so that the text is the same for any number of rows (one prepared statement for every batch).
+   */
+  unnest(columns: readonly (readonly [type: string, values: readonly unknown[]])[]): this {
+    this.text('unnest(');
+    columns.forEach(([type, values], i) => {
+      this.text(i > 0 ? ', ' : '')
+        .value(values)
+        .text(`::${type}[]`);
+    });
+    return this.text(')');
+  }
+
   /** Appends `(p1, p2, ...)` for the values. */
   private list(values: readonly unknown[]): this {
     this.parts.push('(');

@@ -223,10 +223,6 @@ function unnestInsert<Row extends Record<string, unknown>>(
   rows: readonly Row[],
 ): Sql {
   const names = Object.keys(columns) as (keyof Row & string)[];
-  sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) SELECT * FROM unnest(`);
-  names.forEach((name, i) => {
-    sql.text(i > 0 ? ', ' : '').value(rows.map((row) => row[name] ?? null));
-    sql.text(`::${columns[name]}[]`);
-  });
-  return sql.text(')');
+  sql.text(`INSERT INTO ${id(table)} (${names.map(id).join(', ')}) SELECT * FROM `);
+  return sql.unnest(names.map((name) => [columns[name], rows.map((row) => row[name] ?? null)] as const));
 }
