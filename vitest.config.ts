@@ -16,8 +16,6 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: EXCLUDED,
     // Each test file gets its own SQLite file and PostgreSQL database, so files run in parallel:
     // two at a time, also on a machine of two cores, where Vitest's default is one (the files
     // wait on databases, servers and child processes as much as on the CPU: 1,460 s -> 861 s).
@@ -38,6 +36,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           isolate: false,
+          include: ['test/**/*.test.ts'],
           exclude: [...EXCLUDED, ...REPLACING_MODULES],
           globalSetup: ['test/support/global-setup.ts'],
         },

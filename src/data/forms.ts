@@ -6,7 +6,7 @@
  */
 import { partsReader, relationshipIds } from './columns.ts';
 import type { Row } from './load.ts';
-import type { Attribute, ResourceDefinition } from '../resources/types.ts';
+import type { Attribute, Relationship, ResourceDefinition } from '../resources/types.ts';
 
 /** `2026-01-31T12:00:00.000Z` (as rows carry date-times) -> ATOM `2026-01-31T12:00:00+00:00`. */
 export function atom(value: unknown): string | null {
@@ -33,15 +33,20 @@ function readerOf(attribute: Attribute): AttributeReader {
 }
 
 /** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
-export function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
+/** How each attribute of a type is read from a row (worked out once per type). */
+export function attributeReaders(resource: ResourceDefinition): readonly [name: string, read: AttributeReader][] {
   let readers = readersByType.get(resource);
   if (!readers)
     readersByType.set(
       resource,
       (readers = Object.entries(resource.attributes).map(([name, a]) => [name, readerOf(a)])),
     );
+  return readers;
+}
+
+export function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
   const attributes: Record<string, unknown> = {};
-  for (const [name, read] of readers) attributes[name] = read(row);
+  for (const [name, read] of attributeReaders(resource)) attributes[name] = read(row);
   return attributes;
 }
 
@@ -56,19 +61,22 @@ export type RelationshipValue = Identifier | Identifier[] | null;
 /** The relationships of a row read with its relationship ids (RequestLoaders.columns), as identifiers. */
 export function relationshipsOf(resource: ResourceDefinition, row: Row): Record<string, RelationshipValue> {
   const values: Record<string, RelationshipValue> = {};
-  for (const [name, rel] of Object.entries(resource.relationships)) {
-    const storage = rel.storage;
-    if (storage.kind === 'foreignKey') {
-      const target = row[storage.column];
-      values[name] = target == null ? null : { type: rel.target, id: target as number };
-      continue;
-    }
-    const ids = relationshipIds(row, name);
-    values[name] = Array.isArray(ids)
-      ? ids.map((id) => ({ type: rel.target, id }))
-      : ids === null
-        ? null
-        : { type: rel.target, id: ids };
-  }
+  for (const [name, relationship] of Object.entries(resource.relationships))
+    values[name] = relationshipValue(name, relationship, row);
   return values;
+}
+
+/** One relationship of a row read with its relationship ids, as an identifier, identifiers or null. */
+export function relationshipValue(name: string, relationship: Relationship, row: Row): RelationshipValue {
+  const storage = relationship.storage;
+  if (storage.kind === 'foreignKey') {
+    const target = row[storage.column];
+    return target == null ? null : { type: relationship.target, id: target as number };
+  }
+  const ids = relationshipIds(row, name);
+  return Array.isArray(ids)
+    ? ids.map((id) => ({ type: relationship.target, id }))
+    : ids === null
+      ? null
+      : { type: relationship.target, id: ids };
 }
