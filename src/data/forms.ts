@@ -32,7 +32,6 @@ function readerOf(attribute: Attribute): AttributeReader {
   return (row) => row[column] ?? null;
 }
 
-/** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
 /** How each attribute of a type is read from a row (worked out once per type). */
 export function attributeReaders(resource: ResourceDefinition): readonly [name: string, read: AttributeReader][] {
   let readers = readersByType.get(resource);
@@ -44,6 +43,7 @@ export function attributeReaders(resource: ResourceDefinition): readonly [name: 
   return readers;
 }
 
+/** The attributes of a row, as the document shows them: every one, localized text with its four keys. */
 export function attributesOf(resource: ResourceDefinition, row: Row): Record<string, unknown> {
   const attributes: Record<string, unknown> = {};
   for (const [name, read] of attributeReaders(resource)) attributes[name] = read(row);
