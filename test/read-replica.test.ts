@@ -26,6 +26,9 @@ describe('read replica positions', () => {
     expect(parseNotification('0/3016060;4,17')).toEqual({ lsn: lsnValue('0/3016060'), clients: [4, 17] });
     expect(parseNotification('0/3016060;*')).toEqual({ lsn: lsnValue('0/3016060'), clients: 'all' });
     expect(parseNotification('0/3016060;')).toEqual({ lsn: lsnValue('0/3016060'), clients: [] });
+    // A batch that numbered its entries in its statement: no position.
+    expect(parseNotification(';4,17')).toEqual({ lsn: undefined, clients: [4, 17] });
+    expect(parseNotification(';*')).toEqual({ lsn: undefined, clients: 'all' });
     // An older process's notification (empty), or anything else: ignored.
     expect(parseNotification('')).toBeUndefined();
     expect(parseNotification('DROP TABLE brands')).toBeUndefined();
@@ -73,10 +76,54 @@ describe.runIf(providers.includes('postgresql'))('a read replica on PostgreSQL',
       for (let i = 0; i < 50 && payloads.length === 0; i++) await sleep(20);
       const notified = parseNotification(payloads[0] ?? '');
       expect(notified?.clients).toEqual([writer.id]);
-      expect(notified!.lsn > lsnValue(before)).toBe(true);
+      expect(notified!.lsn! > lsnValue(before)).toBe(true);
     } finally {
       await listener.end();
     }
+  });
+
+  it('an update batched by a process without a replica is numbered by its own statement, which notifies without a position; a process with one reads its floor again before serving from the replica', async () => {
+    const plainDb = await createDatabase(direct.target);
+    opened.push(plainDb);
+    const plain = testApp({ ...direct, db: plainDb });
+    const { access_token: token } = await clientWithTokens(plainDb.prisma, plain.request);
+    const writer = await plainDb.prisma.apiClient.findFirstOrThrow({ orderBy: { id: 'desc' }, select: { id: true } });
+    const id = await createBrand(plain.request, token, 'BATCH');
+    const listener = new pg.Client({ connectionString: direct.target.url });
+    await listener.connect();
+    try {
+      const payloads: string[] = [];
+      listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+      await listener.query('LISTEN mdg_changes');
+      const statements = plainDb.statementCount;
+      const answer = await plain.request(`/brands/${id}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' },
+        body: JSON.stringify({ data: { type: 'brands', id: String(id), attributes: { reference: `BATCHED-${id}` } } }),
+      });
+      expect(answer.status).toBe(200);
+      // Its read and its write: no numbering statement after it, and its entry numbered at its answer.
+      expect(plainDb.statementCount - statements).toBe(2);
+      const entry = await listener.query(
+        `SELECT "seq" FROM "changes" WHERE "resource_type" = 'brands' AND "resource_id" = $1 AND "version" = 2`,
+        [id],
+      );
+      expect(entry.rows[0].seq).not.toBeNull();
+      for (let i = 0; i < 50 && payloads.length === 0; i++) await sleep(20);
+      expect(payloads).toEqual([`;${writer.id}`]);
+    } finally {
+      await listener.end();
+    }
+
+    const { db } = await withReplica(direct.target.url);
+    const router = db.replica!;
+    for (let i = 0; i < 100 && !router.state.usable; i++) await sleep(20);
+    expect(router.state.usable).toBe(true);
+    router.notified(`;${writer.id}`);
+    // Until the primary's position is read again, no client's reads go to the replica.
+    expect(router.state.usable).toBe(false);
+    for (let i = 0; i < 100 && !router.state.usable; i++) await sleep(20);
+    expect(router.state.usable).toBe(true);
   });
 
   it('reads go to a replica that answers (here the primary itself), and a client reads its own writes', async () => {

@@ -6,16 +6,19 @@
  *
  * Entries are numbered (`seq`) in the order they are committed. A reader that has seen entry N
  * must never later find a new entry below N, which a plain sequence does not promise: two
- * transactions can take numbers in one order and commit in the other. So no write numbers its own
- * entries. On SQLite, which has one writer at a time (BEGIN IMMEDIATE), a trigger of the migration
- * numbers each entry as it is inserted. On PostgreSQL an entry is written without a number and
- * `numberChanges` numbers it after its write committed: one numbering transaction at a time
- * across replicas (an advisory lock), which numbers every committed entry still without one,
- * oldest first; readers follow numbered entries only. Numbering at commit inside each write (a
- * lock held to the end of its commit) was measured to cap writes at about 650 a second on this
- * machine against 3,200 without: commits could no longer share a disk flush. A NOTIFY inside each
- * write capped them at 1,000 (PostgreSQL serialises the commits of notifying transactions): the
- * numbering transaction notifies once for all the entries it numbered.
+ * transactions can take numbers in one order and commit in the other. So a write numbers its
+ * entries only under a lock held to its commit. On SQLite, which has one writer at a time (BEGIN
+ * IMMEDIATE), a trigger of the migration numbers each entry as it is inserted. On PostgreSQL an
+ * entry is written without a number and `numberChanges` numbers it after its write committed: one
+ * numbering transaction at a time across replicas (an advisory lock), which numbers every
+ * committed entry still without one, oldest first; readers follow numbered entries only.
+ * Numbering at commit inside each write (the lock held to the end of its commit) was measured to
+ * cap writes at about 650 a second on this machine against 3,200 without: commits could no longer
+ * share a disk flush. A NOTIFY inside each write capped them at 1,000 (PostgreSQL serialises the
+ * commits of notifying transactions): the numbering transaction notifies once for all the entries
+ * it numbered. The exception is a batch of updates (./update-batches.ts), which one process writes
+ * one at a time: in a process without a read replica it numbers its entries and notifies in its
+ * own statement, taking the lock before any row lock.
  *
  * Server-maintained attributes (`modified_date`) change with every write and say nothing the
  * entry's `at` does not: they are left out of an update's `changed`, `before` and `after`.
@@ -61,6 +64,12 @@ export async function announceWrites(db: Database, clientIds: readonly (number |
   for (const client of new Set(clientIds)) await db.replica?.wrote(client, position);
   changesCommitted(db);
 }
+
+/** The advisory lock a numbering holds to its commit (the key the migrations' `changes_number` takes). */
+export const NUMBERING_LOCK = 4201003;
+
+/** A notification names at most this many clients; past it, `*` (every client), as `changes_number` does. */
+export const MAX_NAMED_CLIENTS = 100;
 
 /** Entries numbered per transaction (a backlog is numbered in several, oldest first). */
 const NUMBERING_BATCH = 5000;

@@ -10,7 +10,10 @@
  * entries it numbered. The process that served the write takes the LSN from the answer, before
  * the client has its response; every other process hears the notification. A client's reads go to
  * the replica only once the replica has replayed past its last write (`pg_last_wal_replay_lsn()`,
- * polled every POLL_MS).
+ * polled every POLL_MS). A batch of updates written by a process without a read replica numbers
+ * its entries in its own statement and notifies without a position (none read inside a statement
+ * is at or after its commit): a process that hears one sends every read to the primary until it
+ * has read the primary's position anew (one round trip), the floor for everyone.
  *
  * Conservative where it cannot know: while this process's listening connection is down (or
  * before it first connects) every read goes to the primary, and after every (re)connection every
@@ -44,12 +47,18 @@ export function lsnValue(text: string): bigint {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
-/** The payload of a numbering's notification: `<lsn>;<client ids, comma separated>` or `<lsn>;*`. */
-export function parseNotification(payload: string): { lsn: bigint; clients: number[] | 'all' } | undefined {
-  const match = /^([0-9A-F]+\/[0-9A-F]+);(\*|[0-9,]*)$/i.exec(payload);
+/**
+ * The payload of a numbering's notification: `<lsn>;<client ids, comma separated>` or `<lsn>;*`;
+ * without the LSN (`;<clients>`) from a batch that numbered its entries in its own statement,
+ * before its commit, where no position read is at or after the commit (lsn undefined).
+ */
+export function parseNotification(
+  payload: string,
+): { lsn: bigint | undefined; clients: number[] | 'all' } | undefined {
+  const match = /^([0-9A-F]+\/[0-9A-F]+)?;(\*|[0-9,]*)$/i.exec(payload);
   if (!match) return undefined;
   const clients = match[2] === '*' ? 'all' : match[2]!.split(',').filter(Boolean).map(Number);
-  return { lsn: lsnValue(match[1]!), clients };
+  return { lsn: match[1] === undefined ? undefined : lsnValue(match[1]), clients };
 }
 
 /** What the replica router needs of the two databases, outside the counted data layer. */
@@ -80,7 +89,10 @@ export class ReadReplica {
   private listenerUp = false;
   /** Up, and the floor for what was said before it was set. */
   private hearing = false;
-  /** Counts the listener's ups and downs: a floor read before the latest of them does not make this process hearing. */
+  /**
+   * Counts the listener's ups and downs and the notifications without a position: a floor read
+   * before the latest of them does not make this process hearing.
+   */
   private listenerEpoch = 0;
   /** Every client's reads wait for this position (set on each (re)connection of the listener). */
   private floor = 0n;
@@ -152,10 +164,20 @@ export class ReadReplica {
     this.heard(position);
   }
 
-  /** A numbering's notification, from any process on the primary. */
+  /**
+   * A numbering's notification, from any process on the primary. One without a position (a batch
+   * of a process without a read replica) was sent by a write that has committed by now: every read
+   * goes to the primary until the primary's position, read after this, is the floor for everyone.
+   */
   notified(payload: string): void {
     const parsed = parseNotification(payload);
     if (!parsed) return;
+    if (parsed.lsn === undefined) {
+      this.hearing = false;
+      this.listenerEpoch++;
+      void this.setFloor();
+      return;
+    }
     if (parsed.clients === 'all') this.raiseFloor(parsed.lsn);
     else for (const clientId of parsed.clients) this.raise(clientId, parsed.lsn);
     this.heard(parsed.lsn);

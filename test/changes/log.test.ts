@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BomWriter } from '../../src/data/bom-writes.ts';
+import { NUMBERING_LOCK } from '../../src/data/change-log.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
 import { providers } from '../support/databases.ts';
 import { expectShapeB, identifier, restSuite } from '../rest/support.ts';
@@ -318,6 +319,45 @@ describe.each(providers)('the change log on %s', (provider) => {
       }
       const stored = await api.prisma.product.findMany({ where: { id: { in: [held, free] } }, orderBy: { id: 'asc' } });
       expect(stored.map((p: any) => Number(p.nlc))).toEqual(held! < free! ? [41, 42] : [42, 41]);
+    });
+
+    it('a batch takes the numbering lock before any row lock: a transaction holding that lock can still lock the batch’s rows (PostgreSQL)', async () => {
+      if (provider !== 'postgresql') return;
+      const writer = new BomWriter(api.env.database.db);
+      const [product] = await api.ids('products', 1);
+      const holder = new pg.Client({ connectionString: api.env.database.target.url });
+      // Outside the holder's transaction, whose view of pg_stat_activity would stay as first read.
+      const watcher = new pg.Client({ connectionString: api.env.database.target.url });
+      await Promise.all([holder.connect(), watcher.connect()]);
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT pg_advisory_xact_lock(${NUMBERING_LOCK})`);
+        const write = writer.update('products', product!, { attributes: { nlc: 44 } });
+        // The batch's statement is waiting for the numbering lock.
+        const waiting = async () =>
+          (
+            await watcher.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
+            )
+          ).rows[0].n;
+        for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(await waiting()).toBe(1);
+        // Had it locked its row first, this would wait for it, and the two would deadlock (a lock
+        // timeout shorter than the deadlock check: the row must be free at once, not after one of
+        // the two is cancelled).
+        await holder.query(`SET LOCAL lock_timeout = '200ms'`);
+        await holder.query('SELECT 1 FROM "products" WHERE "id" = $1 FOR UPDATE', [product]);
+        await holder.query('COMMIT');
+        await expect(write).resolves.toMatchObject({ id: product });
+      } finally {
+        await Promise.all([holder.end(), watcher.end()]);
+      }
+      const entry = await api.prisma.change.findFirst({
+        where: { resource_type: 'products', resource_id: product },
+        orderBy: { id: 'desc' },
+      });
+      expect(JSON.parse(entry.after).nlc).toBe(44);
+      expect(entry.seq).not.toBeNull();
     });
 
     it('a write that links to a row another transaction holds goes alone: the updates batched after it are not held up (PostgreSQL)', async () => {
