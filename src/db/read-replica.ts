@@ -52,9 +52,7 @@ export function lsnValue(text: string): bigint {
  * without the LSN (`;<clients>`) from a batch that numbered its entries in its own statement,
  * before its commit, where no position read is at or after the commit (lsn undefined).
  */
-export function parseNotification(
-  payload: string,
-): { lsn: bigint | undefined; clients: number[] | 'all' } | undefined {
+export function parseNotification(payload: string): { lsn: bigint | undefined; clients: number[] | 'all' } | undefined {
   const match = /^([0-9A-F]+\/[0-9A-F]+)?;(\*|[0-9,]*)$/i.exec(payload);
   if (!match) return undefined;
   const clients = match[2] === '*' ? 'all' : match[2]!.split(',').filter(Boolean).map(Number);
