@@ -17,6 +17,9 @@ describe.each(providers)('as-of reads of revisions on %s', (provider) => {
     return new Date(entry.at);
   }
 
+  const lastInstantOf = async (seq: number): Promise<Date> =>
+    new Date((await api.prisma.change.findFirst({ where: { seq } })).at);
+
   const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
   const explosion = `bom { level netQuantity grossQuantity path { reference } product { reference } unit { reference } }`;
@@ -108,6 +111,31 @@ describe.each(providers)('as-of reads of revisions on %s', (provider) => {
     expect(restPast.body.data).toEqual(restNow.body.data);
     expect(restPast.statements).toBe(restNow.statements);
     expect(restPast.statements).toBe(2);
+  });
+
+  it("as of an instant, the log's cursor stands before the first entry written after it, also when numbers and instants disagree", async () => {
+    const cursorNow = async () => (await api.get('/units?per_page=1')).body.meta.changes_cursor as string;
+    const cursorAsOf = async (at: Date) =>
+      (await api.get(`/units?per_page=1&as_of=${at.toISOString()}`)).body.meta.changes_cursor as string;
+    const written: { seq: number; cursor: string }[] = [];
+    for (const [n, product] of [2, 3, 4].entries()) {
+      await pause();
+      const res = await api.patch(`/products/${product}`, { data: { type: 'products', attributes: { nlc: 70 + n } } });
+      expect(res.status).toBe(200);
+      const entry = await api.prisma.change.findFirst({ where: { seq: { not: null } }, orderBy: { seq: 'desc' } });
+      written.push({ seq: entry.seq, cursor: await cursorNow() });
+    }
+    const [first, second, third] = written as [(typeof written)[0], (typeof written)[0], (typeof written)[0]];
+    // The third entry dated before the second (a transaction that began later and committed
+    // first would be): the first entry after t0 by instant is the third, by number the second.
+    const t0 = new Date((await lastInstantOf(first.seq)).getTime() + 1);
+    await api.prisma.change.updateMany({ where: { seq: second.seq }, data: { at: new Date(t0.getTime() + 2) } });
+    await api.prisma.change.updateMany({ where: { seq: third.seq }, data: { at: new Date(t0.getTime() + 1) } });
+    expect(await cursorAsOf(t0)).toBe(first.cursor);
+    expect(await cursorAsOf(new Date(t0.getTime() + 1))).toBe(first.cursor);
+    // After every entry: the log as it stands.
+    expect(await cursorAsOf(new Date())).toBe(third.cursor);
+    expect(third.cursor).not.toBe(first.cursor);
   });
 
   it('across a purge: before the oldest instant kept, history_purged naming it; from it on, exact', async () => {
