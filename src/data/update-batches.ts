@@ -27,7 +27,7 @@ import { id, Sql } from '../db/sql.ts';
 import type { Access } from '../permissions/access.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
 import { CHANGES_CHANNEL } from '../db/notifications.ts';
-import { announceWrites, changesCommitted, MAX_NAMED_CLIENTS, NUMBERING_LOCK } from './change-log.ts';
+import { announceWrites, changesCommitted, MAX_NAMED_CLIENTS } from './change-log.ts';
 import { attributeColumns } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
@@ -221,10 +221,13 @@ export class UpdateBatches {
     // its write goes alone (it waits for that row only), and the batch holds up no other row's.
     sql.text(`, "l" AS (SELECT "id" FROM ${id(resource.type)} WHERE "id" = ANY(`);
     sql.value(shaped.map((s) => s.pending.id)).text('::int[])');
-    // The numbering lock before any row lock (a one-time filter evaluated before the scan): the
-    // statement then waits for it holding nothing, so no transaction that holds it can wait for us.
+    // The numbering function before any row lock (a one-time filter, evaluated before the scan):
+    // it takes the numbering lock, held to the commit, while the statement holds no row lock, and
+    // numbers every committed entry still without a number (a write that went alone and is not
+    // numbered yet, perhaps an earlier version of a row of this batch), so that the batch's own
+    // entries, numbered after them, come after them. It notifies for those with their position.
     const numbered = this.numbersItsEntries;
-    if (numbered) sql.text(` AND (SELECT true FROM pg_advisory_xact_lock(${NUMBERING_LOCK}))`);
+    if (numbered) sql.text(` AND (SELECT "changes_number"(${2 ** 31 - 1})) >= 0`);
     sql.text(' FOR NO KEY UPDATE SKIP LOCKED)');
     sql.text(`, "w" AS (UPDATE ${id(resource.type)} t SET `);
     sql.text(columns.map((c) => `${id(c)} = "v".${id(c)}`).join(', '));
@@ -254,12 +257,15 @@ export class UpdateBatches {
 
   /**
    * Whether a batch numbers its own entries in its statement, under the numbering lock held to its
-   * commit: in a process without a read replica. One with a replica needs each client's WAL
-   * position after the commit (./change-log.ts announceWrites), which the statement cannot read
-   * of its own commit; its entries are numbered after it, as every other write's are. Numbering in
-   * the statement saves the numbering's statement and its second copy of each entry. Numbering
-   * inside each single write capped writes at about a fifth (commits no longer share a disk
-   * flush); once per batch it serialises batches, which one process writes one at a time anyway.
+   * commit, after every committed entry not numbered yet: in a process without a read replica.
+   * One with a replica needs each client's WAL position after the commit (./change-log.ts
+   * announceWrites), which the statement cannot read of its own commit; its entries are numbered
+   * after it, as every other write's are. Numbering in the statement saves the numbering's
+   * statement and its second copy of each entry. Numbering inside each single write capped writes
+   * at about a fifth (commits no longer share a disk flush); once per batch it serialises batches,
+   * which one process writes one at a time anyway. While it holds the lock, a statement can still
+   * wait: for a unique value another transaction is writing, or for the synchronous standby at its
+   * commit; every numbering waits meanwhile.
    */
   private get numbersItsEntries(): boolean {
     return this.db.replica === undefined;

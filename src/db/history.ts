@@ -52,6 +52,8 @@ export function historyTables(): string[] {
  * written after the instant. Not "every entry at or before it": an entry numbered later may have
  * an earlier instant (a transaction's instant is its start, its number its commit), and a reader
  * that follows the log from this view's newest position must miss nothing that came after.
+ * PostgreSQL's view compares with that bound found once per read instead (migration
+ * *_as_of_log_bound); this one is SQLite's.
  */
 export function pastChangesView(schema: string): string {
   return `SELECT * FROM ${schema}"changes" WHERE "seq" IS NOT NULL AND "seq" < COALESCE((SELECT MIN("seq") FROM ${schema}"changes" WHERE "at" > as_of_instant()), 9007199254740991)`;

@@ -15,7 +15,8 @@ import { withTimeout } from '../timeout.ts';
 
 /**
  * The channel the change log's numbering notifies when it numbers committed entries (the
- * `changes_number` function of the migrations; NOTIFY is delivered at commit, and only then):
+ * `changes_number` function of the migrations, and a batch of updates that numbers its own,
+ * src/data/update-batches.ts; NOTIFY is delivered at commit, and only then):
  * every process listening wakes its live-change followers (src/data/change-feed.ts), and learns
  * where the writes stand for read-your-writes on a read replica (./read-replica.ts).
  */

@@ -5,7 +5,8 @@
  * the data tables' names, so that every read of the data layer (lookups, lists, `where`, counts,
  * aggregates, relationships, bills of material) reads the past without a line of its own:
  * - PostgreSQL: the views of the schema `mdg_past` (the migration `*_row_history`), first in the
- *   search_path of a read-only transaction that sets `mdg.as_of`; one transaction per as-of read
+ *   search_path of a read-only transaction that sets `mdg.as_of` (and `mdg.as_of_seq`, where the
+ *   log as of the instant ends: ./postgresql.ts); one transaction per as-of read
  *   (a GraphQL `asOf` field, a REST request), on a connection of the pool, REPEATABLE READ so
  *   that all its statements see one state of the history.
  * - SQLite: a read-only connection of its own (WAL: it reads while the writer writes), on which

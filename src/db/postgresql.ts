@@ -57,7 +57,8 @@ const FIRST_ENTRY_AFTER = `COALESCE((SELECT CASE
   WHEN (SELECT MAX("seq") FROM "changes") - f."seq" < f."seq" - (SELECT MIN("seq") FROM "changes")
   THEN (SELECT MIN(a."seq") FROM (SELECT "seq" FROM "changes" WHERE "at" > $1::timestamp(3) OFFSET 0) a)
   ELSE (SELECT "seq" FROM "changes" WHERE "at" > $1::timestamp(3) AND "seq" IS NOT NULL ORDER BY "seq" LIMIT 1) END
-  FROM (SELECT "seq" FROM "changes" WHERE "at" > $1::timestamp(3) ORDER BY "at" LIMIT 1) f), 9007199254740991)`;
+  FROM (SELECT "seq" FROM "changes" WHERE "at" > $1::timestamp(3) AND "seq" IS NOT NULL ORDER BY "at" LIMIT 1) f),
+  9007199254740991)`;
 
 /**
  * As-of reads (./past.ts): a read-only transaction on a connection of the pool whose search_path
@@ -71,7 +72,7 @@ function postgresPast(pool: pg.Pool, names: NamedStatements, onStatement: () => 
   return (at, work) =>
     inPooledTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', async (client) => {
       const { rows } = await client.query<{ oldest: string }>({
-        text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1, true), set_config('mdg.as_of_seq', (${FIRST_ENTRY_AFTER})::text, true), (${OLDEST_INSTANT}) AS "oldest"`,
+        text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1::text, true), set_config('mdg.as_of_seq', (${FIRST_ENTRY_AFTER})::text, true), (${OLDEST_INSTANT}) AS "oldest"`,
         values: [readAt(at).toISOString().replace('Z', '')],
         types: { getTypeParser: () => (value: string) => `${value.replace(' ', 'T')}Z` } as never,
       });

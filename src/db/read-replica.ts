@@ -99,6 +99,9 @@ export class ReadReplica {
   /** Positions of writes not yet replayed, oldest first, with when they were heard: the lag. */
   private readonly unreplayed: { lsn: bigint; at: number }[] = [];
   private statementCount = 0;
+  /** The floor read for notifications without a position, and whether another must follow it. */
+  private floorReading: Promise<void> | undefined;
+  private floorAgain = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -173,7 +176,7 @@ export class ReadReplica {
     if (parsed.lsn === undefined) {
       this.hearing = false;
       this.listenerEpoch++;
-      void this.setFloor();
+      this.readFloorAgain();
       return;
     }
     if (parsed.clients === 'all') this.raiseFloor(parsed.lsn);
@@ -193,6 +196,25 @@ export class ReadReplica {
     this.listenerUp = false;
     this.hearing = false;
     this.listenerEpoch++;
+  }
+
+  /**
+   * The floor read again after a notification without a position: one read at a time, and one
+   * more after it when notifications came during it (its epoch would not make this process hearing).
+   */
+  private readFloorAgain(): void {
+    if (this.floorReading) {
+      this.floorAgain = true;
+      return;
+    }
+    this.floorReading = (async () => {
+      do {
+        this.floorAgain = false;
+        await this.setFloor();
+      } while (this.floorAgain && !this.stopped);
+    })().finally(() => {
+      this.floorReading = undefined;
+    });
   }
 
   private async setFloor(): Promise<void> {

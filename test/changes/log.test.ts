@@ -337,7 +337,7 @@ describe.each(providers)('the change log on %s', (provider) => {
         const waiting = async () =>
           (
             await watcher.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
             )
           ).rows[0].n;
         for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -358,6 +358,39 @@ describe.each(providers)('the change log on %s', (provider) => {
       });
       expect(JSON.parse(entry.after).nlc).toBe(44);
       expect(entry.seq).not.toBeNull();
+    });
+
+    it('a batch numbers every committed entry still without a number before its own: the earlier version of its row comes first (PostgreSQL)', async () => {
+      if (provider !== 'postgresql') return;
+      const writer = new BomWriter(api.env.database.db);
+      const [product] = await api.ids('products', 1);
+      const { version } = await api.prisma.product.findUnique({ where: { id: product } });
+      // A write of the row committed and not numbered yet (one that went alone, whose numbering
+      // has not run, or was cut off by a failover).
+      const other = new pg.Client({ connectionString: api.env.database.target.url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('UPDATE "products" SET "nlc" = 45, "version" = $2 WHERE "id" = $1', [product, version + 1]);
+        await other.query(
+          `INSERT INTO "changes" ("resource_type", "resource_id", "op", "version", "changed", "before", "after", "actor")
+           VALUES ('products', $1, 'updated', $2, '["nlc"]', '{}', '{"nlc":45}', 'other')`,
+          [product, version + 1],
+        );
+        await other.query('COMMIT');
+      } finally {
+        await other.end();
+      }
+      await expect(writer.update('products', product!, { attributes: { nlc: 46 } })).resolves.toMatchObject({
+        id: product,
+      });
+      const entries = await api.prisma.change.findMany({
+        where: { resource_type: 'products', resource_id: product, version: { gt: version } },
+        orderBy: { version: 'asc' },
+      });
+      expect(entries.map((e: any) => e.version)).toEqual([version + 1, version + 2]);
+      expect(entries[0].seq).not.toBeNull();
+      expect(entries[0].seq).toBeLessThan(entries[1].seq);
     });
 
     it('a write that links to a row another transaction holds goes alone: the updates batched after it are not held up (PostgreSQL)', async () => {

@@ -136,6 +136,18 @@ describe.each(providers)('as-of reads of revisions on %s', (provider) => {
     // After every entry: the log as it stands.
     expect(await cursorAsOf(new Date())).toBe(third.cursor);
     expect(third.cursor).not.toBe(first.cursor);
+    // Around the instants of the log's first entries and of its last ones (PostgreSQL finds the
+    // bound by one walk or the other, by where it lies): the entry before the first one after.
+    const log: { seq: number; at: number }[] = (
+      await api.prisma.change.findMany({ where: { seq: { not: null } }, orderBy: { seq: 'asc' } })
+    ).map((e: any) => ({ seq: e.seq as number, at: new Date(e.at).getTime() }));
+    expect(log.length).toBeGreaterThan(6);
+    for (const entry of [...log.slice(0, 3), ...log.slice(-3)])
+      for (const at of [entry.at, entry.at + 1]) {
+        const firstAfter = Math.min(...log.filter((e) => e.at > at).map((e) => e.seq));
+        const before = log.filter((e) => e.seq < firstAfter).map((e) => e.seq);
+        if (before.length > 0) expect(await cursorAsOf(new Date(at))).toBe(String(Math.max(...before)));
+      }
   });
 
   it('across a purge: before the oldest instant kept, history_purged naming it; from it on, exact', async () => {
