@@ -62,18 +62,27 @@ describe.runIf(providers.includes('postgresql'))('a read replica on PostgreSQL',
     return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
   };
 
-  it("a write's numbering notifies where the primary's WAL stood and which client wrote", async () => {
-    const { db, app, token } = await withReplica(direct.target.url);
+  /** A connection of its own listening on the numbering's channel, with the payloads it hears. */
+  async function listening(): Promise<{ listener: pg.Client; payloads: string[]; heard: () => Promise<void> }> {
     const listener = new pg.Client({ connectionString: direct.target.url });
     await listener.connect();
+    const payloads: string[] = [];
+    listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await listener.query('LISTEN mdg_changes');
+    const heard = async () => {
+      for (let i = 0; i < 50 && payloads.length === 0; i++) await sleep(20);
+    };
+    return { listener, payloads, heard };
+  }
+
+  it("a write's numbering notifies where the primary's WAL stood and which client wrote", async () => {
+    const { db, app, token } = await withReplica(direct.target.url);
+    const { listener, payloads, heard } = await listening();
     try {
-      const payloads: string[] = [];
-      listener.on('notification', (message) => payloads.push(message.payload ?? ''));
-      await listener.query('LISTEN mdg_changes');
       const before = (await listener.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn as string;
       await createBrand(app.request, token, 'REPLICA');
       const writer = await db.prisma.apiClient.findFirstOrThrow({ orderBy: { id: 'desc' }, select: { id: true } });
-      for (let i = 0; i < 50 && payloads.length === 0; i++) await sleep(20);
+      await heard();
       const notified = parseNotification(payloads[0] ?? '');
       expect(notified?.clients).toEqual([writer.id]);
       expect(notified!.lsn! > lsnValue(before)).toBe(true);
@@ -89,12 +98,8 @@ describe.runIf(providers.includes('postgresql'))('a read replica on PostgreSQL',
     const { access_token: token } = await clientWithTokens(plainDb.prisma, plain.request);
     const writer = await plainDb.prisma.apiClient.findFirstOrThrow({ orderBy: { id: 'desc' }, select: { id: true } });
     const id = await createBrand(plain.request, token, 'BATCH');
-    const listener = new pg.Client({ connectionString: direct.target.url });
-    await listener.connect();
+    const { listener, payloads, heard } = await listening();
     try {
-      const payloads: string[] = [];
-      listener.on('notification', (message) => payloads.push(message.payload ?? ''));
-      await listener.query('LISTEN mdg_changes');
       const statements = plainDb.statementCount;
       const answer = await plain.request(`/brands/${id}`, {
         method: 'PATCH',
@@ -109,7 +114,7 @@ describe.runIf(providers.includes('postgresql'))('a read replica on PostgreSQL',
         [id],
       );
       expect(entry.rows[0].seq).not.toBeNull();
-      for (let i = 0; i < 50 && payloads.length === 0; i++) await sleep(20);
+      await heard();
       expect(payloads).toEqual([`;${writer.id}`]);
     } finally {
       await listener.end();

@@ -68,9 +68,6 @@ export async function announceWrites(db: Database, clientIds: readonly (number |
 /** The advisory lock a numbering holds to its commit (the key the migrations' `changes_number` takes). */
 export const NUMBERING_LOCK = 4201003;
 
-/** A notification names at most this many clients; past it, `*` (every client), as `changes_number` does. */
-export const MAX_NAMED_CLIENTS = 100;
-
 /** Entries numbered per transaction (a backlog is numbered in several, oldest first). */
 const NUMBERING_BATCH = 5000;
 

@@ -27,7 +27,8 @@ import { id, Sql } from '../db/sql.ts';
 import type { Access } from '../permissions/access.ts';
 import type { ResourceDefinition, ScalarType } from '../resources/types.ts';
 import { CHANGES_CHANNEL } from '../db/notifications.ts';
-import { announceWrites, changesCommitted, MAX_NAMED_CLIENTS } from './change-log.ts';
+import { notificationWithoutPosition } from '../db/read-replica.ts';
+import { announceWrites, changesCommitted } from './change-log.ts';
 import { attributeColumns } from './columns.ts';
 import { type Row, rowsByIds } from './load.ts';
 import { RequestLoaders } from './request.ts';
@@ -248,7 +249,7 @@ export class UpdateBatches {
       // inside the statement would come before its commit (./../db/read-replica.ts).
       const clients = new Set(shaped.flatMap((s) => (s.pending.clientId === undefined ? [] : [s.pending.clientId])));
       sql.text(`, (SELECT 1 FROM pg_notify('${CHANGES_CHANNEL}', `);
-      sql.value(clients.size > MAX_NAMED_CLIENTS ? ';*' : `;${[...clients].join(',')}`).text('::text)) AS "notified"');
+      sql.value(notificationWithoutPosition(clients)).text('::text)) AS "notified"');
     }
     sql.text(' FROM "w"');
     const rows = await this.db.primary.query<{ id: unknown }>(sql);

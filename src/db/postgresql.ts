@@ -60,6 +60,18 @@ const FIRST_ENTRY_AFTER = `COALESCE((SELECT CASE
   FROM (SELECT "seq" FROM "changes" WHERE "at" > $1::timestamp(3) AND "seq" IS NOT NULL ORDER BY "at" LIMIT 1) f),
   9007199254740991)`;
 
+/** PostgreSQL's earliest instant of the calendar RFC 3339 spells: it has no year 0. */
+const YEAR_ONE = Date.parse('0001-01-01T00:00:00Z');
+
+/**
+ * An as-of read's instant as PostgreSQL takes it, in UTC. One before year 1 (year 0, which a
+ * client may spell) is read as year 1: PostgreSQL refuses year 0, and either is before the hub's
+ * history, whose first instant the read checks before it uses the instant (history_purged).
+ */
+function postgresInstant(at: Date): string {
+  return new Date(Math.max(at.getTime(), YEAR_ONE)).toISOString().replace('Z', '');
+}
+
 /**
  * As-of reads (./past.ts): a read-only transaction on a connection of the pool whose search_path
  * puts the views of the past first. Its statements have names of their own (`names`), never run
@@ -73,7 +85,7 @@ function postgresPast(pool: pg.Pool, names: NamedStatements, onStatement: () => 
     inPooledTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', async (client) => {
       const { rows } = await client.query<{ oldest: string }>({
         text: `SELECT set_config('search_path', 'mdg_past, ' || current_setting('search_path'), true), set_config('mdg.as_of', $1::text, true), set_config('mdg.as_of_seq', (${FIRST_ENTRY_AFTER})::text, true), (${OLDEST_INSTANT}) AS "oldest"`,
-        values: [readAt(at).toISOString().replace('Z', '')],
+        values: [postgresInstant(readAt(at))],
         types: { getTypeParser: () => (value: string) => `${value.replace(' ', 'T')}Z` } as never,
       });
       checkOldest(rows[0]!.oldest, at);

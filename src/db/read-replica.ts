@@ -59,6 +59,14 @@ export function parseNotification(payload: string): { lsn: bigint | undefined; c
   return { lsn: match[1] === undefined ? undefined : lsnValue(match[1]), clients };
 }
 
+/** A notification names at most this many clients; past it, `*` (every client), as `changes_number` does. */
+const MAX_NAMED_CLIENTS = 100;
+
+/** The payload of a notification without a position (parseNotification), naming `clients`. */
+export function notificationWithoutPosition(clients: ReadonlySet<number>): string {
+  return clients.size > MAX_NAMED_CLIENTS ? ';*' : `;${[...clients].join(',')}`;
+}
+
 /** What the replica router needs of the two databases, outside the counted data layer. */
 export interface ReplicaLinks {
   /** The replica's replay position; the current position when it is not in recovery (a primary given as replica). */
