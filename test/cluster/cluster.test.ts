@@ -7,8 +7,8 @@
  * made through another; the replica delivering for a webhook endpoint is killed and another takes over within 10 s; a rolling restart of all three under load through HAProxy fails no
  * request; a SIGKILL under load fails only requests in flight and loses no acknowledged write;
  * reads go to a streaming replica (pg_basebackup of the machine's PostgreSQL, replaying a second
- * late on purpose), a client reads its own write at once all the same, and with the replica
- * stopped reads come from the primary. The numbers measured are printed (docs/operations/replicas.md,
+ * late on purpose), a client reads its own write at once all the same, also when a process
+ * without a read replica wrote it, and with the replica stopped reads come from the primary. The numbers measured are printed (docs/operations/replicas.md,
  * "The cluster test").
  */
 import pg from 'pg';
@@ -397,6 +397,78 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
     // cluster test"): made ready ahead, only their commits are left at the instant.
     expect(at(0.99)).toBeLessThanOrEqual(1000);
   }, 120_000);
+
+  it('a write numbered in its own statement by a process without a read replica is read at once through the processes with one', async () => {
+    // A process with no DATABASE_REPLICA_URL (an import job, a deliverer) numbers a batch's
+    // entries inside its statement and notifies without a WAL position (src/data/update-batches.ts);
+    // the processes with a replica must then send the writer's reads to the primary until the
+    // replica has replayed past where the primary stood when they heard it.
+    const alone = await startService({
+      DATABASE_URL: bouncer.url(direct.target.url),
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_DIRECT_URL: direct.target.url,
+      SEED_DEMO_DATA: 'false',
+    });
+    const listener = new pg.Client({ connectionString: direct.target.url });
+    const replicaSql = new pg.Client({ connectionString: standby.url(direct.target.url) });
+    try {
+      const { access_token: token } = await tokensOf(sendTo(front), client);
+      const created = await brandCreate(front, token, `CLUSTER-ALONE-${Date.now()}`);
+      expect(created.status).toBe(201);
+      const id = ((await created.json()) as { data: { id: string } }).data.id;
+      /** The brand's reference on the standby itself, as the replica processes would read it there. */
+      const onStandby = async () =>
+        (await replicaSql.query<{ reference: string }>('SELECT reference FROM brands WHERE id = $1', [id])).rows[0]
+          ?.reference;
+      await replicaSql.connect();
+      await until(async () => (await onStandby()) !== undefined, 'the standby has the brand');
+      await until(async () => {
+        const usable = await Promise.all(
+          [0, 1, 2].map(async (i) =>
+            (await (await fetch(`${replicaUrl(i)}/metrics`)).text()).includes('\ndb_replica_usable 1'),
+          ),
+        );
+        return usable.every(Boolean);
+      }, 'every replica process reads from the standby');
+
+      const payloads: string[] = [];
+      await listener.connect();
+      listener.on('notification', (n) => payloads.push(n.payload ?? ''));
+      await listener.query('LISTEN mdg_changes');
+
+      let staleOnStandby = 0;
+      for (let round = 0; round < 5; round++) {
+        const reference = `CLUSTER-ALONE-${Date.now()}-${round}`;
+        const patched = await fetch(`${alone.baseUrl}/brands/${id}`, {
+          method: 'PATCH',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' },
+          body: JSON.stringify({ data: { type: 'brands', id, attributes: { reference } } }),
+        });
+        expect(patched.status).toBe(200);
+        // Each replica process, straight after the answer: the write, never the state before it.
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${replicaUrl(i)}/brands/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+          expect(res.status).toBe(200);
+          expect(
+            ((await res.json()) as { data: { attributes: { reference: string } } }).data.attributes.reference,
+          ).toBe(reference);
+        }
+        if ((await onStandby()) !== reference) staleOnStandby++;
+      }
+      // The standby, a second behind, did not have the writes: the routing is what read them.
+      expect(staleOnStandby).toBeGreaterThan(0);
+      // And the writes went the way this test is about: numbered in their statement, no position.
+      await waitFor(() => payloads.length >= 5, 'the writes’ notifications');
+      expect(payloads.filter((p) => p.startsWith(';')).length).toBeGreaterThanOrEqual(5);
+      console.info(
+        `[cluster] a process without a replica wrote 5 times; 15 of 15 reads through the 3 processes with one read each write at once (the standby itself lacked ${staleOnStandby} of 5 when read); notifications: ${payloads.join(' ')}`,
+      );
+    } finally {
+      await listener.end().catch(() => undefined);
+      await replicaSql.end().catch(() => undefined);
+      await alone.stop('SIGKILL');
+    }
+  });
 
   it('reads go to the streaming replica; a client reads its own write at once; with the replica stopped, reads come from the primary', async () => {
     const reader = await createClient(direct.db.prisma, 'cluster-reader', ['read']);
