@@ -91,11 +91,11 @@ const USAGE = `usage: tsx bench/run.ts [options]
                        DATAIN, bulk upserts against COPY and an import from our server, WEBHOOKS,
                        deliveries to local receivers while writes arrive, and ASOF, W2 as of a day
                        before against now after 10,000 writes and W5 with the row history's
-                       triggers against without, on a copy of pg20, run last, on pg20)
+                       triggers against without, on a database of its own seeded afresh as pg20, run last)
   --asof-writes N      ASOF: writes spread over the rows before the reads (default 10000)
   --asof-parts LIST    ASOF: reads,writes (default both: W2 as of against now; W5 with and
                        without the history's triggers)
-  --asof-keep          ASOF: keep its copy of pg20 (mdg_bench_asof) afterwards, for EXPLAIN ANALYZE
+  --asof-keep          ASOF: keep its database (mdg_bench_asof) afterwards, for EXPLAIN ANALYZE
   --webhook-rate N         WEBHOOKS: writes per second (default 500)
   --webhook-duration S     WEBHOOKS: seconds of writes per scenario (default 30)
   --webhook-endpoints N    WEBHOOKS: endpoints of the fan-out scenario (default 50)
@@ -431,7 +431,7 @@ function asOfDataset(options: Options): Dataset | undefined {
   return datasetFor('pg20', options.postgresUrl);
 }
 
-/** The ASOF case (lib/as-of.ts): our server alone on a copy of pg20; with --verify-only, its checks and probes only. */
+/** The ASOF case (lib/as-of.ts): our server alone on a database of its own, seeded afresh as pg20; with --verify-only, its checks and probes only. */
 async function runAsOfCase(dataset: Dataset, options: Options, servers: Set<RunningServer>): Promise<AsOfReport> {
   const asOf: AsOfOptions = {
     ...options.asOf!,

@@ -9,10 +9,10 @@
  *   DISABLE TRIGGER <t>_history_write on every table), paired the same way: the write cost of the
  *   history.
  *
- * On a copy of pg20 (`CREATE DATABASE mdg_bench_asof TEMPLATE mdg_bench`, dropped at the end
- * unless --asof-keep), so that its writes and the disabled triggers (which leave the history
- * without the versions written meanwhile) never reach the database the other cases reuse, and
- * every run starts from the same state.
+ * On a database of its own, `mdg_bench_asof`, seeded afresh as pg20 is in every run (dropped at the
+ * end unless --asof-keep): its writes and the disabled triggers (which leave the history without
+ * the versions written meanwhile) never reach the database the other cases reuse, and every run
+ * starts from the same state, whatever the other cases wrote to pg20 before it.
  *
  * "A day before" made answerable: a database's history begins at its migration (every row's first
  * version valid from then), minutes before the run. So, before the writes, the whole recorded past
@@ -48,7 +48,7 @@ import {
   type ReadCase,
   type UpdateParams,
 } from '../workloads.ts';
-import { changeLog, openReader, type Dataset, type SqlReader } from './databases.ts';
+import { changeLog, openReader, prepareDataset, type Dataset, type SqlReader } from './databases.ts';
 import { backendMeter } from './fanout.ts';
 import { fetchOnce, median, statementProbe, timedRun, type Requests, type RunResult } from './load.ts';
 import {
@@ -73,7 +73,7 @@ export interface AsOfOptions {
   /** reads (W2 as of against now), writes (W5 with and without the history's triggers). */
   parts: ('reads' | 'writes')[];
   apis: AsOfApi[];
-  /** Keep the copy database afterwards (for EXPLAIN ANALYZE of the as-of statements). */
+  /** Keep its database afterwards (for EXPLAIN ANALYZE of the as-of statements). */
   keep: boolean;
   rounds: number;
   duration: number;
@@ -87,7 +87,7 @@ export interface AsOfOptions {
 /** How far the recorded past is moved back, and how far back the reads read. */
 const SHIFT_DAYS = 2;
 const DAYS_BEFORE = 1;
-const COPY = 'mdg_bench_asof';
+const OWN_DATABASE = 'mdg_bench_asof';
 const OPEN = '9999-12-31 00:00:00';
 
 /** One side of a pair: a request, timed in alternating rounds. */
@@ -143,14 +143,14 @@ export async function runAsOf(
   options: AsOfOptions,
   log: (line: string) => void = log0,
 ): Promise<AsOfResult> {
-  const copy = await copyDatabase(dataset, adminUrl, log);
-  const result: AsOfResult = { database: `${COPY} (a copy of ${new URL(dataset.url).pathname.slice(1)})`, setup: [] };
+  const own = await freshDatabase(dataset, adminUrl, log);
+  const result: AsOfResult = { database: `${OWN_DATABASE} (seeded afresh at scale ${dataset.scale})`, setup: [] };
   const note = (line: string) => {
     result.setup.push(line);
     log(`  ${line}`);
   };
-  const reader = await openReader(copy);
-  const admin = new pg.Client({ connectionString: copy.url });
+  const reader = await openReader(own);
+  const admin = new pg.Client({ connectionString: own.url });
   await admin.connect();
   let server: RunningServer | undefined;
   try {
@@ -159,9 +159,9 @@ export async function runAsOf(
       ReadCase,
       { params: UpdateParams },
     ];
-    server = await start(copy, 'ours-as-of');
+    server = await start(own, 'ours-as-of');
     if (options.parts.includes('reads'))
-      result.reads = await reads(server, w2!, reader, admin, start, copy, options, result, note, log);
+      result.reads = await reads(server, w2!, reader, admin, start, own, options, result, note, log);
     if (options.parts.includes('writes'))
       result.w5 = await writes(server, w5!.params, reader, admin, options, note, log);
     return result;
@@ -170,46 +170,35 @@ export async function runAsOf(
     await setHistory(admin, true).catch(() => undefined);
     await admin.end();
     await reader.close();
-    if (options.keep) log(`  kept ${COPY} (drop it with: psql -c 'DROP DATABASE ${COPY}')`);
+    if (options.keep) log(`  kept ${OWN_DATABASE} (drop it with: psql -c 'DROP DATABASE ${OWN_DATABASE}')`);
     else await dropDatabase(adminUrl, log);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// The copy, the shift, the writes
+// The database, the shift, the writes
 // ---------------------------------------------------------------------------------------------
 
-async function copyDatabase(dataset: Dataset, adminUrl: string, log: (line: string) => void): Promise<Dataset> {
-  const source = new URL(dataset.url).pathname.slice(1);
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${COPY} WITH (FORCE)`);
-    // The template may have no other session: the other cases' servers close their pools as they stop.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.query(`CREATE DATABASE ${COPY} TEMPLATE "${source}"`);
-        break;
-      } catch (error) {
-        if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-  } finally {
-    await client.end();
-  }
-  log(`${dataset.id} ASOF: ${COPY}, a copy of ${source}`);
+/**
+ * The case's own database, seeded afresh as pg20 is (same scale, same seed), never a copy of pg20:
+ * the other cases' writes (W5's, hundreds of thousands in a full run) would leave every product
+ * with tens of versions, and an as-of list walks every version of its type (docs/guides/looking-back.md).
+ */
+async function freshDatabase(dataset: Dataset, adminUrl: string, log: (line: string) => void): Promise<Dataset> {
+  await dropDatabase(adminUrl, log);
   const url = new URL(dataset.url);
-  url.pathname = `/${COPY}`;
-  return { ...dataset, url: url.toString() };
+  url.pathname = `/${OWN_DATABASE}`;
+  const fresh = { ...dataset, id: `${dataset.id} ASOF`, url: url.toString() };
+  await prepareDataset(fresh, adminUrl, log);
+  return fresh;
 }
 
 async function dropDatabase(adminUrl: string, log: (line: string) => void): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS ${COPY} WITH (FORCE)`);
-    log(`  dropped ${COPY}`);
+    await client.query(`DROP DATABASE IF EXISTS ${OWN_DATABASE} WITH (FORCE)`);
+    log(`  dropped ${OWN_DATABASE}`);
   } finally {
     await client.end();
   }
@@ -419,7 +408,7 @@ async function reads(
   reader: SqlReader,
   admin: pg.Client,
   start: StartOurs,
-  copy: Dataset,
+  own: Dataset,
   options: AsOfOptions,
   result: AsOfResult,
   note: (line: string) => void,
@@ -531,9 +520,9 @@ async function reads(
       side.statements = await statementProbe(server, requestOf(pair, side, server), options.probe);
       side.responseBytes = (await fetchOnce(server, requestOf(pair, side, server))).bytes;
     }
-  const relay = await wireCounter(copy.url);
+  const relay = await wireCounter(own.url);
   try {
-    const probeServer = await start({ ...copy, url: relay.url }, 'ours-as-of-wire');
+    const probeServer = await start({ ...own, url: relay.url }, 'ours-as-of-wire');
     try {
       for (const pair of pairs)
         for (const side of [pair.a, pair.b])
@@ -791,7 +780,7 @@ function sideLine(side: AsOfSide): string {
 
 export function formatAsOf(result: AsOfReport): string {
   if (result.status === 'failed') return `As-of (ASOF): FAILED ${result.reason}`;
-  const lines = [`As-of (ASOF): pg20 copy ${result.database}`, ...result.setup.map((l) => `  ${l}`)];
+  const lines = [`As-of (ASOF): ${result.database}`, ...result.setup.map((l) => `  ${l}`)];
   const pairLines = (title: string, pairs: AsOfPair[] | undefined, b: string, a: string) => {
     if (!pairs) return;
     lines.push(`  ${title}`);
