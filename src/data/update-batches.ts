@@ -1,17 +1,19 @@
 /**
  * Concurrent updates batched (PostgreSQL; the optimistic path of Writer.update: a change to one
- * row). Updates that arrive while a batch is being written
- * wait for the next, which then takes them all: at low load a write goes at once, alone; under
- * load a batch costs one statement to read its rows (per type) and one statement per shape of
- * write (type and columns written) that updates every row on the condition that its version is
- * still the one read, and appends the log entries of exactly the rows it updated. The log entries
- * are built here in the process, from the rows read, as for a single write (./change-log.ts).
+ * row). Updates that arrive while batches are being written wait for the next, which then takes
+ * them all: at low load a write goes at once, alone; under load a batch costs one statement to
+ * read its rows (per type) and one statement per shape of write (type and columns written) that
+ * updates every row on the condition that its version is still the one read, and appends the log
+ * entries of exactly the rows it updated. The log entries are built here in the process, from the
+ * rows read, as for a single write (./change-log.ts). Two batches are written at a time, so that
+ * one is read and planned while the other's statement and commit are under way; a batch is taken
+ * once the one before it was read and planned, so that it holds what came meanwhile.
  *
  * A row's write that finds another write came first (its version moved), or whose statement
  * fails (a unique value taken: one row can fail the statement for all), is handed back undone,
- * and the caller writes it alone, the way that says which write is at fault. One batch takes
- * each row once: a second write to the same row waits for the next batch, which reads what the
- * first one wrote.
+ * and the caller writes it alone, the way that says which write is at fault. A batch takes each
+ * row once, and none that a batch being written holds: a second write to the same row waits for
+ * a batch taken after the first one's was written, which reads what it wrote.
  *
  * A client with a role (src/permissions) is batched with the writes of the same role, at the same
  * cost: its rows are read through its `update` rule's `where` and its row filter (a row outside
@@ -62,6 +64,12 @@ interface Pending extends BatchedUpdate {
 
 /** Most writes one batch takes. */
 const MAX_BATCH = 200;
+/**
+ * Batches written at a time. Two: while one batch's statement and commit are under way, the next
+ * is read and planned (each batch's cycle is mostly waiting for PostgreSQL). Batches that number
+ * their entries take turns at the numbering lock anyway.
+ */
+const BATCHES_AT_A_TIME = 2;
 
 /** What the log's columns are, for the arrays the statement takes them in (`at` is the column's default, db/history.ts). */
 const ENTRY_TYPES: Record<string, string> = {
@@ -85,7 +93,12 @@ const SQL_TYPES: Record<ScalarType, string> = {
 
 export class UpdateBatches {
   private queue: Pending[] = [];
-  private draining = false;
+  /** Batches being written. */
+  private writing = 0;
+  /** Whether a batch is being read and planned: the next one gathers writes meanwhile. */
+  private reading = false;
+  /** The rows (`type/id`) of the batches being written: no other batch takes them meanwhile. */
+  private readonly held = new Set<string>();
 
   constructor(private readonly db: Database) {}
 
@@ -93,27 +106,44 @@ export class UpdateBatches {
   update(update: BatchedUpdate): Promise<Row | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ ...update, resolve, reject });
-      if (!this.draining) void this.drain();
+      this.start();
     });
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.queue.length > 0) await this.write(this.take());
-    } finally {
-      this.draining = false;
-    }
+  /**
+   * Starts a batch when fewer than BATCHES_AT_A_TIME are being written, none is being read, and a
+   * queued write may go: the next batch takes what came while the last one was read and planned.
+   */
+  private start(): void {
+    if (this.writing >= BATCHES_AT_A_TIME || this.reading || this.queue.length === 0) return;
+    const batch = this.take();
+    // Every queued write is to a row being written: the batch that ends starts them.
+    if (batch.length === 0) return;
+    const rows = batch.map(rowKey);
+    for (const row of rows) this.held.add(row);
+    this.writing++;
+    this.reading = true;
+    const read = () => {
+      if (!this.reading) return;
+      this.reading = false;
+      this.start();
+    };
+    void this.write(batch, read).finally(() => {
+      for (const row of rows) this.held.delete(row);
+      this.writing--;
+      read();
+      this.start();
+    });
   }
 
-  /** The next batch: the oldest writes, each row once. */
+  /** The next batch: the oldest writes, each row once, none of a batch being written. */
   private take(): Pending[] {
     const batch: Pending[] = [];
     const rows = new Set<string>();
     const rest: Pending[] = [];
     for (const pending of this.queue) {
-      const key = `${pending.resource.type}/${pending.id}`;
-      if (batch.length < MAX_BATCH && !rows.has(key)) {
+      const key = rowKey(pending);
+      if (batch.length < MAX_BATCH && !rows.has(key) && !this.held.has(key)) {
         rows.add(key);
         batch.push(pending);
       } else rest.push(pending);
@@ -122,7 +152,8 @@ export class UpdateBatches {
     return batch;
   }
 
-  private async write(batch: Pending[]): Promise<void> {
+  /** Writes a batch; `read` is called once its rows are read and its writes planned. */
+  private async write(batch: Pending[], read: () => void): Promise<void> {
     const planned: { pending: Pending; plan: PlannedUpdate }[] = [];
     try {
       const current = await this.read(batch);
@@ -139,6 +170,7 @@ export class UpdateBatches {
           pending.reject(error);
         }
       }
+      read();
       const byShape = new Map<string, typeof planned>();
       for (const one of planned) {
         const shape = `${writerKey(one.pending.resource.type, one.pending.access)}:${Object.keys(one.plan.written).join(',')}`;
@@ -263,8 +295,8 @@ export class UpdateBatches {
    * announceWrites), which the statement cannot read of its own commit; its entries are numbered
    * after it, as every other write's are. Numbering in the statement saves the numbering's
    * statement and its second copy of each entry. Numbering inside each single write capped writes
-   * at about a fifth (commits no longer share a disk flush); once per batch it serialises batches,
-   * which one process writes one at a time anyway. While it holds the lock, a statement can still
+   * at about a fifth (commits no longer share a disk flush); once per batch it serialises the
+   * batches' statements (a batch's reads and planning still overlap the other's statement). While it holds the lock, a statement can still
    * wait: for a unique value another transaction is writing, or for the synchronous standby at its
    * commit; every numbering waits meanwhile.
    */
@@ -290,6 +322,11 @@ export class UpdateBatches {
     andVisible(sql, source, resource.type, check, 'c');
     sql.text(')');
   }
+}
+
+/** A write's row, as batches hold it. */
+function rowKey(write: Pending): string {
+  return `${write.resource.type}/${write.id}`;
 }
 
 /** Rows a batch wrote for a role, read as that role sees them. */

@@ -360,6 +360,58 @@ describe.each(providers)('the change log on %s', (provider) => {
       expect(entry.seq).not.toBeNull();
     });
 
+    it('while one batch’s statement waits, the next is read and written up to it; a row of the waiting batch waits for a batch after it (PostgreSQL)', async () => {
+      if (provider !== 'postgresql') return;
+      const writer = new BomWriter(api.env.database.db);
+      const [first, second] = await api.ids('products', 2);
+      const { version } = await api.prisma.product.findUnique({ where: { id: first } });
+      const holder = new pg.Client({ connectionString: api.env.database.target.url });
+      const watcher = new pg.Client({ connectionString: api.env.database.target.url });
+      await Promise.all([holder.connect(), watcher.connect()]);
+      /** Batch statements waiting for the numbering lock. */
+      const waiting = async () =>
+        (
+          await watcher.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
+          )
+        ).rows[0].n;
+      const until = async (n: number) => {
+        for (let i = 0; i < 100 && (await waiting()) < n; i++) await new Promise((r) => setTimeout(r, 20));
+      };
+      let writes: Promise<unknown>[];
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT pg_advisory_xact_lock(${NUMBERING_LOCK})`);
+        const one = writer.update('products', first!, { attributes: { nlc: 51 } });
+        await until(1);
+        // The first batch waits at its statement; the second is read, planned and written meanwhile.
+        const two = writer.update('products', second!, { attributes: { nlc: 52 } });
+        // The first batch's row again: not in the second batch, which would read it before the first wrote it.
+        const again = writer.update('products', first!, { attributes: { nlc: 53 } });
+        writes = [one, two, again];
+        await until(2);
+        expect(await waiting()).toBe(2);
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await waiting(), 'no third batch while two are written').toBe(2);
+        await holder.query('COMMIT');
+        await Promise.all(writes);
+      } finally {
+        await Promise.all([holder.end(), watcher.end()]);
+      }
+      const entries = await api.prisma.change.findMany({
+        where: { resource_type: 'products', resource_id: first, version: { gt: version } },
+        orderBy: { seq: 'asc' },
+      });
+      // Two versions of the first row, in order, each from what the one before wrote.
+      expect(entries.map((e: any) => [e.version, JSON.parse(e.after).nlc])).toEqual([
+        [version + 1, 51],
+        [version + 2, 53],
+      ]);
+      expect(JSON.parse(entries[1].before).nlc).toBe(51);
+      const stored = await api.prisma.product.findUnique({ where: { id: first } });
+      expect(Number(stored.nlc)).toBe(53);
+    });
+
     it('a batch numbers every committed entry still without a number before its own: the earlier version of its row comes first (PostgreSQL)', async () => {
       if (provider !== 'postgresql') return;
       const writer = new BomWriter(api.env.database.db);
