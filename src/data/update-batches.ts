@@ -123,16 +123,19 @@ export class UpdateBatches {
     for (const row of rows) this.held.add(row);
     this.writing++;
     this.reading = true;
+    // This batch's own end of reading (once): the flag is shared with the batches after it.
+    let planned = false;
     const read = () => {
-      if (!this.reading) return;
+      if (planned) return;
+      planned = true;
       this.reading = false;
       this.start();
     };
     void this.write(batch, read).finally(() => {
       for (const row of rows) this.held.delete(row);
       this.writing--;
-      read();
-      this.start();
+      if (planned) this.start();
+      else read();
     });
   }
 

@@ -334,12 +334,7 @@ describe.each(providers)('the change log on %s', (provider) => {
         await holder.query(`SELECT pg_advisory_xact_lock(${NUMBERING_LOCK})`);
         const write = writer.update('products', product!, { attributes: { nlc: 44 } });
         // The batch's statement is waiting for the numbering lock.
-        const waiting = async () =>
-          (
-            await watcher.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
-            )
-          ).rows[0].n;
+        const waiting = () => batchStatementsWaiting(watcher);
         for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
         expect(await waiting()).toBe(1);
         // Had it locked its row first, this would wait for it, and the two would deadlock (a lock
@@ -368,13 +363,7 @@ describe.each(providers)('the change log on %s', (provider) => {
       const holder = new pg.Client({ connectionString: api.env.database.target.url });
       const watcher = new pg.Client({ connectionString: api.env.database.target.url });
       await Promise.all([holder.connect(), watcher.connect()]);
-      /** Batch statements waiting for the numbering lock. */
-      const waiting = async () =>
-        (
-          await watcher.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
-          )
-        ).rows[0].n;
+      const waiting = () => batchStatementsWaiting(watcher);
       const until = async (n: number) => {
         for (let i = 0; i < 100 && (await waiting()) < n; i++) await new Promise((r) => setTimeout(r, 20));
       };
@@ -522,4 +511,12 @@ describe.each(providers)('the change log on %s', (provider) => {
 /** A resource object's relationships as the log records them: name -> data. */
 function relationshipData(resource: any): Record<string, unknown> {
   return Object.fromEntries(Object.entries(resource.relationships).map(([name, r]: [string, any]) => [name, r.data]));
+}
+
+/** Batch statements (they write "changes") of this test's database waiting for an advisory lock: the numbering lock. */
+async function batchStatementsWaiting(watcher: pg.Client): Promise<number> {
+  const { rows } = await watcher.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"changes"%'`,
+  );
+  return rows[0].n;
 }

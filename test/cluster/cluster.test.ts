@@ -111,6 +111,14 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
   }, 60_000);
 
   const replicaUrl = (i: number) => `http://127.0.0.1:${ports[i]}`;
+  /** A metric of each of the three services, by its /metrics. */
+  const metricOfEach = (name: string) =>
+    Promise.all(
+      [0, 1, 2].map(async (i) => {
+        const text = await (await fetch(`${replicaUrl(i)}/metrics`)).text();
+        return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+      }),
+    );
   const statusOn = async (i: number, token: string) =>
     (await fetch(`${replicaUrl(i)}/brands`, { headers: { Authorization: `Bearer ${token}` } })).status;
 
@@ -422,14 +430,10 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
           ?.reference;
       await replicaSql.connect();
       await until(async () => (await onStandby()) !== undefined, 'the standby has the brand');
-      await until(async () => {
-        const usable = await Promise.all(
-          [0, 1, 2].map(async (i) =>
-            (await (await fetch(`${replicaUrl(i)}/metrics`)).text()).includes('\ndb_replica_usable 1'),
-          ),
-        );
-        return usable.every(Boolean);
-      }, 'every replica process reads from the standby');
+      await until(
+        async () => (await metricOfEach('db_replica_usable')).every((usable) => usable === 1),
+        'every replica process reads from the standby',
+      );
 
       const payloads: string[] = [];
       await listener.connect();
@@ -515,14 +519,6 @@ describe.skipIf(skipped)('three replicas behind HAProxy, through PgBouncer', () 
         }
       }
     };
-    /** A metric of each of the three services, by its /metrics. */
-    const metricOfEach = (name: string) =>
-      Promise.all(
-        [0, 1, 2].map(async (i) => {
-          const text = await (await fetch(`${replicaUrl(i)}/metrics`)).text();
-          return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
-        }),
-      );
     /** The services' own count of statements sent to the replica, over the three. */
     const servedByReplica = async () => (await metricOfEach('db_replica_statements_total')).reduce((a, b) => a + b);
     try {
